@@ -1,0 +1,82 @@
+//! Unsigned decimal integers on the wire: reading `1*DIGIT` with checked arithmetic, and writing
+//! one without going through `fmt`.
+//!
+//! Every length, delay and id the codecs read as digits goes through [`parse`], so there is one
+//! place where overflow is handled. Signs, spaces, `_` separators and hex are never digits here.
+
+/// What a run of bytes says as a decimal number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decimal {
+    /// Not one or more ASCII digits.
+    NotDigits,
+    /// Digits, but more than a `u64` holds.
+    Overflow,
+    Value(u64),
+}
+
+/// Reads `1*DIGIT`. Leading zeros are decimal, never octal.
+pub(crate) fn parse(bytes: &[u8]) -> Decimal {
+    if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_digit) {
+        return Decimal::NotDigits;
+    }
+    let value = bytes.iter().try_fold(0u64, |n, &d| {
+        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    });
+    value.map_or(Decimal::Overflow, Decimal::Value)
+}
+
+/// The value of `1*DIGIT` when it fits a `u64`.
+pub(crate) fn parse_u64(bytes: &[u8]) -> Option<u64> {
+    match parse(bytes) {
+        Decimal::Value(n) => Some(n),
+        Decimal::NotDigits | Decimal::Overflow => None,
+    }
+}
+
+/// Appends the decimal digits of `n`.
+pub(crate) fn push(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_reads_only_plain_digits() {
+        let cases: [(&str, Decimal); 10] = [
+            ("0", Decimal::Value(0)),
+            ("010", Decimal::Value(10)),
+            ("18446744073709551615", Decimal::Value(u64::MAX)),
+            ("18446744073709551616", Decimal::Overflow),
+            ("99999999999999999999999", Decimal::Overflow),
+            ("", Decimal::NotDigits),
+            ("+1", Decimal::NotDigits),
+            ("-1", Decimal::NotDigits),
+            ("1_0", Decimal::NotDigits),
+            ("0x10", Decimal::NotDigits),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(parse(input.as_bytes()), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn push_writes_every_width() {
+        for n in [0u64, 7, 10, 99, 100, 65536, u64::MAX] {
+            let mut out = Vec::new();
+            push(&mut out, n);
+            assert_eq!(out, n.to_string().as_bytes());
+        }
+    }
+}

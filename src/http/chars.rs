@@ -1,0 +1,135 @@
+//! Byte classes of the HTTP grammar, as one 256-entry table built at compile time.
+//!
+//! Each class is a bit in [`CLASS`]; a lookup is one load and one mask, so the parsers can test
+//! a byte against the grammar without branches on ranges. The grammar each class follows is
+//! quoted next to it. Nothing here decodes or allocates; non-ASCII bytes are never interpreted.
+
+/// `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|"
+/// / "~" / DIGIT / ALPHA` (RFC 9110 §5.6.2): the bytes of a token such as a method or a field name.
+pub const TCHAR: u8 = 1 << 0;
+/// `field-vchar = VCHAR / obs-text` plus SP and HTAB (RFC 9110 §5.5): the bytes allowed inside a
+/// field value. Excludes NUL, CR, LF, every other control byte and DEL.
+pub const FIELD_VALUE: u8 = 1 << 1;
+/// The bytes a path may carry literally (RFC 3986 §3.3): `unreserved / sub-delims / ":" / "@" /
+/// "/"`, plus `%` which must start a `pct-encoded` triplet.
+pub const PATH: u8 = 1 << 2;
+/// `VCHAR = %x21-7E`: the visible ASCII bytes.
+pub const VCHAR: u8 = 1 << 3;
+/// Bytes of a registered host name as this project accepts them: ALPHA, DIGIT, `-`, `.`, `_`,
+/// `~` (the `unreserved` set of RFC 3986; percent-encoding and sub-delims are refused).
+pub const HOST_NAME: u8 = 1 << 4;
+
+const fn build() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        let c = b as u8;
+        let alpha = c.is_ascii_alphabetic();
+        let digit = c.is_ascii_digit();
+        let mut class = 0u8;
+        if alpha || digit || is_in(c, b"!#$%&'*+-.^_`|~") {
+            class |= TCHAR;
+        }
+        if c == b'\t' || c == b' ' || (c >= 0x21 && c != 0x7f) {
+            class |= FIELD_VALUE;
+        }
+        if alpha || digit || is_in(c, b"-._~!$&'()*+,;=:@/%") {
+            class |= PATH;
+        }
+        if c >= 0x21 && c <= 0x7e {
+            class |= VCHAR;
+        }
+        if alpha || digit || is_in(c, b"-._~") {
+            class |= HOST_NAME;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+}
+
+const fn is_in(c: u8, set: &[u8]) -> bool {
+    let mut i = 0;
+    while i < set.len() {
+        if set[i] == c {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The class bits of every byte value.
+pub static CLASS: [u8; 256] = build();
+
+/// True when `byte` belongs to `class` (one of the constants above).
+#[inline]
+pub fn is(byte: u8, class: u8) -> bool {
+    CLASS[usize::from(byte)] & class != 0
+}
+
+/// True when every byte of `bytes` is a `tchar` and there is at least one.
+pub fn is_token(bytes: &[u8]) -> bool {
+    !bytes.is_empty() && bytes.iter().all(|&b| is(b, TCHAR))
+}
+
+/// Removes leading and trailing SP and HTAB (optional whitespace, RFC 9110 §5.6.3).
+pub fn trim_ows(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != b' ' && b != b'\t')
+        .map_or(start, |i| i + 1);
+    &bytes[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tchar_is_exactly_the_rfc_set() {
+        let expected: Vec<u8> = (0u8..=255)
+            .filter(|c| c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(c))
+            .collect();
+        let actual: Vec<u8> = (0u8..=255).filter(|&c| is(c, TCHAR)).collect();
+        assert_eq!(actual, expected);
+        assert_eq!(actual.len(), 77);
+    }
+
+    #[test]
+    fn field_value_excludes_controls_and_del_but_keeps_tab_space_and_obs_text() {
+        for c in 0u8..=255 {
+            let allowed = c == b'\t' || c == b' ' || (0x21..=0x7e).contains(&c) || c >= 0x80;
+            assert_eq!(is(c, FIELD_VALUE), allowed, "byte {c:#04x}");
+        }
+    }
+
+    #[test]
+    fn path_bytes_exclude_query_fragment_backslash_and_non_ascii() {
+        for c in [
+            b'?', b'#', b'\\', b' ', b'"', b'<', b'>', b'[', b']', b'^', b'`', b'{', b'|',
+        ] {
+            assert!(!is(c, PATH), "byte {c:#04x}");
+        }
+        assert!((0x80..=0xff).all(|c| !is(c, PATH)));
+        assert!(b"/azAZ09-._~!$&'()*+,;=:@%".iter().all(|&c| is(c, PATH)));
+    }
+
+    #[test]
+    fn trim_ows_removes_only_space_and_tab() {
+        let cases: [(&[u8], &[u8]); 5] = [
+            (b"", b""),
+            (b" \t ", b""),
+            (b" a ", b"a"),
+            (b"\ta b\t", b"a b"),
+            (b"\x0ba\x0b", b"\x0ba\x0b"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(trim_ows(input), expected);
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The header section scanner shared by the request and the response parsers.
+//!
+//! It walks the field lines that follow a start line, one byte at a time, remembering where it
+//! stopped so that each call looks only at bytes it has not seen. Grammar (RFC 9112 §5, RFC 9110
+//! §5.5): `field-line = 1*tchar ":" OWS field-value OWS CRLF`, the section ending at an empty
+//! line. Budgets are checked on the byte that crosses them, so an endless line fails as soon as
+//! it is too long, never after its CRLF.
+//!
+//! It records only spans (offsets into the caller's buffer); it never copies or interprets
+//! value bytes, and it knows nothing about what any field means.
+
+use std::ops::Range;
+
+use super::chars::{self, FIELD_VALUE, TCHAR};
+use super::error::{HeadError, HeadErrorKind};
+
+/// The three budgets of a header section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FieldBudget {
+    pub value_bytes_max: usize,
+    pub fields_max: usize,
+    pub section_bytes_max: usize,
+}
+
+/// Where one field line's name and (whitespace-trimmed) value lie in the buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FieldSpan {
+    pub line_start: usize,
+    pub name: Range<usize>,
+    pub value: Range<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    LineStart,
+    Name,
+    ValueLeadingWhitespace,
+    Value,
+    ValueCr,
+    EndCr,
+}
+
+/// An incremental scanner over one header section.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldScanner {
+    budget: FieldBudget,
+    state: State,
+    fields: Vec<FieldSpan>,
+    section_bytes: usize,
+    line_start: usize,
+    name_end: usize,
+    value_start: usize,
+    value_end: usize,
+    value_bytes: usize,
+}
+
+impl FieldScanner {
+    pub fn new(budget: FieldBudget) -> Self {
+        FieldScanner {
+            budget,
+            state: State::LineStart,
+            fields: Vec::with_capacity(budget.fields_max),
+            section_bytes: 0,
+            line_start: 0,
+            name_end: 0,
+            value_start: 0,
+            value_end: 0,
+            value_bytes: 0,
+        }
+    }
+
+    /// Forgets the section scanned so far, keeping the allocation.
+    pub fn reset(&mut self) {
+        self.state = State::LineStart;
+        self.fields.clear();
+        self.section_bytes = 0;
+    }
+
+    /// The field lines completed so far, in order.
+    pub fn fields(&self) -> &[FieldSpan] {
+        &self.fields
+    }
+
+    /// Scans `buf[*pos..]`, advancing `*pos` past every byte examined. Returns `Some(end)` once
+    /// the empty line ending the section has been read (`end` is the offset just after it), or
+    /// `None` when every byte was consumed and more are needed.
+    pub fn scan(&mut self, buf: &[u8], pos: &mut usize) -> Result<Option<usize>, HeadError> {
+        while let Some(&byte) = buf.get(*pos) {
+            let at = *pos;
+            *pos += 1;
+            if self.step(byte, at)? {
+                return Ok(Some(*pos));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Consumes one byte; true when it completed the section.
+    fn step(&mut self, byte: u8, at: usize) -> Result<bool, HeadError> {
+        let fail = |kind| Err(HeadError { kind, offset: at });
+        match self.state {
+            State::LineStart => {
+                if byte == b'\r' {
+                    self.state = State::EndCr;
+                    return Ok(false);
+                }
+                if self.fields.len() >= self.budget.fields_max {
+                    return fail(HeadErrorKind::FieldsTooMany {
+                        limit: self.budget.fields_max,
+                    });
+                }
+                self.count_section_byte(at)?;
+                match byte {
+                    _ if chars::is(byte, TCHAR) => {
+                        self.line_start = at;
+                        self.state = State::Name;
+                    }
+                    b'\n' => return fail(HeadErrorKind::BareLf),
+                    b' ' | b'\t' => return fail(HeadErrorKind::FieldLineStartsWithWhitespace),
+                    b':' => return fail(HeadErrorKind::FieldNameEmpty),
+                    _ => return fail(HeadErrorKind::FieldNameByte),
+                }
+            }
+            State::Name => {
+                self.count_section_byte(at)?;
+                match byte {
+                    _ if chars::is(byte, TCHAR) => {}
+                    b':' => {
+                        self.name_end = at;
+                        self.state = State::ValueLeadingWhitespace;
+                    }
+                    b' ' | b'\t' => return fail(HeadErrorKind::WhitespaceBeforeColon),
+                    b'\r' | b'\n' => return fail(HeadErrorKind::ColonMissing),
+                    _ => return fail(HeadErrorKind::FieldNameByte),
+                }
+            }
+            State::ValueLeadingWhitespace => {
+                self.count_section_byte(at)?;
+                if byte != b' ' && byte != b'\t' {
+                    self.value_start = at;
+                    self.value_end = at;
+                    self.value_bytes = 0;
+                    self.state = State::Value;
+                    self.value_byte(byte, at)?;
+                }
+            }
+            State::Value => {
+                self.count_section_byte(at)?;
+                self.value_byte(byte, at)?;
+            }
+            State::ValueCr => {
+                self.count_section_byte(at)?;
+                if byte != b'\n' {
+                    return fail(HeadErrorKind::BareCr);
+                }
+                self.fields.push(FieldSpan {
+                    line_start: self.line_start,
+                    name: self.line_start..self.name_end,
+                    value: self.value_start..self.value_end,
+                });
+                self.state = State::LineStart;
+            }
+            State::EndCr => {
+                if byte != b'\n' {
+                    return fail(HeadErrorKind::BareCr);
+                }
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// One byte of a field value, after its leading whitespace.
+    fn value_byte(&mut self, byte: u8, at: usize) -> Result<(), HeadError> {
+        let fail = |kind| Err(HeadError { kind, offset: at });
+        match byte {
+            b'\r' => {
+                self.state = State::ValueCr;
+                Ok(())
+            }
+            b'\n' => fail(HeadErrorKind::BareLf),
+            _ if chars::is(byte, FIELD_VALUE) => {
+                self.value_bytes += 1;
+                if self.value_bytes > self.budget.value_bytes_max {
+                    let limit = self.budget.value_bytes_max;
+                    return fail(HeadErrorKind::FieldValueTooLarge { limit });
+                }
+                if byte != b' ' && byte != b'\t' {
+                    self.value_end = at + 1;
+                }
+                Ok(())
+            }
+            _ => fail(HeadErrorKind::FieldValueByte),
+        }
+    }
+
+    fn count_section_byte(&mut self, at: usize) -> Result<(), HeadError> {
+        self.section_bytes += 1;
+        if self.section_bytes > self.budget.section_bytes_max {
+            let limit = self.budget.section_bytes_max;
+            return Err(HeadError {
+                kind: HeadErrorKind::FieldSectionTooLarge { limit },
+                offset: at,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BUDGET: FieldBudget = FieldBudget {
+        value_bytes_max: 8,
+        fields_max: 2,
+        section_bytes_max: 40,
+    };
+
+    type Scanned = Option<(usize, Vec<(String, String)>)>;
+
+    fn scan_all(input: &[u8]) -> Result<Scanned, HeadError> {
+        let mut scanner = FieldScanner::new(BUDGET);
+        let mut pos = 0;
+        let end = scanner.scan(input, &mut pos)?;
+        Ok(end.map(|end| {
+            let fields = scanner
+                .fields()
+                .iter()
+                .map(|f| {
+                    let name = String::from_utf8_lossy(&input[f.name.clone()]).into_owned();
+                    let value = String::from_utf8_lossy(&input[f.value.clone()]).into_owned();
+                    (name, value)
+                })
+                .collect();
+            (end, fields)
+        }))
+    }
+
+    #[test]
+    fn values_are_trimmed_of_surrounding_whitespace_only() {
+        let got = scan_all(b"A: \t x y \t\r\nB:\r\n\r\nrest")
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.0, 18);
+        assert_eq!(
+            got.1,
+            vec![("A".into(), "x y".into()), ("B".into(), "".into())]
+        );
+    }
+
+    #[test]
+    fn incomplete_sections_ask_for_more() {
+        for input in [
+            &b""[..],
+            b"A",
+            b"A:",
+            b"A: v",
+            b"A: v\r",
+            b"A: v\r\n",
+            b"A: v\r\n\r",
+        ] {
+            assert_eq!(scan_all(input), Ok(None), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn budgets_fail_on_the_crossing_byte() {
+        let cases: [(&[u8], HeadErrorKind, usize); 3] = [
+            (
+                b"A: 123456789",
+                HeadErrorKind::FieldValueTooLarge { limit: 8 },
+                11,
+            ),
+            (
+                b"A: 1\r\nB: 2\r\nC",
+                HeadErrorKind::FieldsTooMany { limit: 2 },
+                12,
+            ),
+            (
+                b"Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                HeadErrorKind::FieldSectionTooLarge { limit: 40 },
+                40,
+            ),
+        ];
+        for (input, kind, offset) in cases {
+            assert_eq!(
+                scan_all(input),
+                Err(HeadError { kind, offset }),
+                "{input:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! The checks that need a whole request head: Host, message framing, Expect and Connection.
+//!
+//! They run once the empty line has arrived, in a fixed order so that every head gets one
+//! deterministic verdict: Host, then Transfer-Encoding, then Content-Length syntax, then the body
+//! budget, then Expect, then Connection. The outcome says how long the body is and whether the
+//! connection may be reused; it never looks at the body itself.
+//!
+//! Chunked bodies are not implemented: a request that uses a transfer coding is refused (501
+//! when the coding is a valid chunked one, 400 otherwise), which also removes every
+//! Transfer-Encoding/Content-Length disagreement that request smuggling relies on.
+
+use super::chars::{self, HOST_NAME};
+use super::error::{RequestError, RequestErrorKind};
+use super::fields::FieldSpan;
+use super::request::Version;
+use crate::decimal::{self, Decimal};
+
+/// What the head says about its body and its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Framing {
+    pub content_length: u64,
+    pub expect_continue: bool,
+    pub keep_alive: bool,
+}
+
+/// The field lines the framing rules read, gathered in one pass.
+#[derive(Default)]
+struct Seen<'s> {
+    host: Vec<&'s FieldSpan>,
+    transfer_encoding: Vec<&'s FieldSpan>,
+    content_length: Vec<&'s FieldSpan>,
+    expect: Vec<&'s FieldSpan>,
+    connection: Vec<&'s FieldSpan>,
+}
+
+fn gather<'s>(buf: &[u8], fields: &'s [FieldSpan]) -> Seen<'s> {
+    let mut seen = Seen::default();
+    for field in fields {
+        let name = &buf[field.name.clone()];
+        let list = if name.eq_ignore_ascii_case(b"host") {
+            &mut seen.host
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            &mut seen.transfer_encoding
+        } else if name.eq_ignore_ascii_case(b"content-length") {
+            &mut seen.content_length
+        } else if name.eq_ignore_ascii_case(b"expect") {
+            &mut seen.expect
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            &mut seen.connection
+        } else {
+            continue;
+        };
+        list.push(field);
+    }
+    seen
+}
+
+/// Applies the rules, in order, to a complete head.
+pub(crate) fn check(
+    buf: &[u8],
+    fields: &[FieldSpan],
+    version: Version,
+    body_bytes_max: usize,
+) -> Result<Framing, RequestError> {
+    let seen = gather(buf, fields);
+    let value = |f: &FieldSpan| &buf[f.value.clone()];
+    let fail = |kind, f: &FieldSpan| Err(RequestError::new(kind, f.line_start));
+
+    check_host(&seen.host, version, value)?;
+    if let Some(&first) = seen.transfer_encoding.first() {
+        let kind = transfer_encoding_verdict(&seen, version, value);
+        return fail(kind, first);
+    }
+    let content_length = match seen.content_length.as_slice() {
+        [] => 0,
+        [only] => content_length_value(value(only), body_bytes_max)
+            .map_err(|k| RequestError::new(k, only.line_start))?,
+        [_, second, ..] => return fail(RequestErrorKind::ContentLengthDuplicate, second),
+    };
+    let expect_continue = match version {
+        // RFC 9110 §10.1.1: an HTTP/1.0 expectation is ignored.
+        Version::Http10 => false,
+        Version::Http11 => {
+            for &field in &seen.expect {
+                if !value(field).eq_ignore_ascii_case(b"100-continue") {
+                    return fail(RequestErrorKind::ExpectationUnsupported, field);
+                }
+            }
+            !seen.expect.is_empty()
+        }
+    };
+    let mut options = ConnectionOptions::default();
+    for &field in &seen.connection {
+        if !options.read(value(field)) {
+            return fail(RequestErrorKind::ConnectionInvalid, field);
+        }
+    }
+    let keep_alive = options.keep_alive(version);
+    Ok(Framing {
+        content_length,
+        expect_continue,
+        keep_alive,
+    })
+}
+
+/// The persistence tokens of every Connection field line of a message.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ConnectionOptions {
+    close: bool,
+    keep_alive: bool,
+}
+
+impl ConnectionOptions {
+    /// Reads one Connection value; false when it is not a list of tokens. Empty list elements
+    /// are skipped (RFC 9110 §5.6.1).
+    pub fn read(&mut self, value: &[u8]) -> bool {
+        for token in value.split(|&b| b == b',').map(chars::trim_ows) {
+            if token.is_empty() {
+                continue;
+            }
+            if !chars::is_token(token) {
+                return false;
+            }
+            self.close |= token.eq_ignore_ascii_case(b"close");
+            self.keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
+        }
+        true
+    }
+
+    /// RFC 9112 §9.3: HTTP/1.1 persists unless told to close; HTTP/1.0 only when asked to.
+    pub fn keep_alive(self, version: Version) -> bool {
+        match version {
+            Version::Http11 => !self.close,
+            Version::Http10 => self.keep_alive && !self.close,
+        }
+    }
+}
+
+fn check_host<'v>(
+    host: &[&FieldSpan],
+    version: Version,
+    value: impl Fn(&FieldSpan) -> &'v [u8],
+) -> Result<(), RequestError> {
+    match host {
+        [] if version == Version::Http11 => {
+            Err(RequestError::new(RequestErrorKind::HostMissing, 0))
+        }
+        [] => Ok(()),
+        [only] if is_valid_host(value(only)) => Ok(()),
+        [only] => Err(RequestError::new(
+            RequestErrorKind::HostInvalid,
+            only.line_start,
+        )),
+        [_, second, ..] => Err(RequestError::new(
+            RequestErrorKind::HostDuplicate,
+            second.line_start,
+        )),
+    }
+}
+
+/// Transfer-Encoding is always refused; this decides between 501 and the 400 kinds.
+fn transfer_encoding_verdict<'v>(
+    seen: &Seen<'_>,
+    version: Version,
+    value: impl Fn(&FieldSpan) -> &'v [u8],
+) -> RequestErrorKind {
+    if version == Version::Http10 {
+        return RequestErrorKind::TransferEncodingOnHttp10;
+    }
+    if !seen.content_length.is_empty() {
+        return RequestErrorKind::TransferEncodingWithContentLength;
+    }
+    match seen.transfer_encoding.as_slice() {
+        [only] => classify_codings(value(only)),
+        _ => RequestErrorKind::TransferEncodingDuplicate,
+    }
+}
+
+/// `Transfer-Encoding = #transfer-coding`, read strictly: every element a bare token, no empty
+/// elements, chunked only as the final coding.
+fn classify_codings(value: &[u8]) -> RequestErrorKind {
+    let codings: Vec<&[u8]> = value.split(|&b| b == b',').map(chars::trim_ows).collect();
+    if codings.iter().any(|c| !chars::is_token(c)) {
+        return RequestErrorKind::TransferEncodingInvalid;
+    }
+    let is_chunked = |c: &&[u8]| c.eq_ignore_ascii_case(b"chunked");
+    match codings.split_last() {
+        Some((last, before)) if is_chunked(last) && !before.iter().any(is_chunked) => {
+            RequestErrorKind::TransferEncodingChunked
+        }
+        Some((_, before)) if before.iter().any(is_chunked) => {
+            RequestErrorKind::TransferEncodingInvalid
+        }
+        _ => RequestErrorKind::TransferEncodingUnsupported,
+    }
+}
+
+/// True when `length` fits a budget expressed in bytes.
+pub(crate) fn within(length: u64, bytes_max: usize) -> bool {
+    match u64::try_from(bytes_max) {
+        Ok(max) => length <= max,
+        Err(_) => true, // a budget wider than u64 holds every u64
+    }
+}
+
+/// The request body length, or why it is refused.
+/// `Content-Length = 1*DIGIT`; a number too large for a `u64` is still a valid length, just
+/// over every budget.
+fn content_length_value(value: &[u8], body_bytes_max: usize) -> Result<u64, RequestErrorKind> {
+    match decimal::parse(value) {
+        Decimal::NotDigits => Err(RequestErrorKind::ContentLengthInvalid),
+        Decimal::Value(length) if within(length, body_bytes_max) => Ok(length),
+        Decimal::Value(_) | Decimal::Overflow => Err(RequestErrorKind::ContentLengthTooLarge {
+            limit: body_bytes_max,
+        }),
+    }
+}
+
+/// `Host = uri-host [ ":" port ]`, narrowed: a registered name of unreserved bytes, an IPv4
+/// address (which has the same bytes) or a bracketed IPv6 literal; a port of 1–5 digits up to
+/// 65535. Empty hosts, percent-encoding, sub-delims, user info and lists are refused.
+pub(crate) fn is_valid_host(value: &[u8]) -> bool {
+    let (host, port) = split_host_port(value);
+    let host_ok = match host {
+        [b'[', inner @ .., b']'] => is_ipv6_literal(inner),
+        _ => !host.is_empty() && host.iter().all(|&b| chars::is(b, HOST_NAME)),
+    };
+    host_ok && port.is_none_or(is_port)
+}
+
+fn split_host_port(value: &[u8]) -> (&[u8], Option<&[u8]>) {
+    let host_end = match value.first() {
+        Some(b'[') => value
+            .iter()
+            .position(|&b| b == b']')
+            .map_or(value.len(), |i| i + 1),
+        _ => value.iter().position(|&b| b == b':').unwrap_or(value.len()),
+    };
+    match value[host_end..].split_first() {
+        None => (value, None),
+        Some((b':', port)) => (&value[..host_end], Some(port)),
+        // Anything after a bracketed literal other than ":port" makes the whole value invalid.
+        Some(_) => (b"", None),
+    }
+}
+
+fn is_ipv6_literal(inner: &[u8]) -> bool {
+    (2..=45).contains(&inner.len())
+        && inner.contains(&b':')
+        && inner
+            .iter()
+            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+}
+
+fn is_port(port: &[u8]) -> bool {
+    (1..=5).contains(&port.len())
+        && port.iter().all(u8::is_ascii_digit)
+        && port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) <= 65535
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_values() {
+        let cases: [(&str, bool); 22] = [
+            ("a", true),
+            ("127.0.0.1:8080", true),
+            ("localhost:1", true),
+            ("x-y.z_w~:65535", true),
+            ("[::1]", true),
+            ("[::1]:80", true),
+            ("", false),
+            (":80", false),
+            ("a:", false),
+            ("a:65536", false),
+            ("a:123456", false),
+            ("a:8o", false),
+            ("a, b", false),
+            ("a,b", false),
+            ("a/path", false),
+            ("a b", false),
+            ("user@a", false),
+            ("a%20", false),
+            ("[]", false),
+            ("[::1", false),
+            ("[::1]x", false),
+            ("[g::1]", false),
+        ];
+        for (value, ok) in cases {
+            assert_eq!(is_valid_host(value.as_bytes()), ok, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn transfer_coding_lists() {
+        use RequestErrorKind as K;
+        let cases: [(&str, RequestErrorKind); 9] = [
+            ("chunked", K::TransferEncodingChunked),
+            ("CHUNKED", K::TransferEncodingChunked),
+            ("gzip, chunked", K::TransferEncodingChunked),
+            ("chunked, gzip", K::TransferEncodingInvalid),
+            ("chunked, chunked", K::TransferEncodingInvalid),
+            (",chunked", K::TransferEncodingInvalid),
+            ("chunked;x=1", K::TransferEncodingInvalid),
+            ("xchunked", K::TransferEncodingUnsupported),
+            ("gzip", K::TransferEncodingUnsupported),
+        ];
+        for (value, kind) in cases {
+            assert_eq!(classify_codings(value.as_bytes()), kind, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn content_length_values() {
+        use RequestErrorKind as K;
+        let too_large = K::ContentLengthTooLarge { limit: 100 };
+        let cases: [(&str, Result<u64, RequestErrorKind>); 10] = [
+            ("0", Ok(0)),
+            ("010", Ok(10)),
+            ("100", Ok(100)),
+            ("00000000000000000000000000000000000000000100", Ok(100)),
+            ("101", Err(too_large)),
+            ("18446744073709551616", Err(too_large)),
+            ("", Err(K::ContentLengthInvalid)),
+            ("+1", Err(K::ContentLengthInvalid)),
+            ("1_0", Err(K::ContentLengthInvalid)),
+            ("5, 5", Err(K::ContentLengthInvalid)),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(
+                content_length_value(value.as_bytes(), 100),
+                expected,
+                "{value:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! Media types (`Content-Type`) and media ranges with weights (`Accept`), RFC 9110 §8.3, §12.5.1.
+//!
+//! Grammar, read strictly:
+//!
+//! ```text
+//! media-type  = type "/" subtype parameters          ; type, subtype: tokens, case-insensitive
+//! parameters  = *( OWS ";" OWS [ name "=" ( token / quoted-string ) ] )
+//! Accept      = #( media-range )                     ; media-range: "*/*", "type/*" or a type
+//! weight      = the "q" parameter: "0" [ "." 0*3DIGIT ] / "1" [ "." 0*3"0" ]
+//! ```
+//!
+//! # Does `*/*` satisfy the MCP Accept rule?
+//!
+//! No. MCP 2025-11-25 asks a client to *list* both `application/json` and `text/event-stream`
+//! on a POST, and `text/event-stream` on a GET. A wildcard says the client takes anything; it does
+//! not say the client can read an SSE stream, which is the point of the rule. So the question the
+//! server asks is [`Accept::lists`]: is this exact type named, with a weight above zero, and never
+//! named with weight zero? `*/*` and `application/*` answer no. [`Accept::quality`] is the general
+//! RFC negotiation, where `*/*` does match, for callers that want it.
+//!
+//! Parameters other than `q` are parsed (so malformed ones are refused) but play no part in
+//! matching. Nothing here allocates except the list of ranges and an unescaped copy of a quoted
+//! parameter value that contains a backslash.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::chars::{self, TCHAR};
+
+/// Why a media type or an Accept value was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MediaErrorKind {
+    /// The value does not follow the grammar at this byte.
+    Syntax,
+    /// A `q` weight that is not a valid qvalue, or a second `q` on one range.
+    QualityInvalid,
+    /// A wildcard in the wrong place (`*/json`), or any wildcard in a Content-Type.
+    WildcardInvalid,
+}
+
+impl MediaErrorKind {
+    /// The stable public code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            MediaErrorKind::Syntax => "media_type_syntax",
+            MediaErrorKind::QualityInvalid => "media_quality_invalid",
+            MediaErrorKind::WildcardInvalid => "media_wildcard_invalid",
+        }
+    }
+}
+
+/// A refused media type or Accept value, and the offset in the value where it was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MediaError {
+    pub kind: MediaErrorKind,
+    pub offset: usize,
+}
+
+impl fmt::Display for MediaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.kind.code(), self.offset)
+    }
+}
+
+impl std::error::Error for MediaError {}
+
+/// One `name=value` parameter. The value is unescaped when it was a quoted-string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaParam<'a> {
+    pub name: &'a str,
+    pub value: Cow<'a, [u8]>,
+}
+
+/// A parsed media type or media range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaType<'a> {
+    pub type_: &'a str,
+    pub subtype: &'a str,
+    pub params: Vec<MediaParam<'a>>,
+}
+
+impl<'a> MediaType<'a> {
+    /// Parses a `Content-Type` value. Wildcards are refused: a body has one concrete type.
+    pub fn parse(value: &'a [u8]) -> Result<MediaType<'a>, MediaError> {
+        let mut cursor = Cursor {
+            bytes: value,
+            pos: 0,
+        };
+        let media = cursor.media_type()?;
+        if media.type_ == "*" || media.subtype == "*" {
+            return Err(MediaError {
+                kind: MediaErrorKind::WildcardInvalid,
+                offset: 0,
+            });
+        }
+        cursor.skip_ows();
+        cursor.expect_end()?;
+        Ok(media)
+    }
+
+    /// True when the type and subtype are these (case-insensitive).
+    pub fn is(&self, type_: &str, subtype: &str) -> bool {
+        self.type_.eq_ignore_ascii_case(type_) && self.subtype.eq_ignore_ascii_case(subtype)
+    }
+
+    /// The value of the first parameter with this name (case-insensitive).
+    pub fn param(&self, name: &str) -> Option<&[u8]> {
+        self.params
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+            .map(|p| &*p.value)
+    }
+
+    /// True for `application/json` with no parameter other than an optional `charset=utf-8`
+    /// (RFC 8259 §11 defines no parameters; JSON is UTF-8).
+    pub fn is_json_utf8(&self) -> bool {
+        self.is("application", "json")
+            && self.params.iter().all(|p| {
+                p.name.eq_ignore_ascii_case("charset") && p.value.eq_ignore_ascii_case(b"utf-8")
+            })
+    }
+}
+
+/// One element of an Accept list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaRange<'a> {
+    /// The range; `type_` and/or `subtype` may be `*`.
+    pub media: MediaType<'a>,
+    /// The weight in thousandths: 1000 is `q=1`, 0 means "not acceptable".
+    pub quality: u16,
+}
+
+/// A parsed Accept header (all of its field lines, in order).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Accept<'a> {
+    pub ranges: Vec<MediaRange<'a>>,
+}
+
+impl<'a> Accept<'a> {
+    /// Parses every Accept field line of a request as one list (RFC 9110 §5.3 combines them).
+    /// No field line at all gives an empty list, which lists nothing.
+    pub fn parse<I>(values: I) -> Result<Accept<'a>, MediaError>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        let mut ranges = Vec::new();
+        for value in values {
+            let mut cursor = Cursor {
+                bytes: value,
+                pos: 0,
+            };
+            loop {
+                cursor.skip_ows();
+                if cursor.at_end() {
+                    break;
+                }
+                if !cursor.eat(b',') {
+                    ranges.push(cursor.media_range()?);
+                    cursor.skip_ows();
+                    if cursor.at_end() {
+                        break;
+                    }
+                    cursor.expect(b',')?;
+                }
+            }
+        }
+        Ok(Accept { ranges })
+    }
+
+    /// True when `type_/subtype` is named exactly (no wildcard) with a weight above zero and is
+    /// never named with weight zero. This is the MCP Accept rule; see the module docs.
+    pub fn lists(&self, type_: &str, subtype: &str) -> bool {
+        let mut named = self
+            .ranges
+            .iter()
+            .filter(|r| r.media.is(type_, subtype))
+            .peekable();
+        named.peek().is_some() && named.all(|r| r.quality > 0)
+    }
+
+    /// The RFC 9110 §12.5.1 weight of `type_/subtype`: the most specific matching range wins
+    /// (exact, then `type/*`, then `*/*`); among equally specific ones the lowest weight wins.
+    /// 0 when nothing matches.
+    pub fn quality(&self, type_: &str, subtype: &str) -> u16 {
+        let specificity = |r: &MediaRange<'_>| {
+            let m = &r.media;
+            if m.is(type_, subtype) {
+                Some(2)
+            } else if m.subtype == "*" && m.type_.eq_ignore_ascii_case(type_) {
+                Some(1)
+            } else if m.type_ == "*" && m.subtype == "*" {
+                Some(0)
+            } else {
+                None
+            }
+        };
+        let best = self.ranges.iter().filter_map(specificity).max();
+        self.ranges
+            .iter()
+            .filter(|r| best.is_some() && specificity(r) == best)
+            .map(|r| r.quality)
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+/// A position in a header value.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn at_end(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let hit = self.peek() == Some(byte);
+        self.pos += usize::from(hit);
+        hit
+    }
+
+    fn error(&self, kind: MediaErrorKind) -> MediaError {
+        MediaError {
+            kind,
+            offset: self.pos,
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), MediaError> {
+        if self.eat(byte) {
+            Ok(())
+        } else {
+            Err(self.error(MediaErrorKind::Syntax))
+        }
+    }
+
+    fn expect_end(&self) -> Result<(), MediaError> {
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(self.error(MediaErrorKind::Syntax))
+        }
+    }
+
+    fn skip_ows(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+    }
+
+    fn token(&mut self) -> Result<&'a str, MediaError> {
+        let start = self.pos;
+        while self.peek().is_some_and(|b| chars::is(b, TCHAR)) {
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return Err(self.error(MediaErrorKind::Syntax));
+        }
+        Ok(super::request::ascii_str(&self.bytes[start..self.pos]))
+    }
+
+    /// `type "/" subtype parameters`.
+    fn media_type(&mut self) -> Result<MediaType<'a>, MediaError> {
+        let type_ = self.token()?;
+        self.expect(b'/')?;
+        let subtype = self.token()?;
+        let mut params = Vec::new();
+        loop {
+            let before = self.pos;
+            self.skip_ows();
+            if !self.eat(b';') {
+                self.pos = before;
+                break;
+            }
+            self.skip_ows();
+            if self.peek().is_some_and(|b| chars::is(b, TCHAR)) {
+                params.push(self.param()?);
+            }
+        }
+        Ok(MediaType {
+            type_,
+            subtype,
+            params,
+        })
+    }
+
+    fn param(&mut self) -> Result<MediaParam<'a>, MediaError> {
+        let name = self.token()?;
+        self.expect(b'=')?;
+        let value = if self.peek() == Some(b'"') {
+            self.quoted_string()?
+        } else {
+            self.token()?.as_bytes().into()
+        };
+        Ok(MediaParam { name, value })
+    }
+
+    /// `DQUOTE *( qdtext / quoted-pair ) DQUOTE`, unescaped.
+    fn quoted_string(&mut self) -> Result<Cow<'a, [u8]>, MediaError> {
+        self.expect(b'"')?;
+        let start = self.pos;
+        let mut unescaped: Option<Vec<u8>> = None;
+        loop {
+            let Some(byte) = self.peek() else {
+                return Err(self.error(MediaErrorKind::Syntax));
+            };
+            match byte {
+                b'"' => break,
+                b'\\' => {
+                    let owned =
+                        unescaped.get_or_insert_with(|| self.bytes[start..self.pos].to_vec());
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b) if b == b'\t' || (b >= 0x20 && b != 0x7f) => owned.push(b),
+                        _ => return Err(self.error(MediaErrorKind::Syntax)),
+                    }
+                }
+                b'\t' | b' ' | 0x21..=0x7e | 0x80..=0xff => {
+                    if let Some(owned) = unescaped.as_mut() {
+                        owned.push(byte);
+                    }
+                }
+                _ => return Err(self.error(MediaErrorKind::Syntax)),
+            }
+            self.pos += 1;
+        }
+        let end = self.pos;
+        self.pos += 1;
+        Ok(match unescaped {
+            Some(owned) => Cow::Owned(owned),
+            None => Cow::Borrowed(&self.bytes[start..end]),
+        })
+    }
+
+    /// A media range with its weight taken out of the parameters.
+    fn media_range(&mut self) -> Result<MediaRange<'a>, MediaError> {
+        let start = self.pos;
+        let mut media = self.media_type()?;
+        if media.type_ == "*" && media.subtype != "*" {
+            return Err(MediaError {
+                kind: MediaErrorKind::WildcardInvalid,
+                offset: start,
+            });
+        }
+        let mut quality = None;
+        let mut kept = Vec::with_capacity(media.params.len());
+        for param in media.params {
+            if !param.name.eq_ignore_ascii_case("q") {
+                kept.push(param);
+                continue;
+            }
+            let invalid = MediaError {
+                kind: MediaErrorKind::QualityInvalid,
+                offset: start,
+            };
+            if quality.is_some() {
+                return Err(invalid);
+            }
+            quality = Some(parse_qvalue(&param.value).ok_or(invalid)?);
+        }
+        media.params = kept;
+        Ok(MediaRange {
+            media,
+            quality: quality.unwrap_or(1000),
+        })
+    }
+}
+
+/// `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )`, in thousandths.
+fn parse_qvalue(value: &[u8]) -> Option<u16> {
+    let (whole, fraction) = match value {
+        [w] => (*w, &b""[..]),
+        [w, b'.', fraction @ ..] if fraction.len() <= 3 => (*w, fraction),
+        _ => return None,
+    };
+    if !fraction.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let thousandths = fraction
+        .iter()
+        .chain(std::iter::repeat(&b'0'))
+        .take(3)
+        .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'));
+    match whole {
+        b'0' => Some(thousandths),
+        b'1' if thousandths == 0 => Some(1000),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qvalues() {
+        let cases: [(&str, Option<u16>); 12] = [
+            ("0", Some(0)),
+            ("1", Some(1000)),
+            ("0.5", Some(500)),
+            ("0.25", Some(250)),
+            ("0.001", Some(1)),
+            ("1.000", Some(1000)),
+            ("1.", Some(1000)),
+            ("1.001", None),
+            ("0.0001", None),
+            ("2", None),
+            (".5", None),
+            ("0.a", None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(parse_qvalue(value.as_bytes()), expected, "{value}");
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The HTTP/1.1 request head parser: bytes in, "need more" or "complete at offset N" out.
+//!
+//! Sans-IO: [`RequestParser::parse`] is called with everything received so far for one request
+//! (the same prefix, growing), and it scans only the bytes it has not seen before, so a head
+//! that arrives one byte per read costs linear, not quadratic, time. It never reads a socket,
+//! never allocates in proportion to the input (the field list is sized from the budget up front)
+//! and never copies a byte: the parsed head borrows from the caller's buffer.
+//!
+//! # How a verdict is reached
+//!
+//! Bytes are read left to right, and the parser stops at the first byte that proves the request
+//! invalid: a byte outside the grammar (400), a budget crossed by that byte (414, 431, or 501 for
+//! an over-long method), a bare CR or LF (400). Checks that need a whole element run when it
+//! ends, in this order:
+//!
+//! 1. at the end of the request line: the version (505 if well-formed but not 1.0/1.1), then the
+//!    target form ([`super::target`], 400), then the method (501 if unknown);
+//! 2. at the end of the head: Host, Transfer-Encoding, Content-Length, the body budget (413),
+//!    Expect (417), Connection ([`super::framing`]).
+//!
+//! Because the verdict depends only on the bytes and never on how they were split into reads,
+//! feeding a request in one piece or one byte at a time gives the same answer; the tests and the
+//! `http_parser` fuzz target check exactly that.
+//!
+//! The body is not this module's business: the head reports its `Content-Length`, and the caller
+//! reads exactly that many bytes.
+
+use super::error::{RequestError, RequestErrorKind};
+use super::fields::{FieldBudget, FieldScanner};
+use super::framing;
+use super::target;
+use super::{FieldList, Parsed};
+use crate::limits::Limits;
+
+use super::chars::{self, TCHAR, VCHAR};
+
+/// The request methods this crate recognises (RFC 9110 §9). Any other token gets 501.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Put,
+    Delete,
+    Connect,
+    Options,
+    Trace,
+    Patch,
+}
+
+impl Method {
+    /// The method for an exact (case-sensitive) token.
+    pub fn from_token(token: &[u8]) -> Option<Method> {
+        Some(match token {
+            b"GET" => Method::Get,
+            b"HEAD" => Method::Head,
+            b"POST" => Method::Post,
+            b"PUT" => Method::Put,
+            b"DELETE" => Method::Delete,
+            b"CONNECT" => Method::Connect,
+            b"OPTIONS" => Method::Options,
+            b"TRACE" => Method::Trace,
+            b"PATCH" => Method::Patch,
+            _ => return None,
+        })
+    }
+
+    /// The token as sent on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+            Method::Connect => "CONNECT",
+            Method::Options => "OPTIONS",
+            Method::Trace => "TRACE",
+            Method::Patch => "PATCH",
+        }
+    }
+}
+
+/// The two protocol versions accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Version {
+    Http10,
+    Http11,
+}
+
+impl Version {
+    /// The version as sent on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Version::Http10 => "HTTP/1.0",
+            Version::Http11 => "HTTP/1.1",
+        }
+    }
+}
+
+/// A complete, valid request head, borrowing from the buffer it was parsed from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestHead<'b> {
+    pub method: Method,
+    /// The path, exactly as sent (never decoded or normalized).
+    pub target: &'b str,
+    pub version: Version,
+    /// Every field line in order; names as sent, values with surrounding whitespace removed.
+    pub fields: FieldList<'b>,
+    /// The body length: the Content-Length, or 0 when there is none.
+    pub content_length: u64,
+    /// The client sent `Expect: 100-continue` (HTTP/1.1 only).
+    pub expect_continue: bool,
+    /// The connection may carry another request after this one.
+    pub keep_alive: bool,
+}
+
+/// Where the request-line scan is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineState {
+    /// Before the method, where an empty line may still be skipped.
+    Start,
+    /// After the CR of an empty line.
+    LeadingCr,
+    Method,
+    Target,
+    /// Inside the version; the payload counts the bytes already matched (8 once complete, when
+    /// only the CR may follow).
+    Version(usize),
+    /// After the version's CR.
+    LineCr,
+    /// The request line is done and valid; the header section is being scanned.
+    Fields,
+}
+
+/// The budgets the head parser reads from [`Limits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HeadBudget {
+    leading_empty_lines_max: usize,
+    method_bytes_max: usize,
+    target_bytes_max: usize,
+    body_bytes_max: usize,
+    fields: FieldBudget,
+}
+
+/// An incremental parser for one request head. Call [`RequestParser::reset`] before the next
+/// request on the same connection.
+#[derive(Clone, Debug)]
+pub struct RequestParser {
+    budget: HeadBudget,
+    state: LineState,
+    pos: usize,
+    leading_empty_lines: usize,
+    method_start: usize,
+    target_start: usize,
+    version_start: usize,
+    method: Option<Method>,
+    version: Option<Version>,
+    fields: FieldScanner,
+    /// Set once a verdict is reached: `Ok(head length)` or the error.
+    outcome: Option<Result<usize, RequestError>>,
+}
+
+impl RequestParser {
+    /// A parser enforcing the head budgets of `limits`.
+    pub fn new(limits: &Limits) -> Self {
+        let fields = FieldBudget {
+            value_bytes_max: limits.header_value_bytes_max,
+            fields_max: limits.header_fields_max,
+            section_bytes_max: limits.header_section_bytes_max,
+        };
+        RequestParser {
+            budget: HeadBudget {
+                leading_empty_lines_max: limits.leading_empty_lines_max,
+                method_bytes_max: limits.method_bytes_max,
+                target_bytes_max: limits.request_target_bytes_max,
+                body_bytes_max: limits.request_body_bytes_max,
+                fields,
+            },
+            state: LineState::Start,
+            pos: 0,
+            leading_empty_lines: 0,
+            method_start: 0,
+            target_start: 0,
+            version_start: 0,
+            method: None,
+            version: None,
+            fields: FieldScanner::new(fields),
+            outcome: None,
+        }
+    }
+
+    /// Makes the parser ready for the next request, keeping its allocation.
+    pub fn reset(&mut self) {
+        self.state = LineState::Start;
+        self.pos = 0;
+        self.leading_empty_lines = 0;
+        self.method = None;
+        self.version = None;
+        self.fields.reset();
+        self.outcome = None;
+    }
+
+    /// How many bytes have been examined so far.
+    pub fn scanned(&self) -> usize {
+        self.pos
+    }
+
+    /// Parses the bytes received so far for this request.
+    ///
+    /// `buf` must start at the request's first byte and extend the buffer of the previous call
+    /// (the bytes already scanned are not looked at again). Returns [`Parsed::Partial`] while the
+    /// head is incomplete, or the head and its length in bytes (the body, if any, starts there).
+    /// Once a verdict is reached, later calls repeat it.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
+    pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<RequestHead<'b>>, RequestError> {
+        assert!(
+            buf.len() >= self.pos,
+            "RequestParser::parse called with a shrunken buffer"
+        );
+        let outcome = match self.outcome {
+            Some(outcome) => outcome,
+            None => match self.scan(buf) {
+                Ok(None) => return Ok(Parsed::Partial),
+                Ok(Some(len)) => Ok(len),
+                Err(e) => Err(e),
+            },
+        };
+        self.outcome = Some(outcome);
+        let len = outcome?;
+        let head = self
+            .build(buf, len)
+            .inspect_err(|e| self.outcome = Some(Err(*e)))?;
+        Ok(Parsed::Complete { value: head, len })
+    }
+
+    /// Runs the byte scanners; `Some(len)` when the empty line ending the head was read.
+    fn scan(&mut self, buf: &[u8]) -> Result<Option<usize>, RequestError> {
+        while self.state != LineState::Fields {
+            let Some(&byte) = buf.get(self.pos) else {
+                return Ok(None);
+            };
+            let at = self.pos;
+            self.pos += 1;
+            self.line_step(byte, at)?;
+            if self.state == LineState::Fields {
+                self.check_request_line(buf)?;
+            }
+        }
+        Ok(self.fields.scan(buf, &mut self.pos)?)
+    }
+
+    /// Consumes one byte of the (possibly preceded by empty lines) request line.
+    fn line_step(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
+        let fail = |kind| Err(RequestError::new(kind, at));
+        let bare_cr = RequestErrorKind::Head(super::error::HeadErrorKind::BareCr);
+        let bare_lf = RequestErrorKind::Head(super::error::HeadErrorKind::BareLf);
+        match self.state {
+            LineState::Start => match byte {
+                b'\r' => self.state = LineState::LeadingCr,
+                b'\n' => return fail(bare_lf),
+                _ if chars::is(byte, TCHAR) => {
+                    self.method_start = at;
+                    self.state = LineState::Method;
+                }
+                _ => return fail(RequestErrorKind::RequestLineStart),
+            },
+            LineState::LeadingCr => {
+                if byte != b'\n' {
+                    return fail(bare_cr);
+                }
+                self.leading_empty_lines += 1;
+                if self.leading_empty_lines > self.budget.leading_empty_lines_max {
+                    let limit = self.budget.leading_empty_lines_max;
+                    return fail(RequestErrorKind::LeadingEmptyLines { limit });
+                }
+                self.state = LineState::Start;
+            }
+            LineState::Method => match byte {
+                b' ' => {
+                    self.target_start = at + 1;
+                    self.state = LineState::Target;
+                }
+                _ if chars::is(byte, TCHAR) => {
+                    if at - self.method_start >= self.budget.method_bytes_max {
+                        let limit = self.budget.method_bytes_max;
+                        return fail(RequestErrorKind::MethodTooLong { limit });
+                    }
+                }
+                b'\r' | b'\n' => return fail(RequestErrorKind::TargetMissing),
+                _ => return fail(RequestErrorKind::MethodByte),
+            },
+            LineState::Target => match byte {
+                b' ' if at == self.target_start => return fail(RequestErrorKind::TargetMissing),
+                b' ' => {
+                    self.version_start = at + 1;
+                    self.state = LineState::Version(0);
+                }
+                _ if chars::is(byte, VCHAR) => {
+                    if at - self.target_start >= self.budget.target_bytes_max {
+                        let limit = self.budget.target_bytes_max;
+                        return fail(RequestErrorKind::TargetTooLong { limit });
+                    }
+                }
+                b'\r' | b'\n' if at == self.target_start => {
+                    return fail(RequestErrorKind::TargetMissing);
+                }
+                // "GET /path\r\n": an HTTP/0.9-style line with no version.
+                b'\r' | b'\n' => return fail(RequestErrorKind::VersionSyntax),
+                _ => return fail(RequestErrorKind::TargetByte),
+            },
+            LineState::Version(matched) if matched < VERSION_LEN => {
+                if !version_byte_fits(matched, byte) {
+                    return fail(RequestErrorKind::VersionSyntax);
+                }
+                self.state = LineState::Version(matched + 1);
+            }
+            LineState::Version(_) => match byte {
+                b'\r' => self.state = LineState::LineCr,
+                b'\n' => return fail(bare_lf),
+                _ => return fail(RequestErrorKind::VersionSyntax),
+            },
+            LineState::LineCr => {
+                if byte != b'\n' {
+                    return fail(bare_cr);
+                }
+                self.state = LineState::Fields;
+            }
+            LineState::Fields => unreachable!("line_step is not called once the line is done"),
+        }
+        Ok(())
+    }
+
+    /// The whole-line checks, in precedence order: version, target form, method.
+    fn check_request_line(&mut self, buf: &[u8]) -> Result<(), RequestError> {
+        let version = &buf[self.version_start..self.version_start + VERSION_LEN];
+        self.version = Some(match version {
+            b"HTTP/1.1" => Version::Http11,
+            b"HTTP/1.0" => Version::Http10,
+            _ => {
+                let kind = RequestErrorKind::VersionUnsupported;
+                return Err(RequestError::new(kind, self.version_start));
+            }
+        });
+        let target_end = self.version_start - 1;
+        target::check(&buf[self.target_start..target_end])
+            .map_err(|(kind, offset)| RequestError::new(kind, self.target_start + offset))?;
+        let method = &buf[self.method_start..self.target_start - 1];
+        self.method = Some(Method::from_token(method).ok_or(RequestError::new(
+            RequestErrorKind::MethodUnknown,
+            self.method_start,
+        ))?);
+        Ok(())
+    }
+
+    /// Turns the recorded spans into a head, after the whole-head framing checks.
+    fn build<'b>(&self, buf: &'b [u8], len: usize) -> Result<RequestHead<'b>, RequestError> {
+        let head = &buf[..len];
+        let (Some(method), Some(version)) = (self.method, self.version) else {
+            unreachable!("a complete head has a checked request line")
+        };
+        let spans = self.fields.fields();
+        let framing = framing::check(head, spans, version, self.budget.body_bytes_max)?;
+        let fields = FieldList::from_spans(head, spans);
+        let target = ascii_str(&head[self.target_start..self.version_start - 1]);
+        Ok(RequestHead {
+            method,
+            target,
+            version,
+            fields,
+            content_length: framing.content_length,
+            expect_continue: framing.expect_continue,
+            keep_alive: framing.keep_alive,
+        })
+    }
+}
+
+const VERSION_LEN: usize = "HTTP/1.1".len();
+
+/// Whether `byte` can be byte number `matched` of `HTTP/` DIGIT `.` DIGIT.
+fn version_byte_fits(matched: usize, byte: u8) -> bool {
+    match matched {
+        5 | 7 => byte.is_ascii_digit(),
+        6 => byte == b'.',
+        _ => b"HTTP/".get(matched) == Some(&byte),
+    }
+}
+
+/// Views bytes the scanners have already restricted to ASCII as a `str`.
+pub(crate) fn ascii_str(bytes: &[u8]) -> &str {
+    // The scanners admit only ASCII here; an empty string would surface a scanner bug as an
+    // unroutable request rather than a panic.
+    std::str::from_utf8(bytes).unwrap_or_default()
+}

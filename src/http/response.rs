@@ -1,0 +1,280 @@
+//! The client's strict response parser: status line, header section, Content-Length body.
+//!
+//! Like the request parser it is incremental and sans-IO: [`ResponseParser::parse`] takes every
+//! byte received so far for one response and answers "need more" or "complete, `len` bytes". It
+//! completes only once the whole body is present, and refuses a response whose head plus
+//! announced body would exceed the response budget before a single body byte is read.
+//!
+//! Grammar: `HTTP-version SP 3DIGIT SP [ reason-phrase ] CRLF`, then the same field-line rules as
+//! requests (CRLF only, token names, no whitespace before the colon, no folding, no control
+//! bytes). Framing rules: no Transfer-Encoding (this client does not read chunked bodies), exactly
+//! one valid Content-Length unless the status never carries content (1xx, 204, 304), in which
+//! case none at all.
+//!
+//! It does not follow redirects, decode content codings or interpret any field besides the
+//! framing ones and Connection.
+
+use super::chars::{self, FIELD_VALUE};
+use super::error::{HeadErrorKind, ResponseError, ResponseErrorKind};
+use super::fields::{FieldBudget, FieldScanner};
+use super::framing::{self, ConnectionOptions};
+use super::request::Version;
+use super::{FieldList, Parsed};
+use crate::decimal::{self, Decimal};
+use crate::limits::Limits;
+
+/// A complete response, borrowing from the buffer it was parsed from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response<'b> {
+    pub version: Version,
+    /// The status code, 100–599.
+    pub status: u16,
+    /// The reason phrase as sent (it carries no meaning).
+    pub reason: &'b [u8],
+    pub fields: FieldList<'b>,
+    /// Exactly Content-Length bytes (empty for 1xx, 204 and 304).
+    pub body: &'b [u8],
+    /// The server left the connection open for another request.
+    pub keep_alive: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineState {
+    /// Inside `HTTP/1.x`; the payload counts the bytes already matched.
+    Version(usize),
+    SpaceBeforeCode,
+    /// Inside the three-digit code; the payload counts the digits read.
+    Code(usize),
+    SpaceBeforeReason,
+    Reason,
+    LineCr,
+    Fields,
+}
+
+/// An incremental parser for one response. [`ResponseParser::reset`] before the next one.
+#[derive(Clone, Debug)]
+pub struct ResponseParser {
+    response_bytes_max: usize,
+    reason_bytes_max: usize,
+    state: LineState,
+    pos: usize,
+    major: u8,
+    version: Option<Version>,
+    status: u16,
+    reason_start: usize,
+    reason_end: usize,
+    fields: FieldScanner,
+    /// The head length once the empty line has been read.
+    head_len: Option<usize>,
+}
+
+const VERSION_LEN: usize = "HTTP/1.1".len();
+
+impl ResponseParser {
+    /// A parser enforcing the response budget and the header budgets of `limits`.
+    pub fn new(limits: &Limits) -> Self {
+        let fields = FieldBudget {
+            value_bytes_max: limits.header_value_bytes_max,
+            fields_max: limits.header_fields_max,
+            section_bytes_max: limits.header_section_bytes_max,
+        };
+        ResponseParser {
+            response_bytes_max: limits.response_bytes_max,
+            reason_bytes_max: limits.header_value_bytes_max,
+            state: LineState::Version(0),
+            pos: 0,
+            major: 0,
+            version: None,
+            status: 0,
+            reason_start: 0,
+            reason_end: 0,
+            fields: FieldScanner::new(fields),
+            head_len: None,
+        }
+    }
+
+    /// Makes the parser ready for the next response, keeping its allocation.
+    pub fn reset(&mut self) {
+        self.state = LineState::Version(0);
+        self.pos = 0;
+        self.version = None;
+        self.status = 0;
+        self.fields.reset();
+        self.head_len = None;
+    }
+
+    /// Parses the bytes received so far for this response; `buf` starts at its first byte and
+    /// extends the previous call's buffer.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
+    pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<Response<'b>>, ResponseError> {
+        assert!(
+            buf.len() >= self.pos,
+            "ResponseParser::parse called with a shrunken buffer"
+        );
+        let head_len = match self.head_len {
+            Some(len) => len,
+            None => match self.scan(buf)? {
+                Some(len) => {
+                    self.head_len = Some(len);
+                    len
+                }
+                None => return Ok(Parsed::Partial),
+            },
+        };
+        self.complete(buf, head_len)
+    }
+
+    fn scan(&mut self, buf: &[u8]) -> Result<Option<usize>, ResponseError> {
+        while self.state != LineState::Fields {
+            let Some(&byte) = buf.get(self.pos) else {
+                return Ok(None);
+            };
+            let at = self.pos;
+            self.pos += 1;
+            self.line_step(byte, at)?;
+        }
+        Ok(self.fields.scan(buf, &mut self.pos)?)
+    }
+
+    fn line_step(&mut self, byte: u8, at: usize) -> Result<(), ResponseError> {
+        let fail = |kind| Err(ResponseError::new(kind, at));
+        match self.state {
+            LineState::Version(matched) => {
+                let fits = match matched {
+                    5 | 7 => byte.is_ascii_digit(),
+                    6 => byte == b'.',
+                    _ => b"HTTP/".get(matched) == Some(&byte),
+                };
+                if !fits {
+                    return fail(ResponseErrorKind::StatusLineSyntax);
+                }
+                if matched == 5 {
+                    self.major = byte;
+                }
+                self.state = LineState::Version(matched + 1);
+                if matched + 1 == VERSION_LEN {
+                    self.version = Some(match (self.major, byte) {
+                        (b'1', b'1') => Version::Http11,
+                        (b'1', b'0') => Version::Http10,
+                        _ => return fail(ResponseErrorKind::VersionUnsupported),
+                    });
+                    self.state = LineState::SpaceBeforeCode;
+                }
+            }
+            LineState::SpaceBeforeCode => {
+                if byte != b' ' {
+                    return fail(ResponseErrorKind::StatusLineSyntax);
+                }
+                self.state = LineState::Code(0);
+            }
+            LineState::Code(read) => {
+                if !byte.is_ascii_digit() {
+                    return fail(ResponseErrorKind::StatusLineSyntax);
+                }
+                self.status = self.status * 10 + u16::from(byte - b'0');
+                if read + 1 < 3 {
+                    self.state = LineState::Code(read + 1);
+                } else if (100..=599).contains(&self.status) {
+                    self.state = LineState::SpaceBeforeReason;
+                } else {
+                    return fail(ResponseErrorKind::StatusCodeInvalid);
+                }
+            }
+            LineState::SpaceBeforeReason => {
+                if byte != b' ' {
+                    return fail(ResponseErrorKind::StatusLineSyntax);
+                }
+                self.reason_start = at + 1;
+                self.state = LineState::Reason;
+            }
+            LineState::Reason => match byte {
+                b'\r' => {
+                    self.reason_end = at;
+                    self.state = LineState::LineCr;
+                }
+                b'\n' => return fail(ResponseErrorKind::Head(HeadErrorKind::BareLf)),
+                _ if chars::is(byte, FIELD_VALUE) => {
+                    if at - self.reason_start >= self.reason_bytes_max {
+                        let limit = self.reason_bytes_max;
+                        return fail(ResponseErrorKind::ReasonTooLong { limit });
+                    }
+                }
+                _ => return fail(ResponseErrorKind::StatusLineSyntax),
+            },
+            LineState::LineCr => {
+                if byte != b'\n' {
+                    return fail(ResponseErrorKind::Head(HeadErrorKind::BareCr));
+                }
+                self.state = LineState::Fields;
+            }
+            LineState::Fields => unreachable!("line_step is not called once the line is done"),
+        }
+        Ok(())
+    }
+
+    /// Applies the framing rules to a complete head and waits for the body.
+    fn complete<'b>(
+        &self,
+        buf: &'b [u8],
+        head_len: usize,
+    ) -> Result<Parsed<Response<'b>>, ResponseError> {
+        let head = &buf[..head_len];
+        let fields = FieldList::from_spans(head, self.fields.fields());
+        let body_len = self.body_length(&fields, head_len)?;
+        let fail = |kind| Err(ResponseError::new(kind, head_len));
+        let limit = self.response_bytes_max;
+        let total = u64::try_from(head_len)
+            .ok()
+            .and_then(|h| h.checked_add(body_len));
+        let Some(total) = total.filter(|&t| framing::within(t, limit)) else {
+            return fail(ResponseErrorKind::ResponseTooLarge { limit });
+        };
+        // `total` is within a usize budget, so it fits a usize.
+        let total = usize::try_from(total).unwrap_or(usize::MAX);
+        if buf.len() < total {
+            return Ok(Parsed::Partial);
+        }
+        let mut connection = ConnectionOptions::default();
+        let version = self.version.unwrap_or(Version::Http11);
+        let keep_alive =
+            fields.all("connection").all(|v| connection.read(v)) && connection.keep_alive(version);
+        Ok(Parsed::Complete {
+            value: Response {
+                version,
+                status: self.status,
+                reason: &head[self.reason_start..self.reason_end],
+                fields,
+                body: &buf[head_len..total],
+                keep_alive,
+            },
+            len: total,
+        })
+    }
+
+    /// The body length the head announces, or why the framing is refused. Errors point at the
+    /// end of the head, where they are decided.
+    fn body_length(&self, fields: &FieldList<'_>, head_len: usize) -> Result<u64, ResponseError> {
+        let fail = |kind| Err(ResponseError::new(kind, head_len));
+        if fields.count("transfer-encoding") > 0 {
+            return fail(ResponseErrorKind::TransferEncodingUnsupported);
+        }
+        let no_content = self.status < 200 || self.status == 204 || self.status == 304;
+        let mut lengths = fields.all("content-length");
+        match (lengths.next(), lengths.next()) {
+            (None, _) if no_content => Ok(0),
+            (None, _) => fail(ResponseErrorKind::ContentLengthMissing),
+            (Some(_), _) if no_content => fail(ResponseErrorKind::ContentForbidden),
+            (Some(_), Some(_)) => fail(ResponseErrorKind::ContentLengthDuplicate),
+            (Some(value), None) => match decimal::parse(value) {
+                Decimal::Value(n) => Ok(n),
+                Decimal::Overflow => fail(ResponseErrorKind::ResponseTooLarge {
+                    limit: self.response_bytes_max,
+                }),
+                Decimal::NotDigits => fail(ResponseErrorKind::ContentLengthInvalid),
+            },
+        }
+    }
+}

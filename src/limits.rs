@@ -1,0 +1,258 @@
+//! Every budget the project enforces, in one struct, with the reason for each number.
+//!
+//! Code elsewhere never spells a budget as a literal: it reads it from a [`Limits`] value that was
+//! handed to it. The defaults are sized for a small loopback teaching server, not for production
+//! traffic; a production deployment would derive them from measured message sizes and proxy limits.
+//!
+//! The relations between budgets (a single header value cannot be larger than the whole header
+//! section, the head deadline must outlast one socket read, ...) are checked at compile time for
+//! [`Limits::DEFAULT`] and at run time by [`Limits::validate`] for values built by hand.
+//!
+//! This module does not enforce anything itself; it only names the numbers.
+
+use std::time::Duration;
+
+/// The budgets of one server or client.
+///
+/// Field names end with their unit (`_bytes_max`, `_max` for counts); durations are typed.
+/// Each budget is tested at exactly its value (accepted) and one past it (refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest request body, from `Content-Length`. Over it: 413, decided before any body byte
+    /// is read.
+    pub request_body_bytes_max: usize,
+    /// Deepest nesting of JSON arrays and objects. Over it: 400.
+    pub json_depth_max: usize,
+    /// Largest single header field value, counted from its first non-whitespace byte to the end
+    /// of its line. Over it: 431, as soon as the byte that crosses it arrives.
+    pub header_value_bytes_max: usize,
+    /// Most header field lines in one head. The first byte of one line more: 431.
+    pub header_fields_max: usize,
+    /// Largest header section: every field line with its CRLF, not counting the empty line that
+    /// ends the head. Over it: 431.
+    pub header_section_bytes_max: usize,
+    /// Longest request target (the path; a query is always refused). Over it: 414.
+    pub request_target_bytes_max: usize,
+    /// Longest request method. A longer token cannot be one this server implements: 501.
+    pub method_bytes_max: usize,
+    /// Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). One
+    /// more: 400.
+    pub leading_empty_lines_max: usize,
+    /// Largest whole response (head and body). The server never writes a bigger one; the client
+    /// refuses a bigger one before reading its body.
+    pub response_bytes_max: usize,
+    /// Sessions alive at once. A new session past it fails closed (503) and allocates nothing.
+    pub sessions_active_max: usize,
+    /// Lifetime of a session, fixed at creation and never extended by use. Afterwards: 404.
+    pub session_ttl: Duration,
+    /// Server-to-client events kept per session for the GET stream; the oldest is dropped first.
+    pub sse_events_kept_per_session_max: usize,
+    /// Largest single SSE event a client parses: every byte of its lines, comments included.
+    pub sse_event_bytes_max: usize,
+    /// Most SSE events a client accepts from one stream.
+    pub sse_stream_events_max: usize,
+    /// Requests being processed at once. One more: 503.
+    pub requests_in_processing_max: usize,
+    /// Longest wait for one socket read. On expiry the connection is closed.
+    pub socket_read_timeout: Duration,
+    /// Longest time from the first byte of a request head to its last byte: a total deadline, not
+    /// a per-read timeout, so a client trickling one byte at a time cannot hold a worker forever.
+    /// On expiry the connection is closed and nothing is dispatched.
+    pub request_head_deadline: Duration,
+}
+
+/// A relation between two budgets that a hand-built [`Limits`] broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitsError {
+    /// A budget is zero, which would refuse every request.
+    Zero(&'static str),
+    /// A single header value may not exceed the whole header section.
+    HeaderValueExceedsSection,
+    /// A single SSE event may not exceed the whole response.
+    SseEventExceedsResponse,
+    /// The head deadline must be longer than one socket read.
+    HeadDeadlineNotAboveReadTimeout,
+}
+
+impl std::fmt::Display for LimitsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LimitsError::Zero(name) => write!(f, "limit {name} must be greater than zero"),
+            LimitsError::HeaderValueExceedsSection => {
+                f.write_str("header_value_bytes_max must not exceed header_section_bytes_max")
+            }
+            LimitsError::SseEventExceedsResponse => {
+                f.write_str("sse_event_bytes_max must not exceed response_bytes_max")
+            }
+            LimitsError::HeadDeadlineNotAboveReadTimeout => {
+                f.write_str("request_head_deadline must be longer than socket_read_timeout")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LimitsError {}
+
+const KIB: usize = 1024;
+
+impl Limits {
+    /// The project's budgets.
+    pub const DEFAULT: Limits = Limits {
+        request_body_bytes_max: 16 * KIB,
+        json_depth_max: 64,
+        header_value_bytes_max: 2 * KIB,
+        header_fields_max: 32,
+        header_section_bytes_max: 12 * KIB,
+        request_target_bytes_max: 2 * KIB,
+        // The longest registered method this crate knows is 7 bytes (CONNECT, OPTIONS); 32
+        // leaves room for extension methods while keeping the request line short.
+        method_bytes_max: 32,
+        leading_empty_lines_max: 1,
+        response_bytes_max: 64 * KIB,
+        sessions_active_max: 8,
+        session_ttl: Duration::from_secs(60),
+        sse_events_kept_per_session_max: 16,
+        sse_event_bytes_max: 32 * KIB,
+        sse_stream_events_max: 64,
+        requests_in_processing_max: 64,
+        socket_read_timeout: Duration::from_secs(2),
+        request_head_deadline: Duration::from_secs(5),
+    };
+
+    /// The most bytes a complete request head can occupy under these budgets: leading empty
+    /// lines, the longest request line, the largest header section and the final CRLF. A server
+    /// sizes its head buffer from this, so the peer never drives buffer growth.
+    pub const fn request_head_bytes_max(&self) -> usize {
+        const SP_SP_VERSION_CRLF: usize = 1 + 1 + "HTTP/1.1".len() + 2;
+        self.leading_empty_lines_max * 2
+            + self.method_bytes_max
+            + self.request_target_bytes_max
+            + SP_SP_VERSION_CRLF
+            + self.header_section_bytes_max
+            + 2
+    }
+
+    /// Checks the relations between budgets; [`Limits::DEFAULT`] passes at compile time.
+    pub const fn validate(&self) -> Result<(), LimitsError> {
+        let counts: [(&'static str, usize); 13] = [
+            ("request_body_bytes_max", self.request_body_bytes_max),
+            ("json_depth_max", self.json_depth_max),
+            ("header_value_bytes_max", self.header_value_bytes_max),
+            ("header_fields_max", self.header_fields_max),
+            ("header_section_bytes_max", self.header_section_bytes_max),
+            ("request_target_bytes_max", self.request_target_bytes_max),
+            ("method_bytes_max", self.method_bytes_max),
+            ("response_bytes_max", self.response_bytes_max),
+            ("sessions_active_max", self.sessions_active_max),
+            (
+                "sse_events_kept_per_session_max",
+                self.sse_events_kept_per_session_max,
+            ),
+            ("sse_event_bytes_max", self.sse_event_bytes_max),
+            ("sse_stream_events_max", self.sse_stream_events_max),
+            (
+                "requests_in_processing_max",
+                self.requests_in_processing_max,
+            ),
+        ];
+        let mut i = 0;
+        while i < counts.len() {
+            if counts[i].1 == 0 {
+                return Err(LimitsError::Zero(counts[i].0));
+            }
+            i += 1;
+        }
+        if self.session_ttl.is_zero() {
+            return Err(LimitsError::Zero("session_ttl"));
+        }
+        if self.socket_read_timeout.is_zero() {
+            return Err(LimitsError::Zero("socket_read_timeout"));
+        }
+        if self.header_value_bytes_max > self.header_section_bytes_max {
+            return Err(LimitsError::HeaderValueExceedsSection);
+        }
+        if self.sse_event_bytes_max > self.response_bytes_max {
+            return Err(LimitsError::SseEventExceedsResponse);
+        }
+        if self.request_head_deadline.as_nanos() <= self.socket_read_timeout.as_nanos() {
+            return Err(LimitsError::HeadDeadlineNotAboveReadTimeout);
+        }
+        Ok(())
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+const _: () = assert!(Limits::DEFAULT.validate().is_ok());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_limits_match_the_published_table() {
+        let l = Limits::DEFAULT;
+        assert_eq!(l.request_body_bytes_max, 16384);
+        assert_eq!(l.json_depth_max, 64);
+        assert_eq!(l.header_value_bytes_max, 2048);
+        assert_eq!(l.header_fields_max, 32);
+        assert_eq!(l.header_section_bytes_max, 12288);
+        assert_eq!(l.request_target_bytes_max, 2048);
+        assert_eq!(l.response_bytes_max, 65536);
+        assert_eq!(l.sessions_active_max, 8);
+        assert_eq!(l.session_ttl, Duration::from_secs(60));
+        assert_eq!(l.sse_events_kept_per_session_max, 16);
+        assert_eq!(l.requests_in_processing_max, 64);
+        assert_eq!(l.socket_read_timeout, Duration::from_secs(2));
+        assert_eq!(l.request_head_deadline, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn head_bytes_max_is_the_sum_of_its_parts() {
+        assert_eq!(
+            Limits::DEFAULT.request_head_bytes_max(),
+            2 + 32 + 2048 + 12 + 12288 + 2
+        );
+    }
+
+    #[test]
+    fn broken_relations_are_refused() {
+        let cases: [(Limits, LimitsError); 4] = [
+            (
+                Limits {
+                    json_depth_max: 0,
+                    ..Limits::DEFAULT
+                },
+                LimitsError::Zero("json_depth_max"),
+            ),
+            (
+                Limits {
+                    header_value_bytes_max: 12289,
+                    ..Limits::DEFAULT
+                },
+                LimitsError::HeaderValueExceedsSection,
+            ),
+            (
+                Limits {
+                    sse_event_bytes_max: 65537,
+                    ..Limits::DEFAULT
+                },
+                LimitsError::SseEventExceedsResponse,
+            ),
+            (
+                Limits {
+                    request_head_deadline: Duration::from_secs(2),
+                    ..Limits::DEFAULT
+                },
+                LimitsError::HeadDeadlineNotAboveReadTimeout,
+            ),
+        ];
+        for (limits, expected) in cases {
+            assert_eq!(limits.validate(), Err(expected));
+        }
+    }
+}

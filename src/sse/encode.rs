@@ -1,0 +1,88 @@
+//! The event encoder: one [`Event`] to its field lines and the empty line that ends it.
+//!
+//! Fields are written in the order `id`, `event`, `retry`, `data`, each as `name: value` and LF (`name:` alone when the value is empty).
+//! Data is split on LF into one `data:` line per line. Values that would be read back differently
+//! are refused instead of being rewritten.
+
+use std::fmt;
+
+use super::Event;
+use crate::decimal;
+
+/// Why an event cannot be written without changing its meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SseEncodeError {
+    /// No field at all: the block would be an empty line, which is no event.
+    EmptyEvent,
+    /// An id containing CR, LF or NUL (a NUL id is ignored by WHATWG clients).
+    IdInvalid,
+    /// An event type containing CR or LF.
+    EventTypeInvalid,
+    /// Data containing CR, which a reader would take as a line break.
+    DataInvalid,
+}
+
+impl fmt::Display for SseEncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "event not encoded: {self:?}")
+    }
+}
+
+impl std::error::Error for SseEncodeError {}
+
+/// Appends `event` to `out`. On error nothing is appended.
+pub fn encode_event(event: &Event, out: &mut Vec<u8>) -> Result<(), SseEncodeError> {
+    check(event)?;
+    if let Some(id) = &event.id {
+        write_field(out, "id", id.as_bytes());
+    }
+    if let Some(kind) = &event.event {
+        write_field(out, "event", kind.as_bytes());
+    }
+    if let Some(retry) = event.retry {
+        out.extend_from_slice(b"retry: ");
+        decimal::push(out, retry);
+        out.push(b'\n');
+    }
+    if let Some(data) = &event.data {
+        for line in data.split('\n') {
+            write_field(out, "data", line.as_bytes());
+        }
+    }
+    out.push(b'\n');
+    Ok(())
+}
+
+fn check(event: &Event) -> Result<(), SseEncodeError> {
+    let breaks = |s: &str| s.bytes().any(|b| b == b'\r' || b == b'\n');
+    if *event == Event::default() {
+        return Err(SseEncodeError::EmptyEvent);
+    }
+    if event
+        .id
+        .as_deref()
+        .is_some_and(|id| breaks(id) || id.contains('\0'))
+    {
+        return Err(SseEncodeError::IdInvalid);
+    }
+    if event.event.as_deref().is_some_and(breaks) {
+        return Err(SseEncodeError::EventTypeInvalid);
+    }
+    if event.data.as_deref().is_some_and(|d| d.contains('\r')) {
+        return Err(SseEncodeError::DataInvalid);
+    }
+    Ok(())
+}
+
+/// `name: value` LF, or `name:` LF for an empty value. The space is always written before a
+/// value, so a value that itself starts with a space keeps it.
+fn write_field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
+    out.extend_from_slice(name.as_bytes());
+    out.push(b':');
+    if !value.is_empty() {
+        out.push(b' ');
+        out.extend_from_slice(value);
+    }
+    out.push(b'\n');
+}

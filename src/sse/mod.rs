@@ -1,0 +1,33 @@
+//! Server-Sent Events (the WHATWG `text/event-stream` format): an encoder for the server and a
+//! strict, bounded stream parser for the client.
+//!
+//! One [`Event`] is one block of field lines ended by an empty line. The encoder refuses any
+//! value that would change meaning on the wire (a line break inside an id, a CR inside data), so
+//! every event it writes parses back to exactly the same [`Event`]. The parser follows the WHATWG
+//! line rules (CRLF, LF or CR end a line; a leading U+FEFF is dropped; one space after the colon
+//! is dropped; `:` starts a comment) and is stricter than a browser where a browser would guess:
+//! invalid UTF-8, unknown field names, a repeated `id`, `event` or `retry` in one event, a NUL in
+//! an id, a non-numeric retry, and a stream cut off inside an event are errors, not silently
+//! ignored. Event size and count are budgets.
+//!
+//! Neither side knows about JSON-RPC, MCP, sockets or reconnection.
+
+mod encode;
+mod parse;
+
+pub use encode::{SseEncodeError, encode_event};
+pub use parse::{SseError, SseErrorKind, SseParser, parse_stream};
+
+/// One event: the fields that were present in its block. An absent field is `None`; multi-line
+/// data is joined with `\n`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Event {
+    /// The `id` field: the cursor a client sends back as `Last-Event-ID`.
+    pub id: Option<String>,
+    /// The `event` field: the event type.
+    pub event: Option<String>,
+    /// The `data` lines joined with `\n`.
+    pub data: Option<String>,
+    /// The `retry` field: the reconnection delay in milliseconds.
+    pub retry: Option<u64>,
+}
