@@ -66,6 +66,8 @@ pub struct ResponseParser {
     fields: FieldScanner,
     /// The head length once the empty line has been read.
     head_len: Option<usize>,
+    /// The error, once one was found: later calls repeat it.
+    failed: Option<ResponseError>,
 }
 
 const VERSION_LEN: usize = "HTTP/1.1".len();
@@ -90,6 +92,7 @@ impl ResponseParser {
             reason_end: 0,
             fields: FieldScanner::new(fields),
             head_len: None,
+            failed: None,
         }
     }
 
@@ -101,10 +104,11 @@ impl ResponseParser {
         self.status = 0;
         self.fields.reset();
         self.head_len = None;
+        self.failed = None;
     }
 
     /// Parses the bytes received so far for this response; `buf` starts at its first byte and
-    /// extends the previous call's buffer.
+    /// extends the previous call's buffer. Once a verdict is reached, later calls repeat it.
     ///
     /// # Panics
     ///
@@ -114,14 +118,21 @@ impl ResponseParser {
             buf.len() >= self.pos,
             "ResponseParser::parse called with a shrunken buffer"
         );
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
         let head_len = match self.head_len {
             Some(len) => len,
-            None => match self.scan(buf)? {
-                Some(len) => {
+            None => match self.scan(buf) {
+                Ok(Some(len)) => {
                     self.head_len = Some(len);
                     len
                 }
-                None => return Ok(Parsed::Partial),
+                Ok(None) => return Ok(Parsed::Partial),
+                Err(error) => {
+                    self.failed = Some(error);
+                    return Err(error);
+                }
             },
         };
         self.complete(buf, head_len)

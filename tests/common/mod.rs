@@ -1,0 +1,98 @@
+//! Helpers shared by the integration tests: feeding a parser every way a peer could split its
+//! bytes, and building large inputs.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use loopback_mcp_http::http::{Parsed, RequestError, RequestHead, RequestParser};
+use loopback_mcp_http::limits::Limits;
+
+/// `byte` repeated `n` times.
+pub fn rep(byte: u8, n: usize) -> Vec<u8> {
+    vec![byte; n]
+}
+
+/// The concatenation of `parts`.
+pub fn cat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+/// A one-line description of a parsed head, for exact comparisons in tables.
+pub fn summary(head: &RequestHead<'_>) -> String {
+    format!(
+        "{} {} {} cl={} {}{}",
+        head.method.as_str(),
+        head.target,
+        head.version.as_str(),
+        head.content_length,
+        if head.keep_alive { "keep" } else { "close" },
+        if head.expect_continue {
+            " expect-100"
+        } else {
+            ""
+        },
+    )
+}
+
+/// The verdict of a request parser, reduced to comparable data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Partial,
+    Head {
+        summary: String,
+        fields: Vec<(String, Vec<u8>)>,
+        len: usize,
+    },
+    Refused(RequestError),
+}
+
+fn verdict(result: Result<Parsed<RequestHead<'_>>, RequestError>) -> Verdict {
+    match result {
+        Ok(Parsed::Partial) => Verdict::Partial,
+        Ok(Parsed::Complete { value, len }) => Verdict::Head {
+            summary: summary(&value),
+            fields: value
+                .fields
+                .iter()
+                .map(|f| (f.name.to_owned(), f.value.to_vec()))
+                .collect(),
+            len,
+        },
+        Err(e) => Verdict::Refused(e),
+    }
+}
+
+/// Parses `input` in one call.
+pub fn parse_once(input: &[u8], limits: &Limits) -> Verdict {
+    verdict(RequestParser::new(limits).parse(input))
+}
+
+/// Parses `input` as if it arrived in the given pieces (cumulative ends), returning the verdict
+/// after the last piece. A final verdict on an earlier piece must be repeated by later calls.
+pub fn parse_in_pieces(input: &[u8], ends: &[usize], limits: &Limits) -> Verdict {
+    let mut parser = RequestParser::new(limits);
+    let mut last = Verdict::Partial;
+    for &end in ends {
+        let now = verdict(parser.parse(&input[..end]));
+        if last != Verdict::Partial {
+            assert_eq!(now, last, "a final verdict changed when more bytes arrived");
+        }
+        last = now;
+    }
+    last
+}
+
+/// Asserts that every way of splitting `input` gives `expected`: every single split point for
+/// inputs up to 2 KiB (a sample of them above), and one byte per call.
+pub fn assert_split_invariant(input: &[u8], expected: &Verdict, limits: &Limits, id: &str) {
+    let n = input.len();
+    let step = if n <= 2048 { 1 } else { n / 97 + 1 };
+    for k in (0..=n).step_by(step) {
+        let got = parse_in_pieces(input, &[k, n], limits);
+        assert_eq!(&got, expected, "{id}: split at {k} changed the verdict");
+    }
+    let every_byte: Vec<usize> = (0..=n).collect();
+    assert_eq!(
+        &parse_in_pieces(input, &every_byte, limits),
+        expected,
+        "{id}: byte by byte"
+    );
+}

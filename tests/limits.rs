@@ -1,0 +1,300 @@
+//! Every budget the codecs enforce, exactly at its value (accepted) and one past it (refused),
+//! with the default limits and with small hand-built ones, to show the code reads the struct.
+//!
+//! The session, concurrency and deadline budgets belong to the server and are tested with it.
+
+mod common;
+
+use common::{Verdict, assert_split_invariant, cat, parse_once, rep};
+use loopback_mcp_http::http::writer::{ResponseWriter, WriteErrorKind};
+use loopback_mcp_http::http::{Parsed, ResponseErrorKind, ResponseParser, Status};
+use loopback_mcp_http::json::{self, JsonErrorKind};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::sse::{self, SseErrorKind};
+
+const HEAD_START: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\n";
+
+/// A request whose measured quantity is exactly `n`, for one budget.
+struct RequestBudget {
+    name: &'static str,
+    max: fn(&Limits) -> usize,
+    build: fn(&Limits, usize) -> Vec<u8>,
+    /// Status and code one past the budget.
+    over: (u16, &'static str),
+}
+
+fn with_target(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[b"GET /", &rep(b'a', n - 1), b" HTTP/1.1\r\nHost: a\r\n\r\n"])
+}
+
+fn with_method(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[&rep(b'M', n), b" / HTTP/1.1\r\nHost: a\r\n\r\n"])
+}
+
+fn with_value(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[HEAD_START, b"X: ", &rep(b'v', n), b"\r\n\r\n"])
+}
+
+/// `n` field lines in all (Host included).
+fn with_fields(_: &Limits, n: usize) -> Vec<u8> {
+    let mut out = HEAD_START.to_vec();
+    for i in 1..n {
+        out.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
+    }
+    out.extend_from_slice(b"\r\n");
+    out
+}
+
+/// A header section of exactly `n` bytes (Host's 9 included), in lines whose values stay
+/// within the value budget.
+fn with_section(limits: &Limits, n: usize) -> Vec<u8> {
+    let mut out = HEAD_START.to_vec();
+    let mut left = n - b"Host: a\r\n".len();
+    let chunk = limits.header_value_bytes_max;
+    while left > 0 {
+        // "X: " + value + CRLF is 5 bytes plus the value; never leave less than 5 for the last.
+        let value = if left >= chunk + 5 + 5 {
+            chunk
+        } else {
+            left - 5
+        };
+        out.extend_from_slice(b"X: ");
+        out.extend_from_slice(&rep(b'v', value));
+        out.extend_from_slice(b"\r\n");
+        left -= value + 5;
+    }
+    out.extend_from_slice(b"\r\n");
+    out
+}
+
+fn with_body(_: &Limits, n: usize) -> Vec<u8> {
+    format!("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: {n}\r\n\r\n").into_bytes()
+}
+
+fn with_leading_lines(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[&b"\r\n".repeat(n), HEAD_START, b"\r\n"])
+}
+
+const REQUEST_BUDGETS: [RequestBudget; 7] = [
+    RequestBudget {
+        name: "request_target_bytes_max",
+        max: |l| l.request_target_bytes_max,
+        build: with_target,
+        over: (414, "target_too_long"),
+    },
+    RequestBudget {
+        name: "method_bytes_max",
+        max: |l| l.method_bytes_max,
+        build: with_method,
+        over: (501, "method_too_long"),
+    },
+    RequestBudget {
+        name: "header_value_bytes_max",
+        max: |l| l.header_value_bytes_max,
+        build: with_value,
+        over: (431, "field_value_too_large"),
+    },
+    RequestBudget {
+        name: "header_fields_max",
+        max: |l| l.header_fields_max,
+        build: with_fields,
+        over: (431, "fields_too_many"),
+    },
+    RequestBudget {
+        name: "header_section_bytes_max",
+        max: |l| l.header_section_bytes_max,
+        build: with_section,
+        over: (431, "field_section_too_large"),
+    },
+    RequestBudget {
+        name: "request_body_bytes_max",
+        max: |l| l.request_body_bytes_max,
+        build: with_body,
+        over: (413, "content_length_too_large"),
+    },
+    RequestBudget {
+        name: "leading_empty_lines_max",
+        max: |l| l.leading_empty_lines_max,
+        build: with_leading_lines,
+        over: (400, "leading_empty_lines"),
+    },
+];
+
+/// Small budgets, all different from the defaults.
+const SMALL: Limits = Limits {
+    request_body_bytes_max: 10,
+    json_depth_max: 3,
+    header_value_bytes_max: 20,
+    header_fields_max: 4,
+    header_section_bytes_max: 40,
+    request_target_bytes_max: 8,
+    method_bytes_max: 7,
+    leading_empty_lines_max: 2,
+    response_bytes_max: 120,
+    sse_event_bytes_max: 16,
+    sse_stream_events_max: 2,
+    ..Limits::DEFAULT
+};
+
+fn check_request_budgets(limits: &Limits) {
+    for budget in &REQUEST_BUDGETS {
+        let max = (budget.max)(limits);
+        let at_max = (budget.build)(limits, max);
+        let verdict = parse_once(&at_max, limits);
+        // A method of exactly the budget is parsed; it is simply not one this server knows.
+        let accepted = match &verdict {
+            Verdict::Head { .. } => true,
+            Verdict::Refused(e) => {
+                budget.name == "method_bytes_max" && e.code() == "method_unknown"
+            }
+            Verdict::Partial => false,
+        };
+        assert!(accepted, "{} at {max}: {verdict:?}", budget.name);
+        assert_split_invariant(&at_max, &verdict, limits, budget.name);
+
+        let over = (budget.build)(limits, max + 1);
+        let verdict = parse_once(&over, limits);
+        let Verdict::Refused(error) = &verdict else {
+            panic!("{} at {}: {verdict:?}", budget.name, max + 1);
+        };
+        assert_eq!(
+            (error.status().code(), error.code()),
+            budget.over,
+            "{}",
+            budget.name
+        );
+        assert_split_invariant(&over, &verdict, limits, budget.name);
+    }
+}
+
+#[test]
+fn request_budgets_hold_at_max_and_refuse_max_plus_one() {
+    check_request_budgets(&Limits::DEFAULT);
+}
+
+#[test]
+fn request_budgets_follow_hand_built_limits() {
+    check_request_budgets(&SMALL);
+}
+
+#[test]
+fn budgets_fail_before_the_line_ends() {
+    // Endless lines: the verdict comes as soon as the budget is crossed, with no CRLF in sight.
+    let l = Limits::DEFAULT;
+    let cases: [(Vec<u8>, &str, usize); 3] = [
+        (
+            cat(&[b"GET /", &rep(b'a', 100_000)]),
+            "target_too_long",
+            4 + l.request_target_bytes_max,
+        ),
+        (
+            cat(&[HEAD_START, b"X: ", &rep(b'v', 100_000)]),
+            "field_value_too_large",
+            28 + 2048,
+        ),
+        (
+            cat(&[HEAD_START, &rep(b'N', 100_000)]),
+            "field_section_too_large",
+            25 + 12288 - 9,
+        ),
+    ];
+    for (input, code, offset) in cases {
+        let Verdict::Refused(e) = parse_once(&input, &l) else {
+            panic!("{code}")
+        };
+        assert_eq!((e.code(), e.offset()), (code, offset));
+    }
+}
+
+fn nested(depth: usize) -> Vec<u8> {
+    cat(&[&rep(b'[', depth), &rep(b']', depth)])
+}
+
+#[test]
+fn json_depth_holds_at_max_and_refuses_max_plus_one() {
+    for limits in [Limits::DEFAULT, SMALL] {
+        let max = limits.json_depth_max;
+        assert!(json::decode(&nested(max), max).is_ok());
+        let objects = cat(&[&b"{\"a\":".repeat(max), b"1", &rep(b'}', max)]);
+        assert!(json::decode(&objects, max).is_ok());
+        let error = json::decode(&nested(max + 1), max).unwrap_err();
+        assert_eq!(
+            (error.kind, error.offset),
+            (JsonErrorKind::DepthLimit { limit: max }, max)
+        );
+    }
+}
+
+#[test]
+fn response_budget_holds_at_max_and_refuses_max_plus_one_on_both_sides() {
+    for limits in [Limits::DEFAULT, SMALL] {
+        let max = limits.response_bytes_max;
+        // "HTTP/1.1 200 OK\r\n" + "Content-Length: N\r\n" + "\r\n" + body
+        let head = |body: usize| 17 + 16 + body.to_string().len() + 2 + 2;
+        let body_at_max = (max - 60..max).find(|&b| head(b) + b == max).unwrap();
+
+        let mut out = Vec::new();
+        let written =
+            ResponseWriter::new(&mut out, Status::Ok).finish(&rep(b'x', body_at_max), max);
+        assert_eq!(written, Ok(max));
+        let mut parser = ResponseParser::new(&limits);
+        match parser.parse(&out) {
+            Ok(Parsed::Complete { len, .. }) => assert_eq!(len, max),
+            other => panic!("{other:?}"),
+        }
+
+        let mut out = Vec::new();
+        let over =
+            ResponseWriter::new(&mut out, Status::Ok).finish(&rep(b'x', body_at_max + 1), max);
+        assert_eq!(
+            over.map_err(|e| e.kind),
+            Err(WriteErrorKind::ResponseTooLarge { limit: max })
+        );
+        assert!(out.is_empty(), "a refused response leaves nothing behind");
+
+        // The client refuses as soon as the head announces too much, before any body byte.
+        let head_only = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
+            body_at_max + 1
+        );
+        let error = ResponseParser::new(&limits)
+            .parse(head_only.as_bytes())
+            .unwrap_err();
+        assert_eq!(
+            error.kind(),
+            ResponseErrorKind::ResponseTooLarge { limit: max }
+        );
+    }
+}
+
+#[test]
+fn sse_event_size_holds_at_max_and_refuses_max_plus_one() {
+    for limits in [Limits::DEFAULT, SMALL] {
+        let max = limits.sse_event_bytes_max;
+        // "data:" + value: the line's bytes are the whole event.
+        let event = |n: usize| cat(&[b"data:", &rep(b'x', n - 5), b"\n\n"]);
+        assert_eq!(
+            sse::parse_stream(&event(max), &limits).map(|e| e.len()),
+            Ok(1)
+        );
+        let error = sse::parse_stream(&event(max + 1), &limits).unwrap_err();
+        assert_eq!(
+            (error.kind, error.offset),
+            (SseErrorKind::EventTooLarge { limit: max }, max)
+        );
+    }
+}
+
+#[test]
+fn sse_event_count_holds_at_max_and_refuses_max_plus_one() {
+    for limits in [Limits::DEFAULT, SMALL] {
+        let max = limits.sse_stream_events_max;
+        let stream = |n: usize| b"data: x\n\n".repeat(n);
+        assert_eq!(
+            sse::parse_stream(&stream(max), &limits).map(|e| e.len()),
+            Ok(max)
+        );
+        let error = sse::parse_stream(&stream(max + 1), &limits).unwrap_err();
+        assert_eq!(error.kind, SseErrorKind::TooManyEvents { limit: max });
+    }
+}
