@@ -1,9 +1,31 @@
-//! loopback-mcp-http: the MCP 2025-11-25 Streamable HTTP transport and an OAuth 2.1 resource
-//! server boundary, made real on 127.0.0.1 with raw sockets and hand-written codecs.
+//! loopback-mcp-http: the boundaries of the MCP 2025-11-25 Streamable HTTP transport and of an
+//! OAuth 2.1 protected resource, made real on 127.0.0.1 with raw sockets and hand-written codecs.
+//!
+//! # Architecture
+//!
+//! A sans-IO core and a thin shell. Bytes come in through one connection loop and pass inward
+//! through pure layers; the reply goes back out through the same codecs. Only the shell touches
+//! sockets, threads, clocks and randomness, so every other layer can be driven from a byte slice
+//! by a unit test or a fuzz target. Bad input becomes a typed error, and each error type maps to
+//! an HTTP status in exactly one place.
+//!
+//! Modules, in reading order:
+//!
+//! - [`limits`]: every budget, one struct, relations checked at compile time.
+//! - [`http`]: the request head parser, framing rules, media types, the response writer and the
+//!   client's response parser. Bytes only.
+//! - [`json`]: strict RFC 8259 decoding (explicit stack, duplicate keys refused) and encoding.
+//! - [`sse`]: the event encoder and the strict, bounded stream parser.
+//! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
+//!
+//! Invariants stated as absences: no module here opens a socket, spawns a thread, reads a clock
+//! or draws randomness; no error value holds bytes of the input; no parser recurses on input
+//! structure; no buffer grows past a budget because a peer asked it to.
 #![forbid(unsafe_code)]
 
 mod decimal;
 pub mod http;
+pub mod inspect;
 pub mod json;
 pub mod limits;
 pub mod sse;

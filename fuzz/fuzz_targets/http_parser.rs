@@ -1,0 +1,120 @@
+//! Fuzzes the request head parser with raw bytes.
+//!
+//! Checked on every input, with the default budgets and with tiny ones (so budget edges are
+//! reached quickly): no panic; an accepted head obeys the grammar and every budget; the verdict
+//! is the same whether the bytes arrive at once, split at any point, or one byte per call; and
+//! whatever this parser accepts, httparse parses to the same method, path, version, fields and
+//! length (one-way: httparse is more lenient, so its refusals say nothing about ours).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use loopback_mcp_http::http::chars::{self, FIELD_VALUE, TCHAR};
+use loopback_mcp_http::http::{Parsed, RequestError, RequestHead, RequestParser, Version};
+use loopback_mcp_http::limits::Limits;
+
+const TINY: Limits = Limits {
+    request_body_bytes_max: 100,
+    header_value_bytes_max: 16,
+    header_fields_max: 4,
+    header_section_bytes_max: 64,
+    request_target_bytes_max: 16,
+    method_bytes_max: 8,
+    leading_empty_lines_max: 2,
+    ..Limits::DEFAULT
+};
+
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict<'b> {
+    Partial,
+    Head(RequestHead<'b>, usize),
+    Refused(RequestError),
+}
+
+fn verdict<'b>(result: Result<Parsed<RequestHead<'b>>, RequestError>) -> Verdict<'b> {
+    match result {
+        Ok(Parsed::Partial) => Verdict::Partial,
+        Ok(Parsed::Complete { value, len }) => Verdict::Head(value, len),
+        Err(e) => Verdict::Refused(e),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    for limits in [Limits::DEFAULT, TINY] {
+        let once = verdict(RequestParser::new(&limits).parse(data));
+        match &once {
+            Verdict::Head(head, len) => {
+                check_head(data, head, *len, &limits);
+                if limits == Limits::DEFAULT {
+                    check_against_httparse(data, head, *len);
+                }
+            }
+            Verdict::Refused(e) => {
+                assert!(e.offset() <= data.len());
+                assert!([400, 413, 414, 417, 431, 501, 505].contains(&e.status().code()));
+            }
+            Verdict::Partial => {}
+        }
+        check_split_invariance(data, &once, &limits);
+    }
+});
+
+fn check_head(data: &[u8], head: &RequestHead<'_>, len: usize, limits: &Limits) {
+    assert!(len <= data.len() && data[..len].ends_with(b"\r\n\r\n"));
+    assert!(head.target.starts_with('/') && head.target.len() <= limits.request_target_bytes_max);
+    assert!(!head.target.contains(['?', '#', '\\']));
+    assert!(head.content_length <= limits.request_body_bytes_max as u64);
+    assert!(head.fields.len() <= limits.header_fields_max);
+    for field in head.fields.iter() {
+        assert!(chars::is_token(field.name.as_bytes()));
+        assert!(field.value.len() <= limits.header_value_bytes_max);
+        assert!(field.value.iter().all(|&b| chars::is(b, FIELD_VALUE)));
+        assert!(!field.value.starts_with(b" ") && !field.value.ends_with(b" "));
+    }
+    assert_eq!(head.fields.count("transfer-encoding"), 0);
+    assert!(head.fields.count("content-length") <= 1);
+    let hosts = head.fields.count("host");
+    assert!(hosts == 1 || (hosts == 0 && head.version == Version::Http10));
+    assert!(head.method.as_str().bytes().all(|b| chars::is(b, TCHAR)));
+}
+
+fn check_split_invariance(data: &[u8], once: &Verdict<'_>, limits: &Limits) {
+    let n = data.len();
+    let step = if n <= 256 { 1 } else { n / 31 };
+    for k in (0..=n).step_by(step) {
+        let mut parser = RequestParser::new(limits);
+        let first = verdict(parser.parse(&data[..k]));
+        if first != Verdict::Partial {
+            assert_eq!(&first, once, "verdict changed by a split at {k}");
+        }
+        assert_eq!(&verdict(parser.parse(data)), once, "verdict changed by a split at {k}");
+    }
+    if n <= 4096 {
+        let mut parser = RequestParser::new(limits);
+        for k in 0..n {
+            if verdict(parser.parse(&data[..k])) != Verdict::Partial {
+                break;
+            }
+        }
+        assert_eq!(&verdict(parser.parse(data)), once, "verdict changed byte by byte");
+    }
+}
+
+fn check_against_httparse(data: &[u8], head: &RequestHead<'_>, len: usize) {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(data) {
+        Ok(httparse::Status::Complete(n)) => assert_eq!(n, len),
+        other => panic!("accepted a head httparse does not: {other:?}"),
+    }
+    assert_eq!(request.method, Some(head.method.as_str()));
+    assert_eq!(request.path, Some(head.target));
+    let minor = match head.version {
+        Version::Http10 => 0,
+        Version::Http11 => 1,
+    };
+    assert_eq!(request.version, Some(minor));
+    let theirs: Vec<(&str, &[u8])> =
+        request.headers.iter().map(|h| (h.name, chars::trim_ows(h.value))).collect();
+    let ours: Vec<(&str, &[u8])> = head.fields.iter().map(|f| (f.name, f.value)).collect();
+    assert_eq!(theirs, ours);
+}

@@ -1,0 +1,53 @@
+//! Fuzzes the client's response parser with raw bytes: no panic, an accepted response stays
+//! within the response budget and carries exactly its Content-Length, and the verdict does not
+//! depend on how the bytes were split.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use loopback_mcp_http::http::{Parsed, Response, ResponseError, ResponseParser};
+use loopback_mcp_http::limits::Limits;
+
+const TINY: Limits = Limits {
+    response_bytes_max: 128,
+    header_value_bytes_max: 16,
+    header_fields_max: 4,
+    header_section_bytes_max: 64,
+    sse_event_bytes_max: 64,
+    ..Limits::DEFAULT
+};
+
+fn verdict<'b>(result: Result<Parsed<Response<'b>>, ResponseError>) -> Option<Result<(Response<'b>, usize), ResponseError>> {
+    match result {
+        Ok(Parsed::Partial) => None,
+        Ok(Parsed::Complete { value, len }) => Some(Ok((value, len))),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    for limits in [Limits::DEFAULT, TINY] {
+        let once = verdict(ResponseParser::new(&limits).parse(data));
+        if let Some(Ok((response, len))) = &once {
+            assert!(*len <= data.len() && *len <= limits.response_bytes_max);
+            assert!((100..=599).contains(&response.status));
+            let declared = response.fields.get("content-length");
+            match declared {
+                Some(value) => {
+                    let n: usize = std::str::from_utf8(value).unwrap().parse().unwrap();
+                    assert_eq!(response.body.len(), n);
+                }
+                None => assert!(response.body.is_empty()),
+            }
+        }
+        let n = data.len();
+        let step = if n <= 256 { 1 } else { n / 31 };
+        for k in (0..=n).step_by(step) {
+            let mut parser = ResponseParser::new(&limits);
+            let first = verdict(parser.parse(&data[..k]));
+            if first.is_some() {
+                assert_eq!(first, once, "split at {k}");
+            }
+            assert_eq!(verdict(parser.parse(data)), once, "split at {k}");
+        }
+    }
+});

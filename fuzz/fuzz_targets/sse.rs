@@ -1,0 +1,58 @@
+//! Fuzzes SSE both ways.
+//!
+//! Raw bytes go to the stream parser, whole and split in two at a point taken from the input:
+//! no panic, the same verdict either way, and every event it accepts re-encodes and parses back
+//! identically. The same bytes also describe events (through `arbitrary`): whatever the encoder
+//! agrees to write must parse back to exactly those events.
+#![no_main]
+
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::sse::{self, Event, SseParser};
+
+#[derive(Arbitrary, Debug)]
+struct EventDescription {
+    id: Option<String>,
+    event: Option<String>,
+    data: Option<String>,
+    retry: Option<u64>,
+}
+
+fn parse_split(data: &[u8], split: usize, limits: &Limits) -> Result<Vec<Event>, sse::SseError> {
+    let mut parser = SseParser::new(limits);
+    let mut events = Vec::new();
+    parser.push(&data[..split], &mut events)?;
+    parser.push(&data[split..], &mut events)?;
+    parser.finish()?;
+    Ok(events)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits::DEFAULT;
+    let whole = sse::parse_stream(data, &limits);
+    let split = data.first().map_or(0, |&b| usize::from(b) * data.len() / 256);
+    assert_eq!(parse_split(data, split, &limits), whole);
+    if let Ok(events) = &whole {
+        let mut encoded = Vec::new();
+        for event in events {
+            sse::encode_event(event, &mut encoded).expect("a parsed event can be encoded");
+        }
+        assert_eq!(sse::parse_stream(&encoded, &limits).as_ref(), Ok(events));
+    }
+
+    let mut input = Unstructured::new(data);
+    let Ok(descriptions) = Vec::<EventDescription>::arbitrary(&mut input) else {
+        return;
+    };
+    let mut encoded = Vec::new();
+    let mut written = Vec::new();
+    for d in descriptions {
+        let event = Event { id: d.id, event: d.event, data: d.data, retry: d.retry };
+        if sse::encode_event(&event, &mut encoded).is_ok() {
+            written.push(event);
+        }
+    }
+    let generous = Limits { sse_event_bytes_max: usize::MAX / 2, response_bytes_max: usize::MAX, sse_stream_events_max: usize::MAX, ..limits };
+    assert_eq!(sse::parse_stream(&encoded, &generous), Ok(written));
+});
