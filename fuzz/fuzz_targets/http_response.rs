@@ -16,7 +16,9 @@ const TINY: Limits = Limits {
     ..Limits::DEFAULT
 };
 
-fn verdict<'b>(result: Result<Parsed<Response<'b>>, ResponseError>) -> Option<Result<(Response<'b>, usize), ResponseError>> {
+fn verdict<'b>(
+    result: Result<Parsed<Response<'b>>, ResponseError>,
+) -> Option<Result<(Response<'b>, usize), ResponseError>> {
     match result {
         Ok(Parsed::Partial) => None,
         Ok(Parsed::Complete { value, len }) => Some(Ok((value, len))),
@@ -40,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         let n = data.len();
-        let step = if n <= 256 { 1 } else { n / 31 };
+        let step = if n <= 64 { 1 } else { n / 31 };
         for k in (0..=n).step_by(step) {
             let mut parser = ResponseParser::new(&limits);
             let first = verdict(parser.parse(&data[..k]));
@@ -48,6 +50,15 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(first, once, "split at {k}");
             }
             assert_eq!(verdict(parser.parse(data)), once, "split at {k}");
+        }
+        if n <= 4096 {
+            let mut parser = ResponseParser::new(&limits);
+            for k in 0..n {
+                if verdict(parser.parse(&data[..k])).is_some() {
+                    break;
+                }
+            }
+            assert_eq!(verdict(parser.parse(data)), once, "byte by byte");
         }
     }
 });

@@ -31,7 +31,9 @@ fn parse_split(data: &[u8], split: usize, limits: &Limits) -> Result<Vec<Event>,
 fuzz_target!(|data: &[u8]| {
     let limits = Limits::DEFAULT;
     let whole = sse::parse_stream(data, &limits);
-    let split = data.first().map_or(0, |&b| usize::from(b) * data.len() / 256);
+    let split = data
+        .first()
+        .map_or(0, |&b| usize::from(b) * data.len() / 256);
     assert_eq!(parse_split(data, split, &limits), whole);
     if let Ok(events) = &whole {
         let mut encoded = Vec::new();
@@ -48,11 +50,21 @@ fuzz_target!(|data: &[u8]| {
     let mut encoded = Vec::new();
     let mut written = Vec::new();
     for d in descriptions {
-        let event = Event { id: d.id, event: d.event, data: d.data, retry: d.retry };
+        let event = Event {
+            id: d.id,
+            event: d.event,
+            data: d.data,
+            retry: d.retry,
+        };
         if sse::encode_event(&event, &mut encoded).is_ok() {
             written.push(event);
         }
     }
-    let generous = Limits { sse_event_bytes_max: usize::MAX / 2, response_bytes_max: usize::MAX, sse_stream_events_max: usize::MAX, ..limits };
+    let generous = Limits {
+        sse_event_bytes_max: usize::MAX / 2,
+        response_bytes_max: usize::MAX,
+        sse_stream_events_max: usize::MAX,
+        ..limits
+    };
     assert_eq!(sse::parse_stream(&encoded, &generous), Ok(written));
 });

@@ -201,11 +201,6 @@ impl RequestParser {
         self.outcome = None;
     }
 
-    /// How many bytes have been examined so far.
-    pub fn scanned(&self) -> usize {
-        self.pos
-    }
-
     /// Parses the bytes received so far for this request.
     ///
     /// `buf` must start at the request's first byte and extend the buffer of the previous call
@@ -378,10 +373,11 @@ impl RequestParser {
     }
 }
 
-const VERSION_LEN: usize = "HTTP/1.1".len();
+/// The length of `HTTP/1.1` and of every version this grammar admits.
+pub(crate) const VERSION_LEN: usize = "HTTP/1.1".len();
 
 /// Whether `byte` can be byte number `matched` of `HTTP/` DIGIT `.` DIGIT.
-fn version_byte_fits(matched: usize, byte: u8) -> bool {
+pub(crate) fn version_byte_fits(matched: usize, byte: u8) -> bool {
     match matched {
         5 | 7 => byte.is_ascii_digit(),
         6 => byte == b'.',

@@ -18,7 +18,7 @@ use super::chars::{self, FIELD_VALUE};
 use super::error::{HeadErrorKind, ResponseError, ResponseErrorKind};
 use super::fields::{FieldBudget, FieldScanner};
 use super::framing::{self, ConnectionOptions};
-use super::request::Version;
+use super::request::{VERSION_LEN, Version, version_byte_fits};
 use super::{FieldList, Parsed};
 use crate::decimal::{self, Decimal};
 use crate::limits::Limits;
@@ -69,8 +69,6 @@ pub struct ResponseParser {
     /// The error, once one was found: later calls repeat it.
     failed: Option<ResponseError>,
 }
-
-const VERSION_LEN: usize = "HTTP/1.1".len();
 
 impl ResponseParser {
     /// A parser enforcing the response budget and the header budgets of `limits`.
@@ -154,12 +152,7 @@ impl ResponseParser {
         let fail = |kind| Err(ResponseError::new(kind, at));
         match self.state {
             LineState::Version(matched) => {
-                let fits = match matched {
-                    5 | 7 => byte.is_ascii_digit(),
-                    6 => byte == b'.',
-                    _ => b"HTTP/".get(matched) == Some(&byte),
-                };
-                if !fits {
+                if !version_byte_fits(matched, byte) {
                     return fail(ResponseErrorKind::StatusLineSyntax);
                 }
                 if matched == 5 {
