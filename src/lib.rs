@@ -16,6 +16,7 @@
 //!   client's response parser. Bytes only.
 //! - [`json`]: strict RFC 8259 decoding (explicit stack, duplicate keys refused) and encoding.
 //! - [`sse`]: the event encoder and the strict, bounded stream parser.
+//! - [`auth`]: the offline token policy, challenges, protected-resource metadata, fixture roles.
 //! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
 //!
 //! Invariants stated as absences: no module here opens a socket, spawns a thread, reads a clock
@@ -23,6 +24,7 @@
 //! structure; no buffer grows past a budget because a peer asked it to.
 #![forbid(unsafe_code)]
 
+pub mod auth;
 mod decimal;
 pub mod http;
 pub mod inspect;

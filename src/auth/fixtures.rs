@@ -1,0 +1,223 @@
+//! The named fixture roles: one token per role, with claims chosen so that each role exercises one
+//! branch of the policy. Tests, `demo`, `attack` and `serve` all use these.
+//!
+//! | role | subject / tenant | what is special | outcome |
+//! |---|---|---|---|
+//! | `full` | alice / acme | both scopes | allowed |
+//! | `connect_only` | alice / acme | `mcp:connect` only | 403 `insufficient_scope` on resources |
+//! | `other_subject` | mallory / acme | both scopes | allowed, but not in alice's sessions |
+//! | `tenant_denied` | carol / globex | both scopes, tenant ACL denies | 403 `forbidden` on resources |
+//! | `unicode` | non-ASCII subject; tenant with non-ASCII, `/`, `?`, `#` | both scopes | allowed |
+//! | `expired` | alice / acme | expired one second before the fixture time | 401 |
+//! | `revoked` | alice / acme | revoked | 401 |
+//! | `inactive` | alice / acme | marked inactive | 401 |
+//! | `wrong_issuer` | alice / acme | another issuer | 401 |
+//! | `wrong_audience` | alice / acme | another audience | 401 |
+//! | `wrong_authorization_resource` | alice / acme | authorization request named another resource | 401 |
+//! | `wrong_token_resource` | alice / acme | token request named another resource | 401 |
+//! | `stale_revision` | alice / acme | issued at revision 0; current is 1 | 401 |
+//!
+//! Token strings are 32 random bytes in hex, drawn from the caller's random source, so they differ
+//! on every run and say nothing about their role.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, SystemTime};
+
+use super::claims::{ClaimError, TokenClaims};
+use super::policy::OfflineTokenPolicy;
+use super::scope::{MCP_CONNECT, RESOURCES_READ};
+
+/// The issuer the policy trusts: deliberately a name that can never resolve (`.invalid`).
+pub const ISSUER: &str = "https://issuer.loopback-mcp-http.invalid";
+/// A resource that is not this server, for the wrong-binding roles.
+pub const OTHER_RESOURCE: &str = "https://elsewhere.invalid/mcp";
+/// The subject and tenant of the non-ASCII role.
+pub const UNICODE_SUBJECT: &str = "Zoë 山田";
+pub const UNICODE_TENANT: &str = "Ünïcødé/東京?#tenant";
+/// How long the valid fixture tokens stay valid after the fixture time.
+pub const TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+/// The authorization revision every fixture subject starts at.
+const CURRENT_REVISION: u64 = 1;
+
+/// A fixture role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    Full,
+    ConnectOnly,
+    OtherSubject,
+    TenantDenied,
+    Unicode,
+    Expired,
+    Revoked,
+    Inactive,
+    WrongIssuer,
+    WrongAudience,
+    WrongAuthorizationResource,
+    WrongTokenResource,
+    StaleRevision,
+}
+
+impl Role {
+    /// Every role, in the order of the table above.
+    pub const ALL: [Role; 13] = [
+        Role::Full,
+        Role::ConnectOnly,
+        Role::OtherSubject,
+        Role::TenantDenied,
+        Role::Unicode,
+        Role::Expired,
+        Role::Revoked,
+        Role::Inactive,
+        Role::WrongIssuer,
+        Role::WrongAudience,
+        Role::WrongAuthorizationResource,
+        Role::WrongTokenResource,
+        Role::StaleRevision,
+    ];
+
+    /// The role's name, as commands and JSON use it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Full => "full",
+            Role::ConnectOnly => "connect_only",
+            Role::OtherSubject => "other_subject",
+            Role::TenantDenied => "tenant_denied",
+            Role::Unicode => "unicode",
+            Role::Expired => "expired",
+            Role::Revoked => "revoked",
+            Role::Inactive => "inactive",
+            Role::WrongIssuer => "wrong_issuer",
+            Role::WrongAudience => "wrong_audience",
+            Role::WrongAuthorizationResource => "wrong_authorization_resource",
+            Role::WrongTokenResource => "wrong_token_resource",
+            Role::StaleRevision => "stale_revision",
+        }
+    }
+
+    /// The role with this name.
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The token id (not secret: it names the token for revocation).
+    pub fn token_id(self) -> String {
+        format!("tid-{}", self.name())
+    }
+
+    /// The claims this role's token carries, for a policy on `resource` built at `now`.
+    pub fn claims(self, resource: &str, now: SystemTime) -> TokenClaims {
+        let both: BTreeSet<String> = [MCP_CONNECT, RESOURCES_READ].map(String::from).into();
+        let (subject, tenant) = match self {
+            Role::OtherSubject => ("mallory", "acme"),
+            Role::TenantDenied => ("carol", "globex"),
+            Role::Unicode => (UNICODE_SUBJECT, UNICODE_TENANT),
+            _ => ("alice", "acme"),
+        };
+        let mut claims = TokenClaims {
+            token_id: self.token_id(),
+            issuer: ISSUER.to_owned(),
+            audience: resource.to_owned(),
+            resource: resource.to_owned(),
+            authorization_request_resource: resource.to_owned(),
+            token_request_resource: resource.to_owned(),
+            subject: subject.to_owned(),
+            tenant: tenant.to_owned(),
+            scopes: both,
+            authorization_revision: CURRENT_REVISION,
+            active: true,
+            expires_at: now + TOKEN_LIFETIME,
+        };
+        match self {
+            Role::ConnectOnly => claims.scopes = [MCP_CONNECT.to_owned()].into(),
+            Role::Expired => {
+                claims.expires_at = now.checked_sub(Duration::from_secs(1)).unwrap_or(now)
+            }
+            Role::Inactive => claims.active = false,
+            Role::WrongIssuer => claims.issuer = "https://other-issuer.invalid".to_owned(),
+            Role::WrongAudience => claims.audience = OTHER_RESOURCE.to_owned(),
+            Role::WrongAuthorizationResource => {
+                claims.authorization_request_resource = OTHER_RESOURCE.to_owned()
+            }
+            Role::WrongTokenResource => claims.token_request_resource = OTHER_RESOURCE.to_owned(),
+            Role::StaleRevision => claims.authorization_revision = CURRENT_REVISION - 1,
+            _ => {}
+        }
+        claims
+    }
+}
+
+/// A policy with every role registered, and the tokens that go with them.
+#[derive(Clone, Debug)]
+pub struct Fixture {
+    pub policy: OfflineTokenPolicy,
+    tokens: Vec<(Role, String)>,
+}
+
+impl Fixture {
+    /// Builds the policy for the loopback endpoint on `port`. `fill_random` must fill its buffer
+    /// with unpredictable bytes (the server passes the operating system's generator); a source
+    /// that repeats itself is refused rather than allowed to give two roles one token.
+    pub fn build(
+        port: u16,
+        now: SystemTime,
+        fill_random: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<Fixture, ClaimError> {
+        let mut policy = OfflineTokenPolicy::for_loopback_port(port, ISSUER);
+        let subjects = [
+            ("alice", "acme"),
+            ("mallory", "acme"),
+            ("carol", "globex"),
+            (UNICODE_SUBJECT, UNICODE_TENANT),
+        ];
+        for (subject, tenant) in subjects {
+            policy.set_revision(subject, tenant, CURRENT_REVISION);
+        }
+        policy.allow_tenant("acme");
+        policy.allow_tenant(UNICODE_TENANT);
+        let resource = policy.resource().to_owned();
+        let mut tokens = Vec::with_capacity(Role::ALL.len());
+        for role in Role::ALL {
+            let token = random_token(fill_random);
+            policy.register(&token, role.claims(&resource, now))?;
+            tokens.push((role, token));
+        }
+        policy.revoke(&Role::Revoked.token_id());
+        Ok(Fixture { policy, tokens })
+    }
+
+    /// The token of `role`.
+    pub fn token(&self, role: Role) -> &str {
+        self.tokens
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map_or("", |(_, t)| t.as_str())
+    }
+
+    /// Every role with its token, in role order.
+    pub fn tokens(&self) -> impl Iterator<Item = (Role, &str)> {
+        self.tokens.iter().map(|(r, t)| (*r, t.as_str()))
+    }
+
+    /// Revokes the token of `role`.
+    pub fn revoke(&mut self, role: Role) -> bool {
+        self.policy.revoke(&role.token_id())
+    }
+
+    /// Moves the authorization revision of `role`'s subject and tenant forward.
+    pub fn bump_revision(&mut self, role: Role) -> Option<u64> {
+        let claims = role.claims(self.policy.resource(), SystemTime::UNIX_EPOCH);
+        self.policy.bump_revision(&claims.subject, &claims.tenant)
+    }
+}
+
+/// 32 random bytes as 64 lowercase hex digits.
+fn random_token(fill_random: &mut dyn FnMut(&mut [u8])) -> String {
+    let mut bytes = [0u8; 32];
+    fill_random(&mut bytes);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    bytes
+        .iter()
+        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
+        .map(char::from)
+        .collect()
+}

@@ -1,0 +1,356 @@
+//! The offline token policy: from the Authorization field to a principal or a denial.
+//!
+//! The policy is built for one endpoint, from one normalized identifier
+//! `http://127.0.0.1:<port>/mcp`, and compares every resource claim to it byte for byte. (That
+//! exactness suits an identifier this code generated itself; comparing arbitrary public URIs
+//! would need real canonicalization first, such as case-folding the scheme and host.)
+//!
+//! [`OfflineTokenPolicy::decide`] runs the checks in a fixed order on every request, even when
+//! the request belongs to a live session, so a revocation or a revision change takes effect on
+//! the very next request:
+//!
+//! | step | failure | outcome |
+//! |---|---|---|
+//! | Authorization field | none, or another scheme | 401, challenge without `error` |
+//! | | malformed, or two fields | 400 `invalid_request` |
+//! | token known, active, unexpired, not revoked | any | 401 `invalid_token` |
+//! | issuer, audience, resource, both RFC 8707 resources | any | 401 `invalid_token` |
+//! | subject's current authorization revision | unknown or stale | 401 `invalid_token` |
+//! | required scopes | missing | 403 `insufficient_scope` with held + required scopes |
+//! | tenant ACL, for requests that read tenant data | denied | 403 `forbidden`, no challenge |
+//!
+//! The 401 challenge is the same for every reason a token is refused; the reason is kept in the
+//! [`Denial`] for tests and never rendered.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+use super::bearer::{self, BearerError};
+use super::challenge;
+use super::claims::{ClaimError, TokenClaims};
+use super::metadata;
+use super::scope::{self, Requirement};
+use crate::http::Status;
+use crate::json::Value;
+
+/// What the session and MCP layers learn about an authorized request. Derived from the token's
+/// claims only: no request body or header other than Authorization contributes to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    pub subject: String,
+    pub tenant: String,
+    pub authorization_revision: u64,
+    pub scopes: BTreeSet<String>,
+}
+
+/// Why a token was refused. Kept for tests and local diagnostics; every variant produces the
+/// same response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InvalidTokenReason {
+    Unknown,
+    Inactive,
+    Expired,
+    Revoked,
+    WrongIssuer,
+    WrongAudience,
+    WrongResource,
+    WrongAuthorizationRequestResource,
+    WrongTokenRequestResource,
+    UnknownSubject,
+    StaleRevision,
+}
+
+/// A refused request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Denial {
+    /// The Authorization field is malformed or repeated: 400.
+    InvalidRequest,
+    /// No bearer credentials at all: 401 without an error code (RFC 6750 §3.1).
+    MissingCredentials,
+    /// The token cannot be used here: 401 `invalid_token`.
+    InvalidToken(InvalidTokenReason),
+    /// The token lacks a scope the request needs: 403. `scope` lists the scopes held plus those
+    /// required, space-separated, as the challenge will carry them.
+    InsufficientScope { scope: String },
+    /// The tenant may not read this data: 403, with no scope challenge (more scope would not
+    /// help, and naming the rule would describe another tenant's data).
+    TenantForbidden,
+}
+
+impl Denial {
+    /// The status to answer with.
+    pub const fn status(&self) -> Status {
+        match self {
+            Denial::InvalidRequest => Status::BadRequest,
+            Denial::MissingCredentials | Denial::InvalidToken(_) => Status::Unauthorized,
+            Denial::InsufficientScope { .. } | Denial::TenantForbidden => Status::Forbidden,
+        }
+    }
+
+    /// The stable public code for the response body.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Denial::InvalidRequest => "invalid_request",
+            Denial::MissingCredentials => "missing_credentials",
+            Denial::InvalidToken(_) => "invalid_token",
+            Denial::InsufficientScope { .. } => "insufficient_scope",
+            Denial::TenantForbidden => "forbidden",
+        }
+    }
+
+    /// The exact `WWW-Authenticate` value, or `None` when the response carries none.
+    /// `requirement` is what the refused request needed.
+    pub fn challenge(&self, metadata_url: &str, requirement: &Requirement) -> Option<String> {
+        let needed = requirement.scopes.join(" ");
+        let params: Vec<(&str, &str)> = match self {
+            Denial::InvalidRequest => {
+                vec![
+                    ("error", "invalid_request"),
+                    ("resource_metadata", metadata_url),
+                ]
+            }
+            Denial::MissingCredentials => {
+                vec![("resource_metadata", metadata_url), ("scope", &needed)]
+            }
+            Denial::InvalidToken(_) => vec![
+                ("error", "invalid_token"),
+                ("resource_metadata", metadata_url),
+                ("scope", &needed),
+            ],
+            Denial::InsufficientScope { scope } => vec![
+                ("error", "insufficient_scope"),
+                ("scope", scope),
+                ("resource_metadata", metadata_url),
+            ],
+            Denial::TenantForbidden => return None,
+        };
+        Some(challenge::bearer(&params))
+    }
+}
+
+/// The key a token is stored under: its SHA-256 digest.
+///
+/// Hashing keeps the raw token strings out of the map (and out of any dump of it) and gives
+/// fixed-size keys. It is not password hashing (tokens are random, so no salt or stretching is
+/// needed) and not a signature: it proves nothing about who made the token.
+fn lookup_key(token: &[u8]) -> [u8; 32] {
+    Sha256::digest(token).into()
+}
+
+/// The offline policy for one endpoint.
+#[derive(Clone, Debug)]
+pub struct OfflineTokenPolicy {
+    resource: String,
+    metadata_url: String,
+    issuer: String,
+    records: HashMap<[u8; 32], TokenClaims>,
+    token_ids: HashSet<String>,
+    revoked: HashSet<String>,
+    /// The current authorization revision of each subject, per tenant.
+    revisions: HashMap<String, HashMap<String, u64>>,
+    /// Tenants whose knowledge-base resources may be read.
+    readable_tenants: HashSet<String>,
+}
+
+impl OfflineTokenPolicy {
+    /// A policy for the loopback endpoint on `port`, trusting tokens from `issuer`.
+    pub fn for_loopback_port(port: u16, issuer: &str) -> Self {
+        OfflineTokenPolicy {
+            resource: format!("http://127.0.0.1:{port}/mcp"),
+            metadata_url: format!("http://127.0.0.1:{port}{}", metadata::PATH_FOR_MCP),
+            issuer: issuer.to_owned(),
+            records: HashMap::new(),
+            token_ids: HashSet::new(),
+            revoked: HashSet::new(),
+            revisions: HashMap::new(),
+            readable_tenants: HashSet::new(),
+        }
+    }
+
+    /// The resource identifier every token must be bound to.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The URL of the protected-resource-metadata document, as challenges carry it.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// The protected-resource-metadata document.
+    pub fn metadata(&self) -> Value {
+        metadata::document(&self.resource, &[&self.issuer], &scope::SUPPORTED)
+    }
+
+    /// Adds a token with its claims. Refuses malformed claims, a token that is not a valid bearer
+    /// token, and a token or token id registered before.
+    pub fn register(&mut self, token: &str, claims: TokenClaims) -> Result<(), ClaimError> {
+        claims.validate()?;
+        if !bearer::is_b64token(token.as_bytes()) {
+            return Err(ClaimError::InvalidTokenSyntax);
+        }
+        let key = lookup_key(token.as_bytes());
+        if self.records.contains_key(&key) {
+            return Err(ClaimError::DuplicateToken);
+        }
+        if !self.token_ids.insert(claims.token_id.clone()) {
+            return Err(ClaimError::DuplicateTokenId);
+        }
+        self.records.insert(key, claims);
+        Ok(())
+    }
+
+    /// Sets the current authorization revision of a subject in a tenant.
+    pub fn set_revision(&mut self, subject: &str, tenant: &str, revision: u64) {
+        self.revisions
+            .entry(subject.to_owned())
+            .or_default()
+            .insert(tenant.to_owned(), revision);
+    }
+
+    /// Moves a subject's authorization revision forward by one: every token issued before stops
+    /// working on the next request. Returns the new revision, or `None` for an unknown subject.
+    pub fn bump_revision(&mut self, subject: &str, tenant: &str) -> Option<u64> {
+        let revision = self.revisions.get_mut(subject)?.get_mut(tenant)?;
+        *revision = revision.checked_add(1)?;
+        Some(*revision)
+    }
+
+    /// Lets `tenant` read its knowledge-base resources.
+    pub fn allow_tenant(&mut self, tenant: &str) {
+        self.readable_tenants.insert(tenant.to_owned());
+    }
+
+    /// Revokes a token by id, effective on the next request. False for an unknown id.
+    pub fn revoke(&mut self, token_id: &str) -> bool {
+        self.token_ids.contains(token_id) && {
+            self.revoked.insert(token_id.to_owned());
+            true
+        }
+    }
+
+    /// Decides one request from its Authorization field lines (all of them, in order), what it
+    /// needs, and the current time.
+    pub fn decide<'a, I>(
+        &self,
+        authorization: I,
+        requirement: &Requirement,
+        now: SystemTime,
+    ) -> Result<Principal, Denial>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        let token = match bearer::token(authorization) {
+            Ok(Some(token)) => token,
+            Ok(None) => return Err(Denial::MissingCredentials),
+            Err(BearerError::Duplicate | BearerError::Malformed) => {
+                return Err(Denial::InvalidRequest);
+            }
+        };
+        let invalid = Denial::InvalidToken;
+        let claims = self
+            .records
+            .get(&lookup_key(token))
+            .ok_or(invalid(InvalidTokenReason::Unknown))?;
+        self.check_usable(claims, now).map_err(invalid)?;
+        self.check_bindings(claims).map_err(invalid)?;
+        self.check_revision(claims).map_err(invalid)?;
+        self.check_access(claims, requirement)?;
+        Ok(Principal {
+            subject: claims.subject.clone(),
+            tenant: claims.tenant.clone(),
+            authorization_revision: claims.authorization_revision,
+            scopes: claims.scopes.clone(),
+        })
+    }
+
+    /// Active, unexpired (valid strictly before `expires_at`), not revoked.
+    fn check_usable(
+        &self,
+        claims: &TokenClaims,
+        now: SystemTime,
+    ) -> Result<(), InvalidTokenReason> {
+        if !claims.active {
+            return Err(InvalidTokenReason::Inactive);
+        }
+        if now >= claims.expires_at {
+            return Err(InvalidTokenReason::Expired);
+        }
+        if self.revoked.contains(&claims.token_id) {
+            return Err(InvalidTokenReason::Revoked);
+        }
+        Ok(())
+    }
+
+    /// Issued by the trusted issuer, for this resource, and requested for it in both RFC 8707
+    /// requests.
+    fn check_bindings(&self, claims: &TokenClaims) -> Result<(), InvalidTokenReason> {
+        let checks = [
+            (
+                &claims.issuer,
+                &self.issuer,
+                InvalidTokenReason::WrongIssuer,
+            ),
+            (
+                &claims.audience,
+                &self.resource,
+                InvalidTokenReason::WrongAudience,
+            ),
+            (
+                &claims.resource,
+                &self.resource,
+                InvalidTokenReason::WrongResource,
+            ),
+            (
+                &claims.authorization_request_resource,
+                &self.resource,
+                InvalidTokenReason::WrongAuthorizationRequestResource,
+            ),
+            (
+                &claims.token_request_resource,
+                &self.resource,
+                InvalidTokenReason::WrongTokenRequestResource,
+            ),
+        ];
+        match checks
+            .into_iter()
+            .find(|(claimed, expected, _)| claimed != expected)
+        {
+            Some((_, _, reason)) => Err(reason),
+            None => Ok(()),
+        }
+    }
+
+    fn check_revision(&self, claims: &TokenClaims) -> Result<(), InvalidTokenReason> {
+        let current = self
+            .revisions
+            .get(&claims.subject)
+            .and_then(|t| t.get(&claims.tenant));
+        match current {
+            None => Err(InvalidTokenReason::UnknownSubject),
+            Some(&revision) if revision != claims.authorization_revision => {
+                Err(InvalidTokenReason::StaleRevision)
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn check_access(&self, claims: &TokenClaims, requirement: &Requirement) -> Result<(), Denial> {
+        let missing = requirement
+            .scopes
+            .iter()
+            .any(|s| !claims.scopes.contains(*s));
+        if missing {
+            let mut scopes: BTreeSet<&str> = claims.scopes.iter().map(String::as_str).collect();
+            scopes.extend(requirement.scopes.iter().copied());
+            let scope = scopes.into_iter().collect::<Vec<_>>().join(" ");
+            return Err(Denial::InsufficientScope { scope });
+        }
+        if requirement.tenant_data && !self.readable_tenants.contains(&claims.tenant) {
+            return Err(Denial::TenantForbidden);
+        }
+        Ok(())
+    }
+}
