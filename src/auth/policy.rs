@@ -232,11 +232,27 @@ impl OfflineTokenPolicy {
     }
 
     /// Decides one request from its Authorization field lines (all of them, in order), what it
-    /// needs, and the current time.
+    /// needs, and the current time: [`Self::authenticate`], then [`Self::authorize`].
     pub fn decide<'a, I>(
         &self,
         authorization: I,
         requirement: &Requirement,
+        now: SystemTime,
+    ) -> Result<Principal, Denial>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        let principal = self.authenticate(authorization, now)?;
+        self.authorize(&principal, requirement)?;
+        Ok(principal)
+    }
+
+    /// The first half of the decision: who is this? Checks the Authorization field, then the
+    /// token's validity, bindings and revision. A server that must check something else (such
+    /// as the session) between identity and permission calls the halves separately.
+    pub fn authenticate<'a, I>(
+        &self,
+        authorization: I,
         now: SystemTime,
     ) -> Result<Principal, Denial>
     where
@@ -257,13 +273,36 @@ impl OfflineTokenPolicy {
         self.check_usable(claims, now).map_err(invalid)?;
         self.check_bindings(claims).map_err(invalid)?;
         self.check_revision(claims).map_err(invalid)?;
-        self.check_access(claims, requirement)?;
         Ok(Principal {
             subject: claims.subject.clone(),
             tenant: claims.tenant.clone(),
             authorization_revision: claims.authorization_revision,
             scopes: claims.scopes.clone(),
         })
+    }
+
+    /// The second half: may this principal do what the request needs? Scopes first (403
+    /// `insufficient_scope`), then the tenant ACL for requests that read tenant data (403
+    /// `forbidden`).
+    pub fn authorize(
+        &self,
+        principal: &Principal,
+        requirement: &Requirement,
+    ) -> Result<(), Denial> {
+        let missing = requirement
+            .scopes
+            .iter()
+            .any(|s| !principal.scopes.contains(*s));
+        if missing {
+            let mut scopes: BTreeSet<&str> = principal.scopes.iter().map(String::as_str).collect();
+            scopes.extend(requirement.scopes.iter().copied());
+            let scope = scopes.into_iter().collect::<Vec<_>>().join(" ");
+            return Err(Denial::InsufficientScope { scope });
+        }
+        if requirement.tenant_data && !self.readable_tenants.contains(&principal.tenant) {
+            return Err(Denial::TenantForbidden);
+        }
+        Ok(())
     }
 
     /// Active, unexpired (valid strictly before `expires_at`), not revoked.
@@ -335,22 +374,5 @@ impl OfflineTokenPolicy {
             }
             Some(_) => Ok(()),
         }
-    }
-
-    fn check_access(&self, claims: &TokenClaims, requirement: &Requirement) -> Result<(), Denial> {
-        let missing = requirement
-            .scopes
-            .iter()
-            .any(|s| !claims.scopes.contains(*s));
-        if missing {
-            let mut scopes: BTreeSet<&str> = claims.scopes.iter().map(String::as_str).collect();
-            scopes.extend(requirement.scopes.iter().copied());
-            let scope = scopes.into_iter().collect::<Vec<_>>().join(" ");
-            return Err(Denial::InsufficientScope { scope });
-        }
-        if requirement.tenant_data && !self.readable_tenants.contains(&claims.tenant) {
-            return Err(Denial::TenantForbidden);
-        }
-        Ok(())
     }
 }
