@@ -30,4 +30,5 @@ pub mod http;
 pub mod inspect;
 pub mod json;
 pub mod limits;
+pub mod mcp;
 pub mod sse;

@@ -1,0 +1,318 @@
+//! JSON-RPC 2.0 messages as MCP 2025-11-25 uses them: one message per POST body, no batches.
+//!
+//! [`Message::from_value`] sorts a decoded JSON value into a request, a notification or a
+//! response, and refuses everything else: arrays (batches were removed in 2025-06-18), a missing
+//! or wrong `jsonrpc`, a `null`, fractional, boolean or out-of-range id, params that are not an
+//! object, members that do not belong to the message's kind. The functions at the end build the
+//! replies. Nothing here knows which methods exist.
+
+use crate::json::{Number, Object, Value};
+
+/// A request id: a string or an integer. `null` is not an id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Id {
+    Number(i64),
+    String(String),
+}
+
+impl Id {
+    fn from_value(value: &Value) -> Option<Id> {
+        match value {
+            Value::String(s) => Some(Id::String(s.clone())),
+            Value::Number(n) => n.as_i64().map(Id::Number),
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Id::Number(n) => Value::Number(Number::from(*n)),
+            Id::String(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+/// One JSON-RPC message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    Request {
+        id: Id,
+        method: String,
+        params: Object,
+    },
+    Notification {
+        method: String,
+        params: Object,
+    },
+    /// A result or error from the client, answering a request of the server's.
+    Response {
+        id: Id,
+    },
+}
+
+/// Why a value is not one JSON-RPC message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MessageError {
+    /// A JSON array: a batch, which this revision does not allow.
+    Batch,
+    /// Not an object at all.
+    NotAnObject,
+    /// `jsonrpc` missing or not `"2.0"`.
+    Version,
+    /// An id that is `null`, fractional, out of range, or not a string or integer.
+    Id,
+    /// `method` is not a non-empty string.
+    Method,
+    /// `params` is present but not an object.
+    Params,
+    /// Members that do not make a request, notification or response.
+    Shape,
+}
+
+impl MessageError {
+    /// The stable public code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            MessageError::Batch => "batch_not_supported",
+            MessageError::NotAnObject => "message_not_object",
+            MessageError::Version => "jsonrpc_version",
+            MessageError::Id => "id_invalid",
+            MessageError::Method => "method_invalid",
+            MessageError::Params => "params_invalid",
+            MessageError::Shape => "message_shape",
+        }
+    }
+}
+
+impl Message {
+    /// Sorts a decoded body into a message.
+    pub fn from_value(value: Value) -> Result<Message, MessageError> {
+        let mut members = match value {
+            Value::Object(members) => members,
+            Value::Array(_) => return Err(MessageError::Batch),
+            _ => return Err(MessageError::NotAnObject),
+        };
+        if members.remove("jsonrpc").as_ref().and_then(Value::as_str) != Some("2.0") {
+            return Err(MessageError::Version);
+        }
+        let id = match members.remove("id") {
+            None => None,
+            Some(value) => Some(Id::from_value(&value).ok_or(MessageError::Id)?),
+        };
+        let Some(method) = members.remove("method") else {
+            return response(id, &members);
+        };
+        let method = match method {
+            Value::String(m) if !m.is_empty() => m,
+            _ => return Err(MessageError::Method),
+        };
+        let params = match members.remove("params") {
+            None => Object::new(),
+            Some(Value::Object(params)) => params,
+            Some(_) => return Err(MessageError::Params),
+        };
+        if !members.is_empty() {
+            return Err(MessageError::Shape);
+        }
+        Ok(match id {
+            Some(id) => Message::Request { id, method, params },
+            None => Message::Notification { method, params },
+        })
+    }
+}
+
+/// The members left after `jsonrpc` and `id` must be exactly one of `result` and `error`.
+fn response(id: Option<Id>, rest: &Object) -> Result<Message, MessageError> {
+    let id = id.ok_or(MessageError::Shape)?;
+    let one_outcome =
+        rest.len() == 1 && (rest.contains_key("result") || rest.contains_key("error"));
+    if !one_outcome {
+        return Err(MessageError::Shape);
+    }
+    Ok(Message::Response { id })
+}
+
+/// JSON-RPC error codes (JSON-RPC 2.0 §5.1).
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// Implementation-defined server errors: transport, authorization, session problems.
+    pub const SERVER_ERROR: i64 = -32000;
+}
+
+/// `{"id": id, "jsonrpc": "2.0", "result": result}`.
+pub fn result(id: &Id, result: Value) -> Value {
+    let mut message = Object::new();
+    message.insert("jsonrpc".into(), "2.0".into());
+    message.insert("id".into(), id.to_value());
+    message.insert("result".into(), result);
+    Value::Object(message)
+}
+
+/// An error response. `id` is `None` when the request's id could not be read: the member is then
+/// left out entirely (the 2025-11-25 schema makes it optional; `null` would not validate).
+/// `message` is a stable public code, never text derived from the input.
+pub fn error(id: Option<&Id>, code: i64, message: &str) -> Value {
+    let mut error = Object::new();
+    error.insert("code".into(), Value::from(code));
+    error.insert("message".into(), message.into());
+    let mut reply = Object::new();
+    reply.insert("jsonrpc".into(), "2.0".into());
+    if let Some(id) = id {
+        reply.insert("id".into(), id.to_value());
+    }
+    reply.insert("error".into(), Value::Object(error));
+    Value::Object(reply)
+}
+
+/// A notification from the server.
+pub fn notification(method: &str, params: Object) -> Value {
+    let mut message = Object::new();
+    message.insert("jsonrpc".into(), "2.0".into());
+    message.insert("method".into(), method.into());
+    message.insert("params".into(), Value::Object(params));
+    Value::Object(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    fn parse(text: &str) -> Result<Message, MessageError> {
+        Message::from_value(json::decode(text.as_bytes(), 64).unwrap())
+    }
+
+    #[test]
+    fn messages() {
+        let request = |id, method: &str| {
+            Ok(Message::Request {
+                id,
+                method: method.into(),
+                params: Object::new(),
+            })
+        };
+        let cases: Vec<(&str, Result<Message, MessageError>)> = vec![
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+                request(Id::Number(1), "ping"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}"#,
+                request(Id::String("a".into()), "ping"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"x"}"#,
+                request(Id::Number(i64::MIN), "x"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                Ok(Message::Notification {
+                    method: "notifications/initialized".into(),
+                    params: Object::new(),
+                }),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+                Ok(Message::Response { id: Id::Number(5) }),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}"#,
+                Ok(Message::Response { id: Id::Number(5) }),
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                Err(MessageError::Batch),
+            ),
+            (r#""ping""#, Err(MessageError::NotAnObject)),
+            (r#"{"id":1,"method":"ping"}"#, Err(MessageError::Version)),
+            (
+                r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+                Err(MessageError::Version),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                Err(MessageError::Id),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                Err(MessageError::Id),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1e0,"method":"ping"}"#,
+                Err(MessageError::Id),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+                Err(MessageError::Id),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+                Err(MessageError::Id),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":""}"#,
+                Err(MessageError::Method),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+                Err(MessageError::Method),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#,
+                Err(MessageError::Params),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}"#,
+                Err(MessageError::Shape),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#,
+                Err(MessageError::Shape),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"result":{},"error":{}}"#,
+                Err(MessageError::Shape),
+            ),
+            (r#"{"jsonrpc":"2.0","result":{}}"#, Err(MessageError::Shape)),
+            (r#"{"jsonrpc":"2.0","id":5}"#, Err(MessageError::Shape)),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn replies_are_exact() {
+        let cases: [(Value, &str); 4] = [
+            (
+                result(&Id::Number(1), Value::Object(Object::new())),
+                r#"{"id":1,"jsonrpc":"2.0","result":{}}"#,
+            ),
+            (
+                error(
+                    Some(&Id::String("x".into())),
+                    code::METHOD_NOT_FOUND,
+                    "method_not_found",
+                ),
+                r#"{"error":{"code":-32601,"message":"method_not_found"},"id":"x","jsonrpc":"2.0"}"#,
+            ),
+            (
+                error(None, code::PARSE_ERROR, "json_duplicate_key"),
+                r#"{"error":{"code":-32700,"message":"json_duplicate_key"},"jsonrpc":"2.0"}"#,
+            ),
+            (
+                notification("notifications/message", Object::new()),
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+            ),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(json::encode(&value), expected);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The MCP 2025-11-25 subset this server speaks, as pure data and functions.
+//!
+//! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
+//! - [`session`]: sessions bound to a principal, their lifetime, capacity and GET-stream events.
+//!
+//! Only the stable 2025-11-25 revision is modelled. Nothing here reads a clock, draws randomness or
+//! touches a socket.
+
+pub mod jsonrpc;
+pub mod session;
+
+/// The one protocol revision this server speaks.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
