@@ -19,9 +19,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Decimal {
     if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_digit) {
         return Decimal::NotDigits;
     }
-    let value = bytes.iter().try_fold(0u64, |n, &d| {
-        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-    });
+    let value =
+        bytes.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')));
     value.map_or(Decimal::Overflow, Decimal::Value)
 }
 

@@ -51,21 +51,11 @@ pub fn inspect(subject: Subject, input: &[u8], limits: &Limits) -> Report {
     }
 }
 
-const REDACTED_FIELDS: [&str; 5] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "mcp-session-id",
-];
+const REDACTED_FIELDS: [&str; 5] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "mcp-session-id"];
 
 fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(
-        members
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect::<Object>(),
-    )
+    Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Object>())
 }
 
 fn refused(code: &str, offset: usize, status: Option<u16>) -> Report {
@@ -76,24 +66,16 @@ fn refused(code: &str, offset: usize, status: Option<u16>) -> Report {
     if let Some(status) = status {
         members.insert("status".into(), Value::from(u64::from(status)));
     }
-    Report {
-        accepted: false,
-        value: Value::Object(members),
-    }
+    Report { accepted: false, value: Value::Object(members) }
 }
 
 fn incomplete() -> Report {
-    Report {
-        accepted: false,
-        value: object([("verdict", "incomplete".into())]),
-    }
+    Report { accepted: false, value: object([("verdict", "incomplete".into())]) }
 }
 
 fn fields_value(fields: &FieldList<'_>) -> Value {
     let shown = fields.iter().map(|f| {
-        let redact = REDACTED_FIELDS
-            .iter()
-            .any(|r| f.name.eq_ignore_ascii_case(r));
+        let redact = REDACTED_FIELDS.iter().any(|r| f.name.eq_ignore_ascii_case(r));
         let value = if redact {
             format!("<redacted: {} bytes>", f.value.len())
         } else {
@@ -203,12 +185,7 @@ mod tests {
                 false,
                 r#"{"code":"query_forbidden","offset":8,"status":400,"verdict":"refused"}"#,
             ),
-            (
-                Subject::Request,
-                b"GET / HTT",
-                false,
-                r#"{"verdict":"incomplete"}"#,
-            ),
+            (Subject::Request, b"GET / HTT", false, r#"{"verdict":"incomplete"}"#),
             (
                 Subject::Response,
                 b"HTTP/1.1 204 No Content\r\n\r\n",

@@ -28,6 +28,8 @@ pub struct Limits {
     pub header_value_bytes_max: usize,
     /// Most header field lines in one head. The first byte of one line more: 431.
     pub header_fields_max: usize,
+    /// Most media ranges in the Accept fields of one request. One more: 400.
+    pub accept_ranges_max: usize,
     /// Largest header section: every field line with its CRLF, not counting the empty line that
     /// ends the head. Over it: 431.
     pub header_section_bytes_max: usize,
@@ -72,7 +74,19 @@ pub enum LimitsError {
     SseEventExceedsResponse,
     /// The head deadline must be longer than one socket read.
     HeadDeadlineNotAboveReadTimeout,
+    /// A byte budget above [`BYTES_CEILING`] or a count above [`COUNT_CEILING`].
+    AboveCeiling(&'static str),
+    /// More header fields than the header section could hold (each line takes at least 4 bytes).
+    FieldsExceedSection,
 }
+
+/// The largest byte budget [`Limits::validate`] accepts. The codecs are built for small loopback
+/// messages; a larger budget is a mistake, and would let derived sizes overflow.
+pub const BYTES_CEILING: usize = 1 << 30;
+/// The largest count budget [`Limits::validate`] accepts.
+pub const COUNT_CEILING: usize = 1 << 20;
+/// The fewest bytes one field line can take: a one-byte name, the colon and CRLF.
+const FIELD_LINE_BYTES_MIN: usize = 4;
 
 impl std::fmt::Display for LimitsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,6 +100,10 @@ impl std::fmt::Display for LimitsError {
             }
             LimitsError::HeadDeadlineNotAboveReadTimeout => {
                 f.write_str("request_head_deadline must be longer than socket_read_timeout")
+            }
+            LimitsError::AboveCeiling(name) => write!(f, "limit {name} is above its ceiling"),
+            LimitsError::FieldsExceedSection => {
+                f.write_str("header_fields_max lines cannot fit in header_section_bytes_max")
             }
         }
     }
@@ -102,6 +120,7 @@ impl Limits {
         json_depth_max: 64,
         header_value_bytes_max: 2 * KIB,
         header_fields_max: 32,
+        accept_ranges_max: 16,
         header_section_bytes_max: 12 * KIB,
         request_target_bytes_max: 2 * KIB,
         // The longest registered method this crate knows is 7 bytes (CONNECT, OPTIONS); 32
@@ -122,45 +141,25 @@ impl Limits {
     /// The most bytes a complete request head can occupy under these budgets: leading empty
     /// lines, the longest request line, the largest header section and the final CRLF. A server
     /// sizes its head buffer from this, so the peer never drives buffer growth.
+    /// For validated limits the sum cannot overflow (every part is under its ceiling); for others
+    /// it saturates rather than wrapping.
     pub const fn request_head_bytes_max(&self) -> usize {
         const SP_SP_VERSION_CRLF: usize = 1 + 1 + "HTTP/1.1".len() + 2;
-        self.leading_empty_lines_max * 2
-            + self.method_bytes_max
-            + self.request_target_bytes_max
-            + SP_SP_VERSION_CRLF
-            + self.header_section_bytes_max
-            + 2
+        self.leading_empty_lines_max
+            .saturating_mul(2)
+            .saturating_add(self.method_bytes_max)
+            .saturating_add(self.request_target_bytes_max)
+            .saturating_add(SP_SP_VERSION_CRLF)
+            .saturating_add(self.header_section_bytes_max)
+            .saturating_add(2)
     }
 
-    /// Checks the relations between budgets; [`Limits::DEFAULT`] passes at compile time.
+    /// Checks the relations between budgets; [`Limits::DEFAULT`] passes at compile time. The
+    /// parsers assume validated limits: a server validates any limits it did not take from
+    /// `DEFAULT` before it starts.
     pub const fn validate(&self) -> Result<(), LimitsError> {
-        let counts: [(&'static str, usize); 13] = [
-            ("request_body_bytes_max", self.request_body_bytes_max),
-            ("json_depth_max", self.json_depth_max),
-            ("header_value_bytes_max", self.header_value_bytes_max),
-            ("header_fields_max", self.header_fields_max),
-            ("header_section_bytes_max", self.header_section_bytes_max),
-            ("request_target_bytes_max", self.request_target_bytes_max),
-            ("method_bytes_max", self.method_bytes_max),
-            ("response_bytes_max", self.response_bytes_max),
-            ("sessions_active_max", self.sessions_active_max),
-            (
-                "sse_events_kept_per_session_max",
-                self.sse_events_kept_per_session_max,
-            ),
-            ("sse_event_bytes_max", self.sse_event_bytes_max),
-            ("sse_stream_events_max", self.sse_stream_events_max),
-            (
-                "requests_in_processing_max",
-                self.requests_in_processing_max,
-            ),
-        ];
-        let mut i = 0;
-        while i < counts.len() {
-            if counts[i].1 == 0 {
-                return Err(LimitsError::Zero(counts[i].0));
-            }
-            i += 1;
+        if let Err(e) = self.check_magnitudes() {
+            return Err(e);
         }
         if self.session_ttl.is_zero() {
             return Err(LimitsError::Zero("session_ttl"));
@@ -171,11 +170,62 @@ impl Limits {
         if self.header_value_bytes_max > self.header_section_bytes_max {
             return Err(LimitsError::HeaderValueExceedsSection);
         }
+        if self.header_fields_max > self.header_section_bytes_max / FIELD_LINE_BYTES_MIN {
+            return Err(LimitsError::FieldsExceedSection);
+        }
         if self.sse_event_bytes_max > self.response_bytes_max {
             return Err(LimitsError::SseEventExceedsResponse);
         }
         if self.request_head_deadline.as_nanos() <= self.socket_read_timeout.as_nanos() {
             return Err(LimitsError::HeadDeadlineNotAboveReadTimeout);
+        }
+        Ok(())
+    }
+
+    /// Every budget non-zero (except the leading-empty-line allowance) and under its ceiling.
+    const fn check_magnitudes(&self) -> Result<(), LimitsError> {
+        let bytes: [(&'static str, usize); 7] = [
+            ("request_body_bytes_max", self.request_body_bytes_max),
+            ("header_value_bytes_max", self.header_value_bytes_max),
+            ("header_section_bytes_max", self.header_section_bytes_max),
+            ("request_target_bytes_max", self.request_target_bytes_max),
+            ("method_bytes_max", self.method_bytes_max),
+            ("response_bytes_max", self.response_bytes_max),
+            ("sse_event_bytes_max", self.sse_event_bytes_max),
+        ];
+        let counts: [(&'static str, usize); 7] = [
+            ("json_depth_max", self.json_depth_max),
+            ("header_fields_max", self.header_fields_max),
+            ("accept_ranges_max", self.accept_ranges_max),
+            ("sessions_active_max", self.sessions_active_max),
+            ("sse_events_kept_per_session_max", self.sse_events_kept_per_session_max),
+            ("sse_stream_events_max", self.sse_stream_events_max),
+            ("requests_in_processing_max", self.requests_in_processing_max),
+        ];
+        let mut i = 0;
+        while i < bytes.len() {
+            let (name, value) = bytes[i];
+            if value == 0 {
+                return Err(LimitsError::Zero(name));
+            }
+            if value > BYTES_CEILING {
+                return Err(LimitsError::AboveCeiling(name));
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < counts.len() {
+            let (name, value) = counts[i];
+            if value == 0 {
+                return Err(LimitsError::Zero(name));
+            }
+            if value > COUNT_CEILING {
+                return Err(LimitsError::AboveCeiling(name));
+            }
+            i += 1;
+        }
+        if self.leading_empty_lines_max > COUNT_CEILING {
+            return Err(LimitsError::AboveCeiling("leading_empty_lines_max"));
         }
         Ok(())
     }
@@ -213,42 +263,38 @@ mod tests {
 
     #[test]
     fn head_bytes_max_is_the_sum_of_its_parts() {
-        assert_eq!(
-            Limits::DEFAULT.request_head_bytes_max(),
-            2 + 32 + 2048 + 12 + 12288 + 2
-        );
+        assert_eq!(Limits::DEFAULT.request_head_bytes_max(), 2 + 32 + 2048 + 12 + 12288 + 2);
+    }
+
+    #[test]
+    fn head_bytes_max_saturates_for_unvalidated_limits() {
+        let huge = Limits { header_section_bytes_max: usize::MAX - 100, ..Limits::DEFAULT };
+        assert_eq!(huge.request_head_bytes_max(), usize::MAX);
     }
 
     #[test]
     fn broken_relations_are_refused() {
-        let cases: [(Limits, LimitsError); 4] = [
+        let d = Limits::DEFAULT;
+        let cases: [(Limits, LimitsError); 8] = [
+            (Limits { json_depth_max: 0, ..d }, LimitsError::Zero("json_depth_max")),
+            (Limits { header_value_bytes_max: 12289, ..d }, LimitsError::HeaderValueExceedsSection),
+            (Limits { sse_event_bytes_max: 65537, ..d }, LimitsError::SseEventExceedsResponse),
             (
-                Limits {
-                    json_depth_max: 0,
-                    ..Limits::DEFAULT
-                },
-                LimitsError::Zero("json_depth_max"),
-            ),
-            (
-                Limits {
-                    header_value_bytes_max: 12289,
-                    ..Limits::DEFAULT
-                },
-                LimitsError::HeaderValueExceedsSection,
-            ),
-            (
-                Limits {
-                    sse_event_bytes_max: 65537,
-                    ..Limits::DEFAULT
-                },
-                LimitsError::SseEventExceedsResponse,
-            ),
-            (
-                Limits {
-                    request_head_deadline: Duration::from_secs(2),
-                    ..Limits::DEFAULT
-                },
+                Limits { request_head_deadline: Duration::from_secs(2), ..d },
                 LimitsError::HeadDeadlineNotAboveReadTimeout,
+            ),
+            (
+                Limits { header_section_bytes_max: usize::MAX - 100, ..d },
+                LimitsError::AboveCeiling("header_section_bytes_max"),
+            ),
+            (
+                Limits { header_fields_max: usize::MAX / 8, ..d },
+                LimitsError::AboveCeiling("header_fields_max"),
+            ),
+            (Limits { header_fields_max: 3073, ..d }, LimitsError::FieldsExceedSection),
+            (
+                Limits { socket_read_timeout: Duration::ZERO, ..d },
+                LimitsError::Zero("socket_read_timeout"),
             ),
         ];
         for (limits, expected) in cases {

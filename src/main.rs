@@ -23,12 +23,7 @@ exit status: 0 accepted, 1 refused or incomplete, 2 usage error";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["inspect", subject, rest @ ..] if rest.len() <= 1 => {
             let Some(subject) = Subject::from_name(subject) else {
                 return usage_error(&format!("unknown subject {subject:?}"));
@@ -52,9 +47,7 @@ fn usage_error(problem: &str) -> ExitCode {
 /// exhaust memory.
 fn read_input(path: Option<&str>) -> Result<Vec<u8>, String> {
     let l = Limits::DEFAULT;
-    let cap = l
-        .response_bytes_max
-        .max(l.request_head_bytes_max() + l.request_body_bytes_max);
+    let cap = l.response_bytes_max.max(l.request_head_bytes_max() + l.request_body_bytes_max);
     let mut input = Vec::new();
     let take = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     let read = match path {
@@ -82,9 +75,5 @@ fn run_inspect(subject: Subject, path: Option<&str>) -> ExitCode {
     if std::io::stdout().write_all(line.as_bytes()).is_err() {
         return ExitCode::from(2);
     }
-    if report.accepted {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    if report.accepted { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -25,9 +25,7 @@ fn counter_random() -> impl FnMut(&mut [u8]) {
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     move |buf: &mut [u8]| {
         for b in buf.iter_mut() {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             *b = (state >> 56) as u8;
         }
     }
@@ -53,11 +51,7 @@ fn seen(
 ) -> (u16, String, Option<String>) {
     match result {
         Ok(_) => (200, "ok".into(), None),
-        Err(d) => (
-            d.status().code(),
-            d.code().into(),
-            d.challenge(META, requirement),
-        ),
+        Err(d) => (d.status().code(), d.code().into(), d.challenge(META, requirement)),
     }
 }
 
@@ -77,36 +71,19 @@ fn every_role_gets_its_outcome_on_a_connect_request() {
         (Role::Revoked, Err(Denial::InvalidToken(R::Revoked))),
         (Role::Inactive, Err(Denial::InvalidToken(R::Inactive))),
         (Role::WrongIssuer, Err(Denial::InvalidToken(R::WrongIssuer))),
-        (
-            Role::WrongAudience,
-            Err(Denial::InvalidToken(R::WrongAudience)),
-        ),
+        (Role::WrongAudience, Err(Denial::InvalidToken(R::WrongAudience))),
         (
             Role::WrongAuthorizationResource,
             Err(Denial::InvalidToken(R::WrongAuthorizationRequestResource)),
         ),
-        (
-            Role::WrongTokenResource,
-            Err(Denial::InvalidToken(R::WrongTokenRequestResource)),
-        ),
-        (
-            Role::StaleRevision,
-            Err(Denial::InvalidToken(R::StaleRevision)),
-        ),
+        (Role::WrongTokenResource, Err(Denial::InvalidToken(R::WrongTokenRequestResource))),
+        (Role::StaleRevision, Err(Denial::InvalidToken(R::StaleRevision))),
     ];
     for (role, expected) in cases {
         let got = decide(&f, role, &scope::CONNECT);
-        assert_eq!(
-            got.as_ref().map(|_| ()).map_err(Clone::clone),
-            expected,
-            "{}",
-            role.name()
-        );
+        assert_eq!(got.as_ref().map(|_| ()).map_err(Clone::clone), expected, "{}", role.name());
         if expected.is_err() {
-            assert_eq!(
-                seen(&got, &scope::CONNECT).2.as_deref(),
-                Some(CONNECT_SCOPE_401)
-            );
+            assert_eq!(seen(&got, &scope::CONNECT).2.as_deref(), Some(CONNECT_SCOPE_401));
         }
     }
 }
@@ -117,60 +94,22 @@ fn every_role_gets_its_outcome_and_exact_challenge_on_resources_list() {
     let insufficient = r#"Bearer error="insufficient_scope", scope="mcp:connect resources:read", resource_metadata="http://127.0.0.1:8123/.well-known/oauth-protected-resource/mcp""#;
     let cases: [(Role, u16, &str, Option<&str>); 13] = [
         (Role::Full, 200, "ok", None),
-        (
-            Role::ConnectOnly,
-            403,
-            "insufficient_scope",
-            Some(insufficient),
-        ),
+        (Role::ConnectOnly, 403, "insufficient_scope", Some(insufficient)),
         (Role::OtherSubject, 200, "ok", None),
         (Role::TenantDenied, 403, "forbidden", None),
         (Role::Unicode, 200, "ok", None),
         (Role::Expired, 401, "invalid_token", Some(READ_SCOPE_401)),
         (Role::Revoked, 401, "invalid_token", Some(READ_SCOPE_401)),
         (Role::Inactive, 401, "invalid_token", Some(READ_SCOPE_401)),
-        (
-            Role::WrongIssuer,
-            401,
-            "invalid_token",
-            Some(READ_SCOPE_401),
-        ),
-        (
-            Role::WrongAudience,
-            401,
-            "invalid_token",
-            Some(READ_SCOPE_401),
-        ),
-        (
-            Role::WrongAuthorizationResource,
-            401,
-            "invalid_token",
-            Some(READ_SCOPE_401),
-        ),
-        (
-            Role::WrongTokenResource,
-            401,
-            "invalid_token",
-            Some(READ_SCOPE_401),
-        ),
-        (
-            Role::StaleRevision,
-            401,
-            "invalid_token",
-            Some(READ_SCOPE_401),
-        ),
+        (Role::WrongIssuer, 401, "invalid_token", Some(READ_SCOPE_401)),
+        (Role::WrongAudience, 401, "invalid_token", Some(READ_SCOPE_401)),
+        (Role::WrongAuthorizationResource, 401, "invalid_token", Some(READ_SCOPE_401)),
+        (Role::WrongTokenResource, 401, "invalid_token", Some(READ_SCOPE_401)),
+        (Role::StaleRevision, 401, "invalid_token", Some(READ_SCOPE_401)),
     ];
     for (role, status, code, challenge) in cases {
-        let got = seen(
-            &decide(&f, role, &scope::READ_RESOURCES),
-            &scope::READ_RESOURCES,
-        );
-        assert_eq!(
-            got,
-            (status, code.to_owned(), challenge.map(str::to_owned)),
-            "{}",
-            role.name()
-        );
+        let got = seen(&decide(&f, role, &scope::READ_RESOURCES), &scope::READ_RESOURCES);
+        assert_eq!(got, (status, code.to_owned(), challenge.map(str::to_owned)), "{}", role.name());
     }
 }
 
@@ -220,66 +159,33 @@ fn authorization_spellings() {
         (vec![format!("BEARER {token}").into_bytes()], Ok(())),
         (vec![format!("BeArEr    {token}").into_bytes()], Ok(())),
         (
-            vec![
-                format!("Bearer {token}").into_bytes(),
-                format!("Bearer {token}").into_bytes(),
-            ],
+            vec![format!("Bearer {token}").into_bytes(), format!("Bearer {token}").into_bytes()],
             Err(Denial::InvalidRequest),
         ),
         (
-            vec![
-                format!("Bearer {token}").into_bytes(),
-                b"Basic eA==".to_vec(),
-            ],
+            vec![format!("Bearer {token}").into_bytes(), b"Basic eA==".to_vec()],
             Err(Denial::InvalidRequest),
         ),
-        (
-            vec![format!("Bearer\t{token}").into_bytes()],
-            Err(Denial::InvalidRequest),
-        ),
-        (
-            vec![format!("Bearer {token} extra").into_bytes()],
-            Err(Denial::InvalidRequest),
-        ),
-        (
-            vec![format!("Bearer {token},").into_bytes()],
-            Err(Denial::InvalidRequest),
-        ),
-        (
-            vec![format!("Bearer \"{token}\"").into_bytes()],
-            Err(Denial::InvalidRequest),
-        ),
-        (
-            vec![format!("Bearer={token}").into_bytes()],
-            Err(Denial::InvalidRequest),
-        ),
+        (vec![format!("Bearer\t{token}").into_bytes()], Err(Denial::InvalidRequest)),
+        (vec![format!("Bearer {token} extra").into_bytes()], Err(Denial::InvalidRequest)),
+        (vec![format!("Bearer {token},").into_bytes()], Err(Denial::InvalidRequest)),
+        (vec![format!("Bearer \"{token}\"").into_bytes()], Err(Denial::InvalidRequest)),
+        (vec![format!("Bearer={token}").into_bytes()], Err(Denial::InvalidRequest)),
         (vec![b"Bearer".to_vec()], Err(Denial::InvalidRequest)),
-        (
-            vec![format!("Token {token}").into_bytes()],
-            Err(Denial::MissingCredentials),
-        ),
+        (vec![format!("Token {token}").into_bytes()], Err(Denial::MissingCredentials)),
         (
             vec![format!("Bearer {}", token.to_uppercase()).into_bytes()],
             Err(Denial::InvalidToken(R::Unknown)),
         ),
-        (
-            vec![format!("Bearer {}x", token).into_bytes()],
-            Err(Denial::InvalidToken(R::Unknown)),
-        ),
+        (vec![format!("Bearer {}x", token).into_bytes()], Err(Denial::InvalidToken(R::Unknown))),
         (
             vec![format!("Bearer {}", &token[1..]).into_bytes()],
             Err(Denial::InvalidToken(R::Unknown)),
         ),
     ];
     for (values, expected) in cases {
-        let got = f
-            .policy
-            .decide(values.iter().map(Vec::as_slice), &scope::CONNECT, now());
-        assert_eq!(
-            got.as_ref().map(|_| ()).map_err(Clone::clone),
-            expected,
-            "{values:?}"
-        );
+        let got = f.policy.decide(values.iter().map(Vec::as_slice), &scope::CONNECT, now());
+        assert_eq!(got.as_ref().map(|_| ()).map_err(Clone::clone), expected, "{values:?}");
         if expected == Err(Denial::InvalidRequest) {
             assert_eq!(
                 seen(&got, &scope::CONNECT),
@@ -302,12 +208,8 @@ fn every_invalid_token_cause_looks_the_same_from_outside() {
             ));
         }
     }
-    let unknown = f
-        .policy
-        .decide([&b"Bearer unknowntoken"[..]], &scope::READ_RESOURCES, now());
-    let Err(unknown) = unknown else {
-        panic!("accepted an unknown token")
-    };
+    let unknown = f.policy.decide([&b"Bearer unknowntoken"[..]], &scope::READ_RESOURCES, now());
+    let Err(unknown) = unknown else { panic!("accepted an unknown token") };
     outsides.insert((
         unknown.status().code(),
         unknown.code(),
@@ -325,10 +227,7 @@ fn expiry_is_exclusive_at_the_instant_of_expiry() {
         (expires_at - Duration::from_secs(1), Ok(())),
         (expires_at - Duration::from_nanos(1), Ok(())),
         (expires_at, Err(Denial::InvalidToken(R::Expired))),
-        (
-            expires_at + Duration::from_secs(3600),
-            Err(Denial::InvalidToken(R::Expired)),
-        ),
+        (expires_at + Duration::from_secs(3600), Err(Denial::InvalidToken(R::Expired))),
     ];
     for (at, expected) in cases {
         let got = f.policy.decide([header.as_slice()], &scope::CONNECT, at);
@@ -341,10 +240,7 @@ fn revocation_takes_effect_on_the_next_decision() {
     let mut f = fixture();
     assert!(decide(&f, Role::Full, &scope::CONNECT).is_ok());
     assert!(f.revoke(Role::Full));
-    assert_eq!(
-        decide(&f, Role::Full, &scope::CONNECT),
-        Err(Denial::InvalidToken(R::Revoked))
-    );
+    assert_eq!(decide(&f, Role::Full, &scope::CONNECT), Err(Denial::InvalidToken(R::Revoked)));
     // Other tokens of the same subject are untouched; unknown ids are reported.
     assert!(decide(&f, Role::ConnectOnly, &scope::CONNECT).is_ok());
     assert!(!f.policy.revoke("tid-no-such-token"));
@@ -355,10 +251,7 @@ fn a_revision_change_invalidates_every_earlier_token_of_that_subject_only() {
     let mut f = fixture();
     assert_eq!(f.bump_revision(Role::Full), Some(2));
     for role in [Role::Full, Role::ConnectOnly] {
-        assert_eq!(
-            decide(&f, role, &scope::CONNECT),
-            Err(Denial::InvalidToken(R::StaleRevision))
-        );
+        assert_eq!(decide(&f, role, &scope::CONNECT), Err(Denial::InvalidToken(R::StaleRevision)));
     }
     assert!(decide(&f, Role::OtherSubject, &scope::CONNECT).is_ok());
     assert!(decide(&f, Role::Unicode, &scope::CONNECT).is_ok());
@@ -367,9 +260,7 @@ fn a_revision_change_invalidates_every_earlier_token_of_that_subject_only() {
     claims.token_id = "tid-reissued".into();
     claims.authorization_revision = 2;
     f.policy.register("reissued-token", claims).unwrap();
-    let got = f
-        .policy
-        .decide([&b"Bearer reissued-token"[..]], &scope::CONNECT, now());
+    let got = f.policy.decide([&b"Bearer reissued-token"[..]], &scope::CONNECT, now());
     assert_eq!(got.map(|p| p.authorization_revision), Ok(2));
 }
 
@@ -388,14 +279,8 @@ fn both_rfc8707_resources_and_every_binding_are_compared_exactly() {
     let bindings: [(Bind, R); 4] = [
         (|c, v| c.audience = v.into(), R::WrongAudience),
         (|c, v| c.resource = v.into(), R::WrongResource),
-        (
-            |c, v| c.authorization_request_resource = v.into(),
-            R::WrongAuthorizationRequestResource,
-        ),
-        (
-            |c, v| c.token_request_resource = v.into(),
-            R::WrongTokenRequestResource,
-        ),
+        (|c, v| c.authorization_request_resource = v.into(), R::WrongAuthorizationRequestResource),
+        (|c, v| c.token_request_resource = v.into(), R::WrongTokenRequestResource),
     ];
     let mut policy = OfflineTokenPolicy::for_loopback_port(PORT, fixtures::ISSUER);
     policy.set_revision("alice", "acme", 1);
@@ -449,26 +334,14 @@ fn malformed_claims_are_refused_when_the_fixture_is_built() {
         (|c| c.subject = String::new(), ClaimError::Empty("subject")),
         (|c| c.tenant = String::new(), ClaimError::Empty("tenant")),
         (|c| c.issuer = String::new(), ClaimError::Empty("issuer")),
-        (
-            |c| c.subject = "ali\nce".into(),
-            ClaimError::ControlCharacter("subject"),
-        ),
-        (
-            |c| c.tenant = "ac\u{0}me".into(),
-            ClaimError::ControlCharacter("tenant"),
-        ),
-        (
-            |c| c.tenant = "ac\u{85}me".into(),
-            ClaimError::ControlCharacter("tenant"),
-        ),
+        (|c| c.subject = "ali\nce".into(), ClaimError::ControlCharacter("subject")),
+        (|c| c.tenant = "ac\u{0}me".into(), ClaimError::ControlCharacter("tenant")),
+        (|c| c.tenant = "ac\u{85}me".into(), ClaimError::ControlCharacter("tenant")),
         (
             |c| c.token_request_resource = "http://x\r\n".into(),
             ClaimError::ControlCharacter("token_request_resource"),
         ),
-        (
-            |c| c.token_id = "\u{7f}".into(),
-            ClaimError::ControlCharacter("token_id"),
-        ),
+        (|c| c.token_id = "\u{7f}".into(), ClaimError::ControlCharacter("token_id")),
         (
             |c| {
                 c.scopes.insert("two words".into());
@@ -490,23 +363,11 @@ fn malformed_claims_are_refused_when_the_fixture_is_built() {
     }
     let mut policy = OfflineTokenPolicy::for_loopback_port(PORT, fixtures::ISSUER);
     let claims = Role::Full.claims(policy.resource(), now());
-    assert_eq!(
-        policy.register("has space", claims.clone()),
-        Err(ClaimError::InvalidTokenSyntax)
-    );
-    assert_eq!(
-        policy.register("", claims.clone()),
-        Err(ClaimError::InvalidTokenSyntax)
-    );
+    assert_eq!(policy.register("has space", claims.clone()), Err(ClaimError::InvalidTokenSyntax));
+    assert_eq!(policy.register("", claims.clone()), Err(ClaimError::InvalidTokenSyntax));
     policy.register("tok", claims.clone()).unwrap();
-    assert_eq!(
-        policy.register("tok", claims.clone()),
-        Err(ClaimError::DuplicateToken)
-    );
-    assert_eq!(
-        policy.register("tok2", claims),
-        Err(ClaimError::DuplicateTokenId)
-    );
+    assert_eq!(policy.register("tok", claims.clone()), Err(ClaimError::DuplicateToken));
+    assert_eq!(policy.register("tok2", claims), Err(ClaimError::DuplicateTokenId));
 }
 
 #[test]
@@ -526,11 +387,7 @@ fn fixture_tokens_are_random_per_build_and_carry_no_role() {
     assert!(tokens_a.is_disjoint(&tokens_b));
     for (role, token) in a.tokens() {
         assert_eq!(token.len(), 64);
-        assert!(
-            token
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-        );
+        assert!(token.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
         assert!(!token.contains(role.name()));
         assert_eq!(Role::from_name(role.name()), Some(role));
     }
@@ -560,11 +417,7 @@ fn nothing_the_policy_returns_contains_a_token() {
             }
             for text in &texts {
                 for (_, token) in f.tokens() {
-                    assert!(
-                        !text.contains(token),
-                        "{} leaks a token: {text}",
-                        role.name()
-                    );
+                    assert!(!text.contains(token), "{} leaks a token: {text}", role.name());
                 }
             }
         }
@@ -591,22 +444,10 @@ fn insufficient_scope_lists_held_and_required_scopes() {
     policy.set_revision("alice", "acme", 1);
     policy.allow_tenant("acme");
     let cases: [(&[&str], Requirement, Option<&str>); 4] = [
-        (
-            &["mcp:connect"],
-            scope::READ_RESOURCES,
-            Some("mcp:connect resources:read"),
-        ),
+        (&["mcp:connect"], scope::READ_RESOURCES, Some("mcp:connect resources:read")),
         (&[], scope::CONNECT, Some("mcp:connect")),
-        (
-            &["other:scope"],
-            scope::READ_RESOURCES,
-            Some("mcp:connect other:scope resources:read"),
-        ),
-        (
-            &["resources:read", "mcp:connect", "extra"],
-            scope::READ_RESOURCES,
-            None,
-        ),
+        (&["other:scope"], scope::READ_RESOURCES, Some("mcp:connect other:scope resources:read")),
+        (&["resources:read", "mcp:connect", "extra"], scope::READ_RESOURCES, None),
     ];
     for (i, (held, requirement, expected)) in cases.into_iter().enumerate() {
         let mut claims = Role::Full.claims(policy.resource(), now());
@@ -616,12 +457,7 @@ fn insufficient_scope_lists_held_and_required_scopes() {
         policy.register(&token, claims).unwrap();
         let got = policy.decide([bearer(&token).as_slice()], &requirement, now());
         match expected {
-            Some(scope) => assert_eq!(
-                got,
-                Err(Denial::InsufficientScope {
-                    scope: scope.into()
-                })
-            ),
+            Some(scope) => assert_eq!(got, Err(Denial::InsufficientScope { scope: scope.into() })),
             None => assert!(got.is_ok()),
         }
     }

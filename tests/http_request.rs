@@ -33,11 +33,7 @@ struct Row {
 }
 
 fn row(id: &'static str, input: impl AsRef<[u8]>, expect: Expect) -> Row {
-    Row {
-        id,
-        input: input.as_ref().to_vec(),
-        expect,
-    }
+    Row { id, input: input.as_ref().to_vec(), expect }
 }
 
 use Expect::{Head, Partial, Refuse};
@@ -308,6 +304,17 @@ fn own_cases() -> Vec<Row> {
         row("P57", b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n", Head("HEAD / HTTP/1.1 cl=0 keep", 28)),
         row("P58", b"GET /a:b@c!$&'()*+,;=-._~ HTTP/1.1\r\nHost: a\r\n\r\n", Head("GET /a:b@c!$&'()*+,;=-._~ HTTP/1.1 cl=0 keep", 47)),
         row("P59", b"GET //double//slash HTTP/1.1\r\nHost: a\r\n\r\n", Head("GET //double//slash HTTP/1.1 cl=0 keep", 41)),
+        row("P61", b"GE@T / HTTP/2.0\r\nHost: a\r\n\r\n", Refuse(505, "version_unsupported")),
+        row("P62", b"GE@T /?q HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "query_forbidden")),
+        row("P63", b"GE@T / HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "method_not_token")),
+        row("P64", b"GE\x01T / HTTP/2.0\r\nHost: a\r\n\r\n", Refuse(400, "method_byte")),
+        row("P65", b"GET\n", Refuse(400, "bare_lf")),
+        row("P66", b"GET /\n", Refuse(400, "bare_lf")),
+        row("P67", b"GET / HTTP/1.1\r\nHost\n", Refuse(400, "bare_lf")),
+        row("P68", cat(&[&rep(b'A', 33), b" / HTTP/2.0\r\nHost: a\r\n\r\n"]), Refuse(501, "method_too_long")),
+        row("P69", b"GET /a/..;x/b HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "dot_segment")),
+        row("P70", b"GET /a/.;/b HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "dot_segment")),
+        row("P71", b"GET /a/..b;x HTTP/1.1\r\nHost: a\r\n\r\n", Head("GET /a/..b;x HTTP/1.1 cl=0 keep", 34)),
         row("P60", b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n", Refuse(400, "transfer_encoding_invalid")),
     ]
 }
@@ -317,22 +324,12 @@ fn check(rows: Vec<Row>) {
     for row in rows {
         let got = parse_once(&row.input, &limits);
         match (&row.expect, &got) {
-            (
-                Head(summary, len),
-                Verdict::Head {
-                    summary: s, len: l, ..
-                },
-            ) => {
+            (Head(summary, len), Verdict::Head { summary: s, len: l, .. }) => {
                 assert_eq!((s.as_str(), *l), (*summary, *len), "{}", row.id);
             }
             (Partial, Verdict::Partial) => {}
             (Refuse(status, code), Verdict::Refused(e)) => {
-                assert_eq!(
-                    (e.status().code(), e.code()),
-                    (*status, *code),
-                    "{}",
-                    row.id
-                );
+                assert_eq!((e.status().code(), e.code()), (*status, *code), "{}", row.id);
             }
             _ => panic!("{}: got {got:?}", row.id),
         }
@@ -354,16 +351,12 @@ fn own_rows_get_the_strict_verdicts() {
 
 #[test]
 fn there_are_at_least_sixty_http_cases_with_distinct_ids() {
-    let mut ids: Vec<&str> = corpus()
-        .iter()
-        .chain(own_cases().iter())
-        .map(|r| r.id)
-        .collect();
+    let mut ids: Vec<&str> = corpus().iter().chain(own_cases().iter()).map(|r| r.id).collect();
     let total = ids.len();
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), total, "duplicate row ids");
-    assert!(total >= 60 + 60, "{total}");
+    assert!(total >= 60 + 70, "{total}");
 }
 
 /// Parses the bytes after a completed request (and its body) as the next request.
@@ -434,11 +427,7 @@ fn errors_never_carry_input_bytes() {
         let Verdict::Refused(error) = parse_once(input.as_bytes(), &Limits::DEFAULT) else {
             panic!("accepted {input:?}");
         };
-        for text in [
-            error.to_string(),
-            format!("{error:?}"),
-            error.code().to_owned(),
-        ] {
+        for text in [error.to_string(), format!("{error:?}"), error.code().to_owned()] {
             assert!(!text.contains("SECRET"), "{text}");
         }
     }
@@ -454,20 +443,12 @@ fn error_offsets_point_at_the_deciding_byte() {
         (b"get / HTTP/1.1\r\n", 0),
         (b"GET / HTTP/1.1\r\nHost: a\r\nX : 1\r\n", 26),
         (b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 25),
-        (
-            b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n",
-            25,
-        ),
+        (b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n", 25),
     ];
     for (input, offset) in cases {
         let Verdict::Refused(error) = parse_once(input, &Limits::DEFAULT) else {
             panic!("accepted {input:?}");
         };
-        assert_eq!(
-            error.offset(),
-            offset,
-            "{:?}",
-            String::from_utf8_lossy(input)
-        );
+        assert_eq!(error.offset(), offset, "{:?}", String::from_utf8_lossy(input));
     }
 }

@@ -10,12 +10,7 @@ use loopback_mcp_http::limits::Limits;
 #[derive(Debug, PartialEq, Eq)]
 enum Seen {
     Partial,
-    Complete {
-        status: u16,
-        body: Vec<u8>,
-        keep_alive: bool,
-        len: usize,
-    },
+    Complete { status: u16, body: Vec<u8>, keep_alive: bool, len: usize },
     Refused(&'static str),
 }
 
@@ -37,87 +32,46 @@ fn parse(input: &[u8]) -> Seen {
 }
 
 fn ok(status: u16, body: &str, keep_alive: bool, len: usize) -> Seen {
-    Seen::Complete {
-        status,
-        body: body.as_bytes().to_vec(),
-        keep_alive,
-        len,
-    }
+    Seen::Complete { status, body: body.as_bytes().to_vec(), keep_alive, len }
 }
 
 #[test]
 fn response_parser_table() {
     let cases: Vec<(&[u8], Seen)> = vec![
-        (
-            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
-            ok(200, "hi", true, 40),
-        ),
-        (
-            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiHTTP/1.1",
-            ok(200, "hi", true, 40),
-        ),
-        (
-            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nh",
-            Seen::Partial,
-        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", ok(200, "hi", true, 40)),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiHTTP/1.1", ok(200, "hi", true, 40)),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nh", Seen::Partial),
         (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", Seen::Partial),
         (b"HTTP/1.1 20", Seen::Partial),
         (b"HTTP/1.1 204 No Content\r\n\r\n", ok(204, "", true, 27)),
         (b"HTTP/1.1 100 Continue\r\n\r\n", ok(100, "", true, 25)),
         (b"HTTP/1.1 304 Not Modified\r\n\r\n", ok(304, "", true, 29)),
-        (
-            b"HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n",
-            ok(200, "", true, 36),
-        ),
+        (b"HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n", ok(200, "", true, 36)),
         (
             b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
             ok(200, "", false, 57),
         ),
-        (
-            b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n",
-            ok(200, "", false, 38),
-        ),
+        (b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", ok(200, "", false, 38)),
         (
             b"HTTP/1.1 404 Not Found\r\nContent-Length: 1\r\nX: \xff\r\n\r\n!",
             ok(404, "!", true, 52),
         ),
-        (
-            b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n",
-            Seen::Refused("status_line_syntax"),
-        ),
+        (b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n", Seen::Refused("status_line_syntax")),
         (b"HTTP/1.1  200 OK\r\n", Seen::Refused("status_line_syntax")),
         (b"HTTP/1.1 20 OK\r\n", Seen::Refused("status_line_syntax")),
-        (
-            b"HTTP/1.1 099 Low\r\n",
-            Seen::Refused("status_code_invalid"),
-        ),
-        (
-            b"HTTP/1.1 600 High\r\n",
-            Seen::Refused("status_code_invalid"),
-        ),
+        (b"HTTP/1.1 099 Low\r\n", Seen::Refused("status_code_invalid")),
+        (b"HTTP/1.1 600 High\r\n", Seen::Refused("status_code_invalid")),
         (b"HTTP/2.0 200 OK\r\n", Seen::Refused("version_unsupported")),
         (b"http/1.1 200 OK\r\n", Seen::Refused("status_line_syntax")),
-        (
-            b"HTTP/1.1 200 O\x01K\r\n",
-            Seen::Refused("status_line_syntax"),
-        ),
+        (b"HTTP/1.1 200 O\x01K\r\n", Seen::Refused("status_line_syntax")),
         (b"HTTP/1.1 200 OK\n", Seen::Refused("bare_lf")),
-        (
-            b"HTTP/1.1 200 OK\r\nContent-Length: 0\n\r\n",
-            Seen::Refused("bare_lf"),
-        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 0\n\r\n", Seen::Refused("bare_lf")),
         (
             b"HTTP/1.1 200 OK\r\n X: folded\r\n\r\n",
             Seen::Refused("field_line_starts_with_whitespace"),
         ),
-        (
-            b"HTTP/1.1 200 OK\r\nX : 1\r\n\r\n",
-            Seen::Refused("whitespace_before_colon"),
-        ),
-        (
-            b"HTTP/1.1 200 OK\r\n\r\n",
-            Seen::Refused("content_length_missing"),
-        ),
+        (b"HTTP/1.1 200 OK\r\nX : 1\r\n\r\n", Seen::Refused("whitespace_before_colon")),
+        (b"HTTP/1.1 200 OK\r\n\r\n", Seen::Refused("content_length_missing")),
         (
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
             Seen::Refused("transfer_encoding_unsupported"),
@@ -126,14 +80,8 @@ fn response_parser_table() {
             b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
             Seen::Refused("content_length_duplicate"),
         ),
-        (
-            b"HTTP/1.1 200 OK\r\nContent-Length: 1 \r\n\r\nx",
-            ok(200, "x", true, 40),
-        ),
-        (
-            b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
-            Seen::Refused("content_length_invalid"),
-        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1 \r\n\r\nx", ok(200, "x", true, 40)),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", Seen::Refused("content_length_invalid")),
         (
             b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n",
             Seen::Refused("content_forbidden"),
@@ -142,9 +90,12 @@ fn response_parser_table() {
             b"HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551616\r\n\r\n",
             Seen::Refused("response_too_large"),
         ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n", Seen::Refused("response_too_large")),
+        (b"HTTP/1.1 100 Continue\r\nContent-Length: 0\r\n\r\n", Seen::Refused("content_forbidden")),
+        (b"HTTP/1.1 304 Not Modified\r\nContent-Length: 1234\r\n\r\n", ok(304, "", true, 51)),
         (
-            b"HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n",
-            Seen::Refused("response_too_large"),
+            b"HTTP/1.1 304 Not Modified\r\nContent-Length: x\r\n\r\n",
+            Seen::Refused("content_length_invalid"),
         ),
     ];
     for (input, expected) in cases {
@@ -155,19 +106,9 @@ fn response_parser_table() {
             let first = seen(parser.parse(&input[..k]));
             let second = seen(parser.parse(input));
             if first != Seen::Partial {
-                assert_eq!(
-                    first,
-                    got,
-                    "split at {k} of {:?}",
-                    String::from_utf8_lossy(input)
-                );
+                assert_eq!(first, got, "split at {k} of {:?}", String::from_utf8_lossy(input));
             }
-            assert_eq!(
-                second,
-                got,
-                "split at {k} of {:?}",
-                String::from_utf8_lossy(input)
-            );
+            assert_eq!(second, got, "split at {k} of {:?}", String::from_utf8_lossy(input));
         }
     }
 }
@@ -177,9 +118,7 @@ fn writer_produces_exact_bytes() {
     let limits = Limits::DEFAULT;
     let mut out = Vec::new();
     let mut writer = ResponseWriter::new(&mut out, Status::Ok);
-    writer
-        .field("Content-Type", b"application/json")
-        .field("Cache-Control", b"no-store");
+    writer.field("Content-Type", b"application/json").field("Cache-Control", b"no-store");
     assert_eq!(writer.finish(b"{}", limits.response_bytes_max), Ok(97));
     assert_eq!(
         out,
@@ -196,80 +135,24 @@ fn writer_produces_exact_bytes() {
     ];
     for (status, expected) in cases {
         let mut out = b"previous".to_vec();
-        ResponseWriter::new(&mut out, status)
-            .finish(b"", limits.response_bytes_max)
-            .unwrap();
+        ResponseWriter::new(&mut out, status).finish(b"", limits.response_bytes_max).unwrap();
         assert_eq!(&out[8..], expected);
     }
 }
 
 #[test]
 fn writer_refuses_what_could_split_or_misframe_the_response() {
-    type Case = (
-        &'static str,
-        &'static [u8],
-        &'static [u8],
-        Status,
-        WriteErrorKind,
-    );
+    type Case = (&'static str, &'static [u8], &'static [u8], Status, WriteErrorKind);
     let cases: [Case; 9] = [
-        (
-            "X-A",
-            b"a\r\nInjected: 1",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FieldValueInvalid,
-        ),
-        (
-            "X-A",
-            b"a\nb",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FieldValueInvalid,
-        ),
-        (
-            "X-A",
-            b"a\x00b",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FieldValueInvalid,
-        ),
-        (
-            "X-A",
-            b" padded",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FieldValueInvalid,
-        ),
-        (
-            "X A",
-            b"v",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FieldNameInvalid,
-        ),
+        ("X-A", b"a\r\nInjected: 1", b"", Status::Ok, WriteErrorKind::FieldValueInvalid),
+        ("X-A", b"a\nb", b"", Status::Ok, WriteErrorKind::FieldValueInvalid),
+        ("X-A", b"a\x00b", b"", Status::Ok, WriteErrorKind::FieldValueInvalid),
+        ("X-A", b" padded", b"", Status::Ok, WriteErrorKind::FieldValueInvalid),
+        ("X A", b"v", b"", Status::Ok, WriteErrorKind::FieldNameInvalid),
         ("", b"v", b"", Status::Ok, WriteErrorKind::FieldNameInvalid),
-        (
-            "content-length",
-            b"1",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FramingFieldReserved,
-        ),
-        (
-            "Transfer-Encoding",
-            b"chunked",
-            b"",
-            Status::Ok,
-            WriteErrorKind::FramingFieldReserved,
-        ),
-        (
-            "X-A",
-            b"v",
-            b"body",
-            Status::NoContent,
-            WriteErrorKind::ContentForbidden,
-        ),
+        ("content-length", b"1", b"", Status::Ok, WriteErrorKind::FramingFieldReserved),
+        ("Transfer-Encoding", b"chunked", b"", Status::Ok, WriteErrorKind::FramingFieldReserved),
+        ("X-A", b"v", b"body", Status::NoContent, WriteErrorKind::ContentForbidden),
     ];
     for (name, value, body, status, kind) in cases {
         let mut out = b"earlier response".to_vec();
@@ -285,26 +168,16 @@ fn writer_refuses_what_could_split_or_misframe_the_response() {
 fn every_status_the_writer_can_send_parses_back() {
     let limits = Limits::DEFAULT;
     for status in Status::ALL {
-        let body: &[u8] = if status.forbids_content() {
-            b""
-        } else {
-            b"{\"ok\":true}"
-        };
+        let body: &[u8] = if status.forbids_content() { b"" } else { b"{\"ok\":true}" };
         let mut out = Vec::new();
         let mut writer = ResponseWriter::new(&mut out, status);
         writer.field("Content-Type", b"application/json");
         let len = writer.finish(body, limits.response_bytes_max).unwrap();
         match ResponseParser::new(&limits).parse(&out) {
             Ok(Parsed::Complete { value, len: parsed }) => {
-                assert_eq!(
-                    (value.status, value.body, parsed),
-                    (status.code(), body, len)
-                );
+                assert_eq!((value.status, value.body, parsed), (status.code(), body, len));
                 assert_eq!(value.reason, status.reason().as_bytes());
-                assert_eq!(
-                    value.fields.get("content-type"),
-                    Some(&b"application/json"[..])
-                );
+                assert_eq!(value.fields.get("content-type"), Some(&b"application/json"[..]));
             }
             other => panic!("{status:?}: {other:?}"),
         }
@@ -315,9 +188,7 @@ fn every_status_the_writer_can_send_parses_back() {
 fn parser_is_reusable_after_reset() {
     let input = b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
     let mut parser = ResponseParser::new(&Limits::DEFAULT);
-    let Ok(Parsed::Complete { len, .. }) = parser.parse(input) else {
-        panic!()
-    };
+    let Ok(Parsed::Complete { len, .. }) = parser.parse(input) else { panic!() };
     parser.reset();
     assert_eq!(seen(parser.parse(&input[len..])), ok(200, "x", true, 39));
 }

@@ -56,84 +56,24 @@ const MUST_ACCEPT: &[(&str, &[u8], &str)] = &[
 /// Inputs that must be refused, with the kind of error.
 const MUST_REJECT: &[(&str, &[u8], JsonErrorKind)] = &[
     ("n_structure_no_data", b"", JsonErrorKind::UnexpectedEnd),
-    (
-        "n_structure_whitespace_only",
-        b" \n",
-        JsonErrorKind::UnexpectedEnd,
-    ),
-    (
-        "n_array_1_true_without_comma",
-        b"[1 true]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_array_comma_after_close",
-        b"[\"\"],",
-        JsonErrorKind::TrailingBytes,
-    ),
-    (
-        "n_array_extra_comma",
-        b"[\"\",]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_array_double_comma",
-        b"[1,,2]",
-        JsonErrorKind::UnexpectedByte,
-    ),
+    ("n_structure_whitespace_only", b" \n", JsonErrorKind::UnexpectedEnd),
+    ("n_array_1_true_without_comma", b"[1 true]", JsonErrorKind::UnexpectedByte),
+    ("n_array_comma_after_close", b"[\"\"],", JsonErrorKind::TrailingBytes),
+    ("n_array_extra_comma", b"[\"\",]", JsonErrorKind::UnexpectedByte),
+    ("n_array_double_comma", b"[1,,2]", JsonErrorKind::UnexpectedByte),
     ("n_array_just_comma", b"[,]", JsonErrorKind::UnexpectedByte),
     ("n_array_unclosed", b"[\"\"", JsonErrorKind::UnexpectedEnd),
-    (
-        "n_array_unclosed_trailing_comma",
-        b"[1,",
-        JsonErrorKind::UnexpectedEnd,
-    ),
-    (
-        "n_array_colon_instead_of_comma",
-        b"[\"\": 1]",
-        JsonErrorKind::UnexpectedByte,
-    ),
+    ("n_array_unclosed_trailing_comma", b"[1,", JsonErrorKind::UnexpectedEnd),
+    ("n_array_colon_instead_of_comma", b"[\"\": 1]", JsonErrorKind::UnexpectedByte),
     ("n_array_star_inside", b"[*]", JsonErrorKind::UnexpectedByte),
-    (
-        "n_object_trailing_comma",
-        b"{\"id\":0,}",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_object_missing_colon",
-        b"{\"a\" b}",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_object_missing_value",
-        b"{\"a\":",
-        JsonErrorKind::UnexpectedEnd,
-    ),
-    (
-        "n_object_non_string_key",
-        b"{1:1}",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_object_single_quote",
-        b"{'a':0}",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_object_unquoted_key",
-        b"{a: \"b\"}",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_object_with_trailing_garbage",
-        b"{\"a\": true} \"x\"",
-        JsonErrorKind::TrailingBytes,
-    ),
-    (
-        "n_object_duplicated_key",
-        b"{\"a\":\"b\",\"a\":\"c\"}",
-        JsonErrorKind::DuplicateKey,
-    ),
+    ("n_object_trailing_comma", b"{\"id\":0,}", JsonErrorKind::UnexpectedByte),
+    ("n_object_missing_colon", b"{\"a\" b}", JsonErrorKind::UnexpectedByte),
+    ("n_object_missing_value", b"{\"a\":", JsonErrorKind::UnexpectedEnd),
+    ("n_object_non_string_key", b"{1:1}", JsonErrorKind::UnexpectedByte),
+    ("n_object_single_quote", b"{'a':0}", JsonErrorKind::UnexpectedByte),
+    ("n_object_unquoted_key", b"{a: \"b\"}", JsonErrorKind::UnexpectedByte),
+    ("n_object_with_trailing_garbage", b"{\"a\": true} \"x\"", JsonErrorKind::TrailingBytes),
+    ("n_object_duplicated_key", b"{\"a\":\"b\",\"a\":\"c\"}", JsonErrorKind::DuplicateKey),
     (
         "n_object_duplicated_key_and_value",
         b"{\"a\":\"b\",\"a\":\"b\"}",
@@ -144,235 +84,63 @@ const MUST_REJECT: &[(&str, &[u8], JsonErrorKind)] = &[
         b"{\"p\":{\"x\":1,\"y\":2,\"x\":3}}",
         JsonErrorKind::DuplicateKey,
     ),
-    (
-        "n_object_duplicated_key_escaped",
-        b"{\"a\":1,\"\\u0061\":2}",
-        JsonErrorKind::DuplicateKey,
-    ),
+    ("n_object_duplicated_key_escaped", b"{\"a\":1,\"\\u0061\":2}", JsonErrorKind::DuplicateKey),
     (
         "n_object_duplicated_method",
         b"{\"method\":\"ping\",\"id\":1,\"method\":\"initialize\"}",
         JsonErrorKind::DuplicateKey,
     ),
     ("n_number_NaN", b"[NaN]", JsonErrorKind::UnexpectedByte),
-    (
-        "n_number_infinity",
-        b"[Infinity]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_number_minus_infinity",
-        b"[-Infinity]",
-        JsonErrorKind::InvalidNumber,
-    ),
-    (
-        "n_number_leading_zero",
-        b"[012]",
-        JsonErrorKind::LeadingZero,
-    ),
-    (
-        "n_number_negative_leading_zero",
-        b"[-01]",
-        JsonErrorKind::LeadingZero,
-    ),
+    ("n_number_infinity", b"[Infinity]", JsonErrorKind::UnexpectedByte),
+    ("n_number_minus_infinity", b"[-Infinity]", JsonErrorKind::InvalidNumber),
+    ("n_number_leading_zero", b"[012]", JsonErrorKind::LeadingZero),
+    ("n_number_negative_leading_zero", b"[-01]", JsonErrorKind::LeadingZero),
     ("n_number_plus_1", b"[+1]", JsonErrorKind::UnexpectedByte),
-    (
-        "n_number_starting_with_dot",
-        b"[.123]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_number_real_without_fractional_part",
-        b"[1.]",
-        JsonErrorKind::InvalidNumber,
-    ),
+    ("n_number_starting_with_dot", b"[.123]", JsonErrorKind::UnexpectedByte),
+    ("n_number_real_without_fractional_part", b"[1.]", JsonErrorKind::InvalidNumber),
     ("n_number_2.e3", b"[2.e3]", JsonErrorKind::InvalidNumber),
-    (
-        "n_number_exponent_without_digits",
-        b"[1e]",
-        JsonErrorKind::InvalidNumber,
-    ),
-    (
-        "n_number_0_capital_E+",
-        b"[0E+]",
-        JsonErrorKind::InvalidNumber,
-    ),
-    (
-        "n_number_minus_sign_only",
-        b"[-]",
-        JsonErrorKind::InvalidNumber,
-    ),
+    ("n_number_exponent_without_digits", b"[1e]", JsonErrorKind::InvalidNumber),
+    ("n_number_0_capital_E+", b"[0E+]", JsonErrorKind::InvalidNumber),
+    ("n_number_minus_sign_only", b"[-]", JsonErrorKind::InvalidNumber),
     ("n_number_hex", b"[0x1]", JsonErrorKind::UnexpectedByte),
-    (
-        "n_number_with_alpha",
-        b"[1.2a-3]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_string_single_quote",
-        b"['single quote']",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_string_unescaped_newline",
-        b"[\"new\nline\"]",
-        JsonErrorKind::ControlInString,
-    ),
-    (
-        "n_string_unescaped_tab",
-        b"[\"\t\"]",
-        JsonErrorKind::ControlInString,
-    ),
-    (
-        "n_string_unescaped_nul",
-        b"[\"a\x00a\"]",
-        JsonErrorKind::ControlInString,
-    ),
-    (
-        "n_string_escape_x",
-        b"[\"\\x00\"]",
-        JsonErrorKind::InvalidEscape,
-    ),
-    (
-        "n_string_invalid_unicode_escape",
-        b"[\"\\uqqqq\"]",
-        JsonErrorKind::InvalidEscape,
-    ),
-    (
-        "n_string_incomplete_escape",
-        b"[\"\\\"]",
-        JsonErrorKind::UnexpectedEnd,
-    ),
-    (
-        "n_string_incomplete_surrogate_escape",
-        b"[\"\\uD834\\uDd\"]",
-        JsonErrorKind::InvalidEscape,
-    ),
-    (
-        "n_string_unterminated",
-        b"[\"a",
-        JsonErrorKind::UnexpectedEnd,
-    ),
-    (
-        "i_string_1st_surrogate_but_2nd_missing",
-        b"[\"\\uDADA\"]",
-        JsonErrorKind::LoneSurrogate,
-    ),
-    (
-        "i_string_lone_second_surrogate",
-        b"[\"\\uDFAA\"]",
-        JsonErrorKind::LoneSurrogate,
-    ),
-    (
-        "i_string_incomplete_surrogate_pair",
-        b"[\"\\uDd1ea\"]",
-        JsonErrorKind::LoneSurrogate,
-    ),
-    (
-        "i_string_inverted_surrogates_U+1D11E",
-        b"[\"\\uDd1e\\uD834\"]",
-        JsonErrorKind::LoneSurrogate,
-    ),
-    (
-        "i_string_high_then_non_low",
-        b"[\"\\uD834\\u0041\"]",
-        JsonErrorKind::LoneSurrogate,
-    ),
+    ("n_number_with_alpha", b"[1.2a-3]", JsonErrorKind::UnexpectedByte),
+    ("n_string_single_quote", b"['single quote']", JsonErrorKind::UnexpectedByte),
+    ("n_string_unescaped_newline", b"[\"new\nline\"]", JsonErrorKind::ControlInString),
+    ("n_string_unescaped_tab", b"[\"\t\"]", JsonErrorKind::ControlInString),
+    ("n_string_unescaped_nul", b"[\"a\x00a\"]", JsonErrorKind::ControlInString),
+    ("n_string_escape_x", b"[\"\\x00\"]", JsonErrorKind::InvalidEscape),
+    ("n_string_invalid_unicode_escape", b"[\"\\uqqqq\"]", JsonErrorKind::InvalidEscape),
+    ("n_string_incomplete_escape", b"[\"\\\"]", JsonErrorKind::UnexpectedEnd),
+    ("n_string_incomplete_surrogate_escape", b"[\"\\uD834\\uDd\"]", JsonErrorKind::InvalidEscape),
+    ("n_string_unterminated", b"[\"a", JsonErrorKind::UnexpectedEnd),
+    ("i_string_1st_surrogate_but_2nd_missing", b"[\"\\uDADA\"]", JsonErrorKind::LoneSurrogate),
+    ("i_string_lone_second_surrogate", b"[\"\\uDFAA\"]", JsonErrorKind::LoneSurrogate),
+    ("i_string_incomplete_surrogate_pair", b"[\"\\uDd1ea\"]", JsonErrorKind::LoneSurrogate),
+    ("i_string_inverted_surrogates_U+1D11E", b"[\"\\uDd1e\\uD834\"]", JsonErrorKind::LoneSurrogate),
+    ("i_string_high_then_non_low", b"[\"\\uD834\\u0041\"]", JsonErrorKind::LoneSurrogate),
     (
         "i_string_UTF-8_invalid_sequence",
         b"[\"\xe6\x97\xa5\xd1\x88\xfa\"]",
         JsonErrorKind::InvalidUtf8,
     ),
-    (
-        "i_string_overlong_sequence_2_bytes",
-        b"[\"\xc0\xaf\"]",
-        JsonErrorKind::InvalidUtf8,
-    ),
-    (
-        "i_string_UTF8_surrogate_U+D800",
-        b"[\"\xed\xa0\x80\"]",
-        JsonErrorKind::InvalidUtf8,
-    ),
-    (
-        "i_string_invalid_utf-8_outside_string",
-        b"[\xff]",
-        JsonErrorKind::InvalidUtf8,
-    ),
-    (
-        "i_structure_UTF-8_BOM_empty_object",
-        b"\xef\xbb\xbf{}",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_comment",
-        b"[1] // comment",
-        JsonErrorKind::TrailingBytes,
-    ),
-    (
-        "n_structure_block_comment",
-        b"[/* c */ 1]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_capitalized_True",
-        b"[True]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_incomplete_true",
-        b"[tru]",
-        JsonErrorKind::InvalidLiteral,
-    ),
-    (
-        "n_structure_null_byte_outside_string",
-        b"[\x00]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_trailing_null_byte",
-        b"{}\x00",
-        JsonErrorKind::TrailingBytes,
-    ),
-    (
-        "n_structure_double_array",
-        b"[][]",
-        JsonErrorKind::TrailingBytes,
-    ),
-    (
-        "n_structure_unclosed_object",
-        b"{\"a\":1",
-        JsonErrorKind::UnexpectedEnd,
-    ),
-    (
-        "n_structure_vertical_tab_whitespace",
-        b"[\x0b1]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_form_feed_whitespace",
-        b"[\x0c]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_u+2060_word_joiner",
-        b"[\xe2\x81\xa0]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_close_unopened_array",
-        b"1]",
-        JsonErrorKind::TrailingBytes,
-    ),
-    (
-        "n_structure_object_with_array_close",
-        b"{\"a\":1]",
-        JsonErrorKind::UnexpectedByte,
-    ),
-    (
-        "n_structure_array_with_object_close",
-        b"[1}",
-        JsonErrorKind::UnexpectedByte,
-    ),
+    ("i_string_overlong_sequence_2_bytes", b"[\"\xc0\xaf\"]", JsonErrorKind::InvalidUtf8),
+    ("i_string_UTF8_surrogate_U+D800", b"[\"\xed\xa0\x80\"]", JsonErrorKind::InvalidUtf8),
+    ("i_string_invalid_utf-8_outside_string", b"[\xff]", JsonErrorKind::InvalidUtf8),
+    ("i_structure_UTF-8_BOM_empty_object", b"\xef\xbb\xbf{}", JsonErrorKind::UnexpectedByte),
+    ("n_structure_comment", b"[1] // comment", JsonErrorKind::TrailingBytes),
+    ("n_structure_block_comment", b"[/* c */ 1]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_capitalized_True", b"[True]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_incomplete_true", b"[tru]", JsonErrorKind::InvalidLiteral),
+    ("n_structure_null_byte_outside_string", b"[\x00]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_trailing_null_byte", b"{}\x00", JsonErrorKind::TrailingBytes),
+    ("n_structure_double_array", b"[][]", JsonErrorKind::TrailingBytes),
+    ("n_structure_unclosed_object", b"{\"a\":1", JsonErrorKind::UnexpectedEnd),
+    ("n_structure_vertical_tab_whitespace", b"[\x0b1]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_form_feed_whitespace", b"[\x0c]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_u+2060_word_joiner", b"[\xe2\x81\xa0]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_close_unopened_array", b"1]", JsonErrorKind::TrailingBytes),
+    ("n_structure_object_with_array_close", b"{\"a\":1]", JsonErrorKind::UnexpectedByte),
+    ("n_structure_array_with_object_close", b"[1}", JsonErrorKind::UnexpectedByte),
 ];
 
 #[test]
@@ -380,11 +148,7 @@ fn must_accept_rows_decode_and_encode_exactly() {
     for (name, input, encoded) in MUST_ACCEPT {
         let value = decode(input).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(json::encode(&value), *encoded, "{name}");
-        assert_eq!(
-            decode(encoded.as_bytes()).as_ref(),
-            Ok(&value),
-            "{name}: round trip"
-        );
+        assert_eq!(decode(encoded.as_bytes()).as_ref(), Ok(&value), "{name}: round trip");
     }
 }
 
@@ -423,11 +187,7 @@ fn error_offsets_point_at_the_deciding_byte() {
 #[test]
 fn a_hundred_thousand_open_brackets_are_an_error_not_a_stack_overflow() {
     for opener in [b'[', b'{'] {
-        let input = if opener == b'[' {
-            vec![b'['; 100_000]
-        } else {
-            b"{\"a\":".repeat(100_000)
-        };
+        let input = if opener == b'[' { vec![b'['; 100_000] } else { b"{\"a\":".repeat(100_000) };
         let error = decode(&input).unwrap_err();
         assert_eq!(error.kind, JsonErrorKind::DepthLimit { limit: DEPTH });
     }
@@ -450,10 +210,7 @@ fn encoder_escapes_every_control_character() {
 fn values_built_in_code_round_trip() {
     let mut inner = Object::new();
     inner.insert("quote\"back\\slash".into(), Value::from("tab\tnul\u{0}é😀"));
-    inner.insert(
-        String::new(),
-        Value::Array(vec![Value::Null, Value::Bool(false)]),
-    );
+    inner.insert(String::new(), Value::Array(vec![Value::Null, Value::Bool(false)]));
     let mut outer = Object::new();
     outer.insert("n".into(), Value::Number(Number::parse("-1.5e-7").unwrap()));
     outer.insert("i".into(), Value::from(i64::MIN));

@@ -53,11 +53,7 @@ fn with_section(limits: &Limits, n: usize) -> Vec<u8> {
     let chunk = limits.header_value_bytes_max;
     while left > 0 {
         // "X: " + value + CRLF is 5 bytes plus the value; never leave less than 5 for the last.
-        let value = if left >= chunk + 5 + 5 {
-            chunk
-        } else {
-            left - 5
-        };
+        let value = if left >= chunk + 5 + 5 { chunk } else { left - 5 };
         out.extend_from_slice(b"X: ");
         out.extend_from_slice(&rep(b'v', value));
         out.extend_from_slice(b"\r\n");
@@ -157,12 +153,7 @@ fn check_request_budgets(limits: &Limits) {
         let Verdict::Refused(error) = &verdict else {
             panic!("{} at {}: {verdict:?}", budget.name, max + 1);
         };
-        assert_eq!(
-            (error.status().code(), error.code()),
-            budget.over,
-            "{}",
-            budget.name
-        );
+        assert_eq!((error.status().code(), error.code()), budget.over, "{}", budget.name);
         assert_split_invariant(&over, &verdict, limits, budget.name);
     }
 }
@@ -182,26 +173,12 @@ fn budgets_fail_before_the_line_ends() {
     // Endless lines: the verdict comes as soon as the budget is crossed, with no CRLF in sight.
     let l = Limits::DEFAULT;
     let cases: [(Vec<u8>, &str, usize); 3] = [
-        (
-            cat(&[b"GET /", &rep(b'a', 100_000)]),
-            "target_too_long",
-            4 + l.request_target_bytes_max,
-        ),
-        (
-            cat(&[HEAD_START, b"X: ", &rep(b'v', 100_000)]),
-            "field_value_too_large",
-            28 + 2048,
-        ),
-        (
-            cat(&[HEAD_START, &rep(b'N', 100_000)]),
-            "field_section_too_large",
-            25 + 12288 - 9,
-        ),
+        (cat(&[b"GET /", &rep(b'a', 100_000)]), "target_too_long", 4 + l.request_target_bytes_max),
+        (cat(&[HEAD_START, b"X: ", &rep(b'v', 100_000)]), "field_value_too_large", 28 + 2048),
+        (cat(&[HEAD_START, &rep(b'N', 100_000)]), "field_section_too_large", 25 + 12288 - 9),
     ];
     for (input, code, offset) in cases {
-        let Verdict::Refused(e) = parse_once(&input, &l) else {
-            panic!("{code}")
-        };
+        let Verdict::Refused(e) = parse_once(&input, &l) else { panic!("{code}") };
         assert_eq!((e.code(), e.offset()), (code, offset));
     }
 }
@@ -218,10 +195,7 @@ fn json_depth_holds_at_max_and_refuses_max_plus_one() {
         let objects = cat(&[&b"{\"a\":".repeat(max), b"1", &rep(b'}', max)]);
         assert!(json::decode(&objects, max).is_ok());
         let error = json::decode(&nested(max + 1), max).unwrap_err();
-        assert_eq!(
-            (error.kind, error.offset),
-            (JsonErrorKind::DepthLimit { limit: max }, max)
-        );
+        assert_eq!((error.kind, error.offset), (JsonErrorKind::DepthLimit { limit: max }, max));
     }
 }
 
@@ -246,24 +220,13 @@ fn response_budget_holds_at_max_and_refuses_max_plus_one_on_both_sides() {
         let mut out = Vec::new();
         let over =
             ResponseWriter::new(&mut out, Status::Ok).finish(&rep(b'x', body_at_max + 1), max);
-        assert_eq!(
-            over.map_err(|e| e.kind),
-            Err(WriteErrorKind::ResponseTooLarge { limit: max })
-        );
+        assert_eq!(over.map_err(|e| e.kind), Err(WriteErrorKind::ResponseTooLarge { limit: max }));
         assert!(out.is_empty(), "a refused response leaves nothing behind");
 
         // The client refuses as soon as the head announces too much, before any body byte.
-        let head_only = format!(
-            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
-            body_at_max + 1
-        );
-        let error = ResponseParser::new(&limits)
-            .parse(head_only.as_bytes())
-            .unwrap_err();
-        assert_eq!(
-            error.kind(),
-            ResponseErrorKind::ResponseTooLarge { limit: max }
-        );
+        let head_only = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body_at_max + 1);
+        let error = ResponseParser::new(&limits).parse(head_only.as_bytes()).unwrap_err();
+        assert_eq!(error.kind(), ResponseErrorKind::ResponseTooLarge { limit: max });
     }
 }
 
@@ -273,15 +236,9 @@ fn sse_event_size_holds_at_max_and_refuses_max_plus_one() {
         let max = limits.sse_event_bytes_max;
         // "data:" + value: the line's bytes are the whole event.
         let event = |n: usize| cat(&[b"data:", &rep(b'x', n - 5), b"\n\n"]);
-        assert_eq!(
-            sse::parse_stream(&event(max), &limits).map(|e| e.len()),
-            Ok(1)
-        );
+        assert_eq!(sse::parse_stream(&event(max), &limits).map(|e| e.len()), Ok(1));
         let error = sse::parse_stream(&event(max + 1), &limits).unwrap_err();
-        assert_eq!(
-            (error.kind, error.offset),
-            (SseErrorKind::EventTooLarge { limit: max }, max)
-        );
+        assert_eq!((error.kind, error.offset), (SseErrorKind::EventTooLarge { limit: max }, max));
     }
 }
 
@@ -290,10 +247,7 @@ fn sse_event_count_holds_at_max_and_refuses_max_plus_one() {
     for limits in [Limits::DEFAULT, SMALL] {
         let max = limits.sse_stream_events_max;
         let stream = |n: usize| b"data: x\n\n".repeat(n);
-        assert_eq!(
-            sse::parse_stream(&stream(max), &limits).map(|e| e.len()),
-            Ok(max)
-        );
+        assert_eq!(sse::parse_stream(&stream(max), &limits).map(|e| e.len()), Ok(max));
         let error = sse::parse_stream(&stream(max + 1), &limits).unwrap_err();
         assert_eq!(error.kind, SseErrorKind::TooManyEvents { limit: max });
     }

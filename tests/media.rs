@@ -2,6 +2,9 @@
 //! Accept rule?" (no: see `http::media`).
 
 use loopback_mcp_http::http::media::{Accept, MediaErrorKind, MediaType};
+use loopback_mcp_http::limits::Limits;
+
+const RANGES: usize = Limits::DEFAULT.accept_ranges_max;
 
 #[test]
 fn content_type_table() {
@@ -21,16 +24,11 @@ fn content_type_table() {
         (b"application", Err(MediaErrorKind::Syntax)),
         (b"application/", Err(MediaErrorKind::Syntax)),
         (b"application/json; charset", Err(MediaErrorKind::Syntax)),
-        (
-            b"application/json; charset=\"utf-8",
-            Err(MediaErrorKind::Syntax),
-        ),
+        (b"application/json; charset=\"utf-8", Err(MediaErrorKind::Syntax)),
         (b"*/*", Err(MediaErrorKind::WildcardInvalid)),
     ];
     for (value, expected) in cases {
-        let got = MediaType::parse(value)
-            .map(|m| m.is_json_utf8())
-            .map_err(|e| e.kind);
+        let got = MediaType::parse(value).map(|m| m.is_json_utf8()).map_err(|e| e.kind);
         assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(value));
     }
 }
@@ -50,45 +48,32 @@ fn mcp_accept_rule_requires_each_type_to_be_listed() {
         (&[b"application/json, text/event-stream"], true, true),
         (&[b"text/event-stream,application/json"], true, true),
         (&[b"application/json", b"text/event-stream"], true, true),
-        (
-            &[b"APPLICATION/JSON;q=0.5, Text/Event-Stream;q=0.001"],
-            true,
-            true,
-        ),
-        (
-            &[b"application/json;charset=utf-8, text/event-stream"],
-            true,
-            true,
-        ),
+        (&[b"APPLICATION/JSON;q=0.5, Text/Event-Stream;q=0.001"], true, true),
+        (&[b"application/json;charset=utf-8, text/event-stream"], true, true),
         (&[b"application/json"], true, false),
         (&[b"text/event-stream"], false, true),
         (&[b"*/*"], false, false),
         (&[b"application/*, text/*"], false, false),
         (&[b"application/json;q=0, text/event-stream"], false, true),
-        (
-            &[b"application/json, application/json;q=0, text/event-stream"],
-            false,
-            true,
-        ),
+        (&[b"application/json, application/json;q=0, text/event-stream"], false, true),
         (&[b"application/json, text/event-stream;q=0"], true, false),
         (&[b""], false, false),
         (&[], false, false),
     ];
     for (values, json, sse) in cases {
-        let accept = Accept::parse(values.iter().copied()).unwrap();
-        let got = (
-            accept.lists("application", "json"),
-            accept.lists("text", "event-stream"),
-        );
+        let accept = Accept::parse(values.iter().copied(), RANGES).unwrap();
+        let got = (accept.lists("application", "json"), accept.lists("text", "event-stream"));
         assert_eq!(got, (json, sse), "{values:?}");
     }
 }
 
 #[test]
 fn general_quality_prefers_the_most_specific_range() {
-    let accept =
-        Accept::parse([&b"*/*;q=0.1, text/*;q=0.5, text/event-stream;q=0.8, image/png;q=0"[..]])
-            .unwrap();
+    let accept = Accept::parse(
+        [&b"*/*;q=0.1, text/*;q=0.5, text/event-stream;q=0.8, image/png;q=0"[..]],
+        RANGES,
+    )
+    .unwrap();
     let cases: [(&str, &str, u16); 5] = [
         ("text", "event-stream", 800),
         ("text", "plain", 500),
@@ -104,35 +89,47 @@ fn general_quality_prefers_the_most_specific_range() {
 
 #[test]
 fn malformed_accept_values_are_refused() {
-    let cases: [(&[u8], MediaErrorKind); 8] = [
+    let cases: [(&[u8], MediaErrorKind); 9] = [
         (b"application", MediaErrorKind::Syntax),
-        (
-            b"application/json text/event-stream",
-            MediaErrorKind::Syntax,
-        ),
+        (b"text/event-stream;q=\"0\"", MediaErrorKind::QualityInvalid),
+        (b"application/json text/event-stream", MediaErrorKind::Syntax),
         (b"application/json;q=2", MediaErrorKind::QualityInvalid),
-        (
-            b"application/json;q=0.5;q=0.5",
-            MediaErrorKind::QualityInvalid,
-        ),
+        (b"application/json;q=0.5;q=0.5", MediaErrorKind::QualityInvalid),
         (b"application/json;q=", MediaErrorKind::Syntax),
         (b"application/json;q=1.5", MediaErrorKind::QualityInvalid),
         (b"*/json", MediaErrorKind::WildcardInvalid),
         (b"text/event-stream;a=\"\x01\"", MediaErrorKind::Syntax),
     ];
     for (value, kind) in cases {
-        let got = Accept::parse([value]).map_err(|e| e.kind);
-        assert_eq!(
-            got.err(),
-            Some(kind),
-            "{:?}",
-            String::from_utf8_lossy(value)
-        );
+        let got = Accept::parse([value], RANGES).map_err(|e| e.kind);
+        assert_eq!(got.err(), Some(kind), "{:?}", String::from_utf8_lossy(value));
     }
 }
 
 #[test]
+fn a_weight_may_come_before_other_parameters() {
+    // RFC 9110 §12.5.1: a parameter named "q" is the weight wherever it stands.
+    let accept = Accept::parse([&b"text/event-stream;q=0.5;level=1"[..]], RANGES).unwrap();
+    assert_eq!(accept.quality("text", "event-stream"), 500);
+    assert_eq!(accept.ranges[0].media.param("level"), Some(&b"1"[..]));
+}
+
+#[test]
+fn the_number_of_ranges_is_a_budget() {
+    let at_max = vec![b"a/b".to_vec(); RANGES].join(&b","[..]);
+    assert_eq!(Accept::parse([at_max.as_slice()], RANGES).map(|a| a.ranges.len()), Ok(RANGES));
+    let over = vec![b"a/b".to_vec(); RANGES + 1].join(&b","[..]);
+    let error = Accept::parse([over.as_slice()], RANGES).unwrap_err();
+    assert_eq!(error.kind, MediaErrorKind::TooManyRanges { limit: RANGES });
+    // Spread over several field lines, the ranges still count together.
+    let half = vec![b"a/b".to_vec(); RANGES / 2 + 1].join(&b","[..]);
+    let error = Accept::parse([half.as_slice(), half.as_slice()], RANGES).unwrap_err();
+    assert_eq!(error.kind, MediaErrorKind::TooManyRanges { limit: RANGES });
+}
+
+#[test]
 fn empty_list_elements_are_skipped() {
-    let accept = Accept::parse([&b" , application/json ,, text/event-stream , "[..]]).unwrap();
+    let accept =
+        Accept::parse([&b" , application/json ,, text/event-stream , "[..]], RANGES).unwrap();
     assert_eq!(accept.ranges.len(), 2);
 }

@@ -87,11 +87,7 @@ fn check_split_invariance(data: &[u8], once: &Verdict<'_>, limits: &Limits) {
         if first != Verdict::Partial {
             assert_eq!(&first, once, "verdict changed by a split at {k}");
         }
-        assert_eq!(
-            &verdict(parser.parse(data)),
-            once,
-            "verdict changed by a split at {k}"
-        );
+        assert_eq!(&verdict(parser.parse(data)), once, "verdict changed by a split at {k}");
     }
     if n <= 4096 {
         let mut parser = RequestParser::new(limits);
@@ -100,11 +96,7 @@ fn check_split_invariance(data: &[u8], once: &Verdict<'_>, limits: &Limits) {
                 break;
             }
         }
-        assert_eq!(
-            &verdict(parser.parse(data)),
-            once,
-            "verdict changed byte by byte"
-        );
+        assert_eq!(&verdict(parser.parse(data)), once, "verdict changed byte by byte");
     }
 }
 
@@ -122,11 +114,8 @@ fn check_against_httparse(data: &[u8], head: &RequestHead<'_>, len: usize) {
         Version::Http11 => 1,
     };
     assert_eq!(request.version, Some(minor));
-    let theirs: Vec<(&str, &[u8])> = request
-        .headers
-        .iter()
-        .map(|h| (h.name, chars::trim_ows(h.value)))
-        .collect();
+    let theirs: Vec<(&str, &[u8])> =
+        request.headers.iter().map(|h| (h.name, chars::trim_ows(h.value))).collect();
     let ours: Vec<(&str, &[u8])> = head.fields.iter().map(|f| (f.name, f.value)).collect();
     assert_eq!(theirs, ours);
 }

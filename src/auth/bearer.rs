@@ -54,19 +54,14 @@ where
 pub(crate) fn is_b64token(token: &[u8]) -> bool {
     let body_len = token.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
     body_len > 0
-        && token[..body_len]
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+        && token[..body_len].iter().all(|&b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    type Case = (
-        &'static [&'static [u8]],
-        Result<Option<&'static [u8]>, BearerError>,
-    );
+    type Case = (&'static [&'static [u8]], Result<Option<&'static [u8]>, BearerError>);
 
     #[test]
     fn authorization_fields() {

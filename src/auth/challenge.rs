@@ -38,14 +38,8 @@ mod tests {
     fn challenges_render_exactly() {
         let cases: [(&[(&str, &str)], &str); 4] = [
             (&[], "Bearer"),
-            (
-                &[("error", "invalid_token")],
-                r#"Bearer error="invalid_token""#,
-            ),
-            (
-                &[("realm", "a\"b\\c"), ("scope", "x y")],
-                r#"Bearer realm="a\"b\\c", scope="x y""#,
-            ),
+            (&[("error", "invalid_token")], r#"Bearer error="invalid_token""#),
+            (&[("realm", "a\"b\\c"), ("scope", "x y")], r#"Bearer realm="a\"b\\c", scope="x y""#),
             (&[("scope", "")], r#"Bearer scope="""#),
         ];
         for (params, expected) in cases {

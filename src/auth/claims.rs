@@ -84,10 +84,7 @@ impl TokenClaims {
             ("issuer", &self.issuer),
             ("audience", &self.audience),
             ("resource", &self.resource),
-            (
-                "authorization_request_resource",
-                &self.authorization_request_resource,
-            ),
+            ("authorization_request_resource", &self.authorization_request_resource),
             ("token_request_resource", &self.token_request_resource),
             ("subject", &self.subject),
             ("tenant", &self.tenant),

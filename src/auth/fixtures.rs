@@ -187,10 +187,7 @@ impl Fixture {
 
     /// The token of `role`.
     pub fn token(&self, role: Role) -> &str {
-        self.tokens
-            .iter()
-            .find(|(r, _)| *r == role)
-            .map_or("", |(_, t)| t.as_str())
+        self.tokens.iter().find(|(r, _)| *r == role).map_or("", |(_, t)| t.as_str())
     }
 
     /// Every role with its token, in role order.

@@ -24,10 +24,7 @@ pub fn document(resource: &str, authorization_servers: &[&str], scopes: &[&str])
     let strings = |items: &[&str]| Value::Array(items.iter().map(|&s| Value::from(s)).collect());
     let mut doc = Object::new();
     doc.insert("resource".into(), resource.into());
-    doc.insert(
-        "authorization_servers".into(),
-        strings(authorization_servers),
-    );
+    doc.insert("authorization_servers".into(), strings(authorization_servers));
     doc.insert("scopes_supported".into(), strings(scopes));
     doc.insert("bearer_methods_supported".into(), strings(&["header"]));
     Value::Object(doc)

@@ -106,10 +106,7 @@ impl Denial {
         let needed = requirement.scopes.join(" ");
         let params: Vec<(&str, &str)> = match self {
             Denial::InvalidRequest => {
-                vec![
-                    ("error", "invalid_request"),
-                    ("resource_metadata", metadata_url),
-                ]
+                vec![("error", "invalid_request"), ("resource_metadata", metadata_url)]
             }
             Denial::MissingCredentials => {
                 vec![("resource_metadata", metadata_url), ("scope", &needed)]
@@ -204,10 +201,7 @@ impl OfflineTokenPolicy {
 
     /// Sets the current authorization revision of a subject in a tenant.
     pub fn set_revision(&mut self, subject: &str, tenant: &str, revision: u64) {
-        self.revisions
-            .entry(subject.to_owned())
-            .or_default()
-            .insert(tenant.to_owned(), revision);
+        self.revisions.entry(subject.to_owned()).or_default().insert(tenant.to_owned(), revision);
     }
 
     /// Moves a subject's authorization revision forward by one: every token issued before stops
@@ -266,10 +260,8 @@ impl OfflineTokenPolicy {
             }
         };
         let invalid = Denial::InvalidToken;
-        let claims = self
-            .records
-            .get(&lookup_key(token))
-            .ok_or(invalid(InvalidTokenReason::Unknown))?;
+        let claims =
+            self.records.get(&lookup_key(token)).ok_or(invalid(InvalidTokenReason::Unknown))?;
         self.check_usable(claims, now).map_err(invalid)?;
         self.check_bindings(claims).map_err(invalid)?;
         self.check_revision(claims).map_err(invalid)?;
@@ -289,10 +281,7 @@ impl OfflineTokenPolicy {
         principal: &Principal,
         requirement: &Requirement,
     ) -> Result<(), Denial> {
-        let missing = requirement
-            .scopes
-            .iter()
-            .any(|s| !principal.scopes.contains(*s));
+        let missing = requirement.scopes.iter().any(|s| !principal.scopes.contains(*s));
         if missing {
             let mut scopes: BTreeSet<&str> = principal.scopes.iter().map(String::as_str).collect();
             scopes.extend(requirement.scopes.iter().copied());
@@ -327,21 +316,9 @@ impl OfflineTokenPolicy {
     /// requests.
     fn check_bindings(&self, claims: &TokenClaims) -> Result<(), InvalidTokenReason> {
         let checks = [
-            (
-                &claims.issuer,
-                &self.issuer,
-                InvalidTokenReason::WrongIssuer,
-            ),
-            (
-                &claims.audience,
-                &self.resource,
-                InvalidTokenReason::WrongAudience,
-            ),
-            (
-                &claims.resource,
-                &self.resource,
-                InvalidTokenReason::WrongResource,
-            ),
+            (&claims.issuer, &self.issuer, InvalidTokenReason::WrongIssuer),
+            (&claims.audience, &self.resource, InvalidTokenReason::WrongAudience),
+            (&claims.resource, &self.resource, InvalidTokenReason::WrongResource),
             (
                 &claims.authorization_request_resource,
                 &self.resource,
@@ -353,20 +330,14 @@ impl OfflineTokenPolicy {
                 InvalidTokenReason::WrongTokenRequestResource,
             ),
         ];
-        match checks
-            .into_iter()
-            .find(|(claimed, expected, _)| claimed != expected)
-        {
+        match checks.into_iter().find(|(claimed, expected, _)| claimed != expected) {
             Some((_, _, reason)) => Err(reason),
             None => Ok(()),
         }
     }
 
     fn check_revision(&self, claims: &TokenClaims) -> Result<(), InvalidTokenReason> {
-        let current = self
-            .revisions
-            .get(&claims.subject)
-            .and_then(|t| t.get(&claims.tenant));
+        let current = self.revisions.get(&claims.subject).and_then(|t| t.get(&claims.tenant));
         match current {
             None => Err(InvalidTokenReason::UnknownSubject),
             Some(&revision) if revision != claims.authorization_revision => {

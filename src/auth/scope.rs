@@ -21,16 +21,11 @@ pub struct Requirement {
 }
 
 /// Initialize, ping, notifications, the GET stream, DELETE.
-pub const CONNECT: Requirement = Requirement {
-    scopes: &[MCP_CONNECT],
-    tenant_data: false,
-};
+pub const CONNECT: Requirement = Requirement { scopes: &[MCP_CONNECT], tenant_data: false };
 
 /// `resources/list`.
-pub const READ_RESOURCES: Requirement = Requirement {
-    scopes: &[MCP_CONNECT, RESOURCES_READ],
-    tenant_data: true,
-};
+pub const READ_RESOURCES: Requirement =
+    Requirement { scopes: &[MCP_CONNECT, RESOURCES_READ], tenant_data: true };
 
 /// True for a valid `scope-token` (RFC 6749 §3.3): one or more of `%x21 / %x23-5B / %x5D-7E`,
 /// so never a space, a double quote or a backslash.

@@ -75,14 +75,8 @@ pub fn is_token(bytes: &[u8]) -> bool {
 
 /// Removes leading and trailing SP and HTAB (optional whitespace, RFC 9110 §5.6.3).
 pub fn trim_ows(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|&b| b != b' ' && b != b'\t')
-        .map_or(start, |i| i + 1);
+    let start = bytes.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|&b| b != b' ' && b != b'\t').map_or(start, |i| i + 1);
     &bytes[start..end]
 }
 
@@ -110,9 +104,7 @@ mod tests {
 
     #[test]
     fn path_bytes_exclude_query_fragment_backslash_and_non_ascii() {
-        for c in [
-            b'?', b'#', b'\\', b' ', b'"', b'<', b'>', b'[', b']', b'^', b'`', b'{', b'|',
-        ] {
+        for c in [b'?', b'#', b'\\', b' ', b'"', b'<', b'>', b'[', b']', b'^', b'`', b'{', b'|'] {
             assert!(!is(c, PATH), "byte {c:#04x}");
         }
         assert!((0x80..=0xff).all(|c| !is(c, PATH)));

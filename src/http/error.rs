@@ -76,8 +76,10 @@ pub enum RequestErrorKind {
     LeadingEmptyLines { limit: usize },
     /// The first byte of the request line is not a `tchar`.
     RequestLineStart,
-    /// A byte inside the method that is neither a `tchar` nor the SP ending it.
+    /// A control byte, DEL or non-ASCII byte inside the method.
     MethodByte,
+    /// A visible byte inside the method that is not a `tchar`; judged after the version and target.
+    MethodNotToken,
     /// A method longer than the budget; no implemented method is that long (RFC 9112 §3).
     MethodTooLong { limit: usize },
     /// No target between the method and the version (two spaces, or the line ends early).
@@ -145,6 +147,7 @@ impl RequestErrorKind {
             RequestErrorKind::LeadingEmptyLines { .. } => "leading_empty_lines",
             RequestErrorKind::RequestLineStart => "request_line_start",
             RequestErrorKind::MethodByte => "method_byte",
+            RequestErrorKind::MethodNotToken => "method_not_token",
             RequestErrorKind::MethodTooLong { .. } => "method_too_long",
             RequestErrorKind::TargetMissing => "target_missing",
             RequestErrorKind::TargetByte => "target_byte",
@@ -231,12 +234,7 @@ impl RequestError {
 
 impl fmt::Display for RequestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "request refused: {} at byte {}",
-            self.kind.code(),
-            self.offset
-        )
+        write!(f, "request refused: {} at byte {}", self.kind.code(), self.offset)
     }
 }
 
@@ -319,12 +317,7 @@ impl ResponseError {
 
 impl fmt::Display for ResponseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "response refused: {} at byte {}",
-            self.kind.code(),
-            self.offset
-        )
+        write!(f, "response refused: {} at byte {}", self.kind.code(), self.offset)
     }
 }
 

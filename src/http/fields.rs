@@ -105,9 +105,7 @@ impl FieldScanner {
                     return Ok(false);
                 }
                 if self.fields.len() >= self.budget.fields_max {
-                    return fail(HeadErrorKind::FieldsTooMany {
-                        limit: self.budget.fields_max,
-                    });
+                    return fail(HeadErrorKind::FieldsTooMany { limit: self.budget.fields_max });
                 }
                 self.count_section_byte(at)?;
                 match byte {
@@ -130,7 +128,8 @@ impl FieldScanner {
                         self.state = State::ValueLeadingWhitespace;
                     }
                     b' ' | b'\t' => return fail(HeadErrorKind::WhitespaceBeforeColon),
-                    b'\r' | b'\n' => return fail(HeadErrorKind::ColonMissing),
+                    b'\r' => return fail(HeadErrorKind::ColonMissing),
+                    b'\n' => return fail(HeadErrorKind::BareLf),
                     _ => return fail(HeadErrorKind::FieldNameByte),
                 }
             }
@@ -211,11 +210,8 @@ impl FieldScanner {
 mod tests {
     use super::*;
 
-    const BUDGET: FieldBudget = FieldBudget {
-        value_bytes_max: 8,
-        fields_max: 2,
-        section_bytes_max: 40,
-    };
+    const BUDGET: FieldBudget =
+        FieldBudget { value_bytes_max: 8, fields_max: 2, section_bytes_max: 40 };
 
     type Scanned = Option<(usize, Vec<(String, String)>)>;
 
@@ -239,27 +235,14 @@ mod tests {
 
     #[test]
     fn values_are_trimmed_of_surrounding_whitespace_only() {
-        let got = scan_all(b"A: \t x y \t\r\nB:\r\n\r\nrest")
-            .unwrap()
-            .unwrap();
+        let got = scan_all(b"A: \t x y \t\r\nB:\r\n\r\nrest").unwrap().unwrap();
         assert_eq!(got.0, 18);
-        assert_eq!(
-            got.1,
-            vec![("A".into(), "x y".into()), ("B".into(), "".into())]
-        );
+        assert_eq!(got.1, vec![("A".into(), "x y".into()), ("B".into(), "".into())]);
     }
 
     #[test]
     fn incomplete_sections_ask_for_more() {
-        for input in [
-            &b""[..],
-            b"A",
-            b"A:",
-            b"A: v",
-            b"A: v\r",
-            b"A: v\r\n",
-            b"A: v\r\n\r",
-        ] {
+        for input in [&b""[..], b"A", b"A:", b"A: v", b"A: v\r", b"A: v\r\n", b"A: v\r\n\r"] {
             assert_eq!(scan_all(input), Ok(None), "{input:?}");
         }
     }
@@ -267,16 +250,8 @@ mod tests {
     #[test]
     fn budgets_fail_on_the_crossing_byte() {
         let cases: [(&[u8], HeadErrorKind, usize); 3] = [
-            (
-                b"A: 123456789",
-                HeadErrorKind::FieldValueTooLarge { limit: 8 },
-                11,
-            ),
-            (
-                b"A: 1\r\nB: 2\r\nC",
-                HeadErrorKind::FieldsTooMany { limit: 2 },
-                12,
-            ),
+            (b"A: 123456789", HeadErrorKind::FieldValueTooLarge { limit: 8 }, 11),
+            (b"A: 1\r\nB: 2\r\nC", HeadErrorKind::FieldsTooMany { limit: 2 }, 12),
             (
                 b"Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
                 HeadErrorKind::FieldSectionTooLarge { limit: 40 },
@@ -284,11 +259,7 @@ mod tests {
             ),
         ];
         for (input, kind, offset) in cases {
-            assert_eq!(
-                scan_all(input),
-                Err(HeadError { kind, offset }),
-                "{input:?}"
-            );
+            assert_eq!(scan_all(input), Err(HeadError { kind, offset }), "{input:?}");
         }
     }
 }

@@ -23,34 +23,42 @@ pub(crate) struct Framing {
     pub keep_alive: bool,
 }
 
-/// The field lines the framing rules read, gathered in one pass.
+/// The first two field lines with one name, and how many there were.
+#[derive(Clone, Copy, Default)]
+struct Lines<'s> {
+    first: Option<&'s FieldSpan>,
+    second: Option<&'s FieldSpan>,
+}
+
+impl<'s> Lines<'s> {
+    fn push(&mut self, field: &'s FieldSpan) {
+        if self.first.is_none() {
+            self.first = Some(field);
+        } else if self.second.is_none() {
+            self.second = Some(field);
+        }
+    }
+}
+
+/// The framing field lines, found in one pass without allocating.
 #[derive(Default)]
 struct Seen<'s> {
-    host: Vec<&'s FieldSpan>,
-    transfer_encoding: Vec<&'s FieldSpan>,
-    content_length: Vec<&'s FieldSpan>,
-    expect: Vec<&'s FieldSpan>,
-    connection: Vec<&'s FieldSpan>,
+    host: Lines<'s>,
+    transfer_encoding: Lines<'s>,
+    content_length: Lines<'s>,
 }
 
 fn gather<'s>(buf: &[u8], fields: &'s [FieldSpan]) -> Seen<'s> {
     let mut seen = Seen::default();
     for field in fields {
         let name = &buf[field.name.clone()];
-        let list = if name.eq_ignore_ascii_case(b"host") {
-            &mut seen.host
+        if name.eq_ignore_ascii_case(b"host") {
+            seen.host.push(field);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            &mut seen.transfer_encoding
+            seen.transfer_encoding.push(field);
         } else if name.eq_ignore_ascii_case(b"content-length") {
-            &mut seen.content_length
-        } else if name.eq_ignore_ascii_case(b"expect") {
-            &mut seen.expect
-        } else if name.eq_ignore_ascii_case(b"connection") {
-            &mut seen.connection
-        } else {
-            continue;
-        };
-        list.push(field);
+            seen.content_length.push(field);
+        }
     }
     seen
 }
@@ -65,42 +73,43 @@ pub(crate) fn check(
     let seen = gather(buf, fields);
     let value = |f: &FieldSpan| &buf[f.value.clone()];
     let fail = |kind, f: &FieldSpan| Err(RequestError::new(kind, f.line_start));
+    let named = |name: &'static [u8]| {
+        fields.iter().filter(move |f| buf[f.name.clone()].eq_ignore_ascii_case(name))
+    };
 
-    check_host(&seen.host, version, value)?;
-    if let Some(&first) = seen.transfer_encoding.first() {
+    check_host(seen.host, version, value)?;
+    if let Some(first) = seen.transfer_encoding.first {
         let kind = transfer_encoding_verdict(&seen, version, value);
         return fail(kind, first);
     }
-    let content_length = match seen.content_length.as_slice() {
-        [] => 0,
-        [only] => content_length_value(value(only), body_bytes_max)
+    let content_length = match (seen.content_length.first, seen.content_length.second) {
+        (None, _) => 0,
+        (Some(only), None) => content_length_value(value(only), body_bytes_max)
             .map_err(|k| RequestError::new(k, only.line_start))?,
-        [_, second, ..] => return fail(RequestErrorKind::ContentLengthDuplicate, second),
+        (Some(_), Some(second)) => return fail(RequestErrorKind::ContentLengthDuplicate, second),
     };
     let expect_continue = match version {
         // RFC 9110 §10.1.1: an HTTP/1.0 expectation is ignored.
         Version::Http10 => false,
         Version::Http11 => {
-            for &field in &seen.expect {
+            let mut any = false;
+            for field in named(b"expect") {
                 if !value(field).eq_ignore_ascii_case(b"100-continue") {
                     return fail(RequestErrorKind::ExpectationUnsupported, field);
                 }
+                any = true;
             }
-            !seen.expect.is_empty()
+            any
         }
     };
     let mut options = ConnectionOptions::default();
-    for &field in &seen.connection {
+    for field in named(b"connection") {
         if !options.read(value(field)) {
             return fail(RequestErrorKind::ConnectionInvalid, field);
         }
     }
     let keep_alive = options.keep_alive(version);
-    Ok(Framing {
-        content_length,
-        expect_continue,
-        keep_alive,
-    })
+    Ok(Framing { content_length, expect_continue, keep_alive })
 }
 
 /// The persistence tokens of every Connection field line of a message.
@@ -137,24 +146,22 @@ impl ConnectionOptions {
 }
 
 fn check_host<'v>(
-    host: &[&FieldSpan],
+    host: Lines<'_>,
     version: Version,
     value: impl Fn(&FieldSpan) -> &'v [u8],
 ) -> Result<(), RequestError> {
-    match host {
-        [] if version == Version::Http11 => {
+    match (host.first, host.second) {
+        (None, _) if version == Version::Http11 => {
             Err(RequestError::new(RequestErrorKind::HostMissing, 0))
         }
-        [] => Ok(()),
-        [only] if is_valid_host(value(only)) => Ok(()),
-        [only] => Err(RequestError::new(
-            RequestErrorKind::HostInvalid,
-            only.line_start,
-        )),
-        [_, second, ..] => Err(RequestError::new(
-            RequestErrorKind::HostDuplicate,
-            second.line_start,
-        )),
+        (None, _) => Ok(()),
+        (Some(only), None) if is_valid_host(value(only)) => Ok(()),
+        (Some(only), None) => {
+            Err(RequestError::new(RequestErrorKind::HostInvalid, only.line_start))
+        }
+        (Some(_), Some(second)) => {
+            Err(RequestError::new(RequestErrorKind::HostDuplicate, second.line_start))
+        }
     }
 }
 
@@ -167,31 +174,31 @@ fn transfer_encoding_verdict<'v>(
     if version == Version::Http10 {
         return RequestErrorKind::TransferEncodingOnHttp10;
     }
-    if !seen.content_length.is_empty() {
+    if seen.content_length.first.is_some() {
         return RequestErrorKind::TransferEncodingWithContentLength;
     }
-    match seen.transfer_encoding.as_slice() {
-        [only] => classify_codings(value(only)),
+    match (seen.transfer_encoding.first, seen.transfer_encoding.second) {
+        (Some(only), None) => classify_codings(value(only)),
         _ => RequestErrorKind::TransferEncodingDuplicate,
     }
 }
 
 /// `Transfer-Encoding = #transfer-coding`, read strictly: every element a bare token, no empty
-/// elements, chunked only as the final coding.
+/// elements, chunked only as the final coding. One pass, no allocation.
 fn classify_codings(value: &[u8]) -> RequestErrorKind {
-    let codings: Vec<&[u8]> = value.split(|&b| b == b',').map(chars::trim_ows).collect();
-    if codings.iter().any(|c| !chars::is_token(c)) {
-        return RequestErrorKind::TransferEncodingInvalid;
+    let mut chunked_before_last = false;
+    let mut last_is_chunked = false;
+    for coding in value.split(|&b| b == b',').map(chars::trim_ows) {
+        if !chars::is_token(coding) {
+            return RequestErrorKind::TransferEncodingInvalid;
+        }
+        chunked_before_last |= last_is_chunked;
+        last_is_chunked = coding.eq_ignore_ascii_case(b"chunked");
     }
-    let is_chunked = |c: &&[u8]| c.eq_ignore_ascii_case(b"chunked");
-    match codings.split_last() {
-        Some((last, before)) if is_chunked(last) && !before.iter().any(is_chunked) => {
-            RequestErrorKind::TransferEncodingChunked
-        }
-        Some((_, before)) if before.iter().any(is_chunked) => {
-            RequestErrorKind::TransferEncodingInvalid
-        }
-        _ => RequestErrorKind::TransferEncodingUnsupported,
+    match (chunked_before_last, last_is_chunked) {
+        (true, _) => RequestErrorKind::TransferEncodingInvalid,
+        (false, true) => RequestErrorKind::TransferEncodingChunked,
+        (false, false) => RequestErrorKind::TransferEncodingUnsupported,
     }
 }
 
@@ -210,14 +217,14 @@ fn content_length_value(value: &[u8], body_bytes_max: usize) -> Result<u64, Requ
     match decimal::parse(value) {
         Decimal::NotDigits => Err(RequestErrorKind::ContentLengthInvalid),
         Decimal::Value(length) if within(length, body_bytes_max) => Ok(length),
-        Decimal::Value(_) | Decimal::Overflow => Err(RequestErrorKind::ContentLengthTooLarge {
-            limit: body_bytes_max,
-        }),
+        Decimal::Value(_) | Decimal::Overflow => {
+            Err(RequestErrorKind::ContentLengthTooLarge { limit: body_bytes_max })
+        }
     }
 }
 
 /// `Host = uri-host [ ":" port ]`, narrowed: a registered name of unreserved bytes, an IPv4
-/// address (which has the same bytes) or a bracketed IPv6 literal; a port of 1–5 digits up to
+/// address (which has the same bytes) or a bracketed IPv6 address; a port of 1–5 digits up to
 /// 65535. Empty hosts, percent-encoding, sub-delims, user info and lists are refused.
 pub(crate) fn is_valid_host(value: &[u8]) -> bool {
     let (host, port) = split_host_port(value);
@@ -230,10 +237,7 @@ pub(crate) fn is_valid_host(value: &[u8]) -> bool {
 
 fn split_host_port(value: &[u8]) -> (&[u8], Option<&[u8]>) {
     let host_end = match value.first() {
-        Some(b'[') => value
-            .iter()
-            .position(|&b| b == b']')
-            .map_or(value.len(), |i| i + 1),
+        Some(b'[') => value.iter().position(|&b| b == b']').map_or(value.len(), |i| i + 1),
         _ => value.iter().position(|&b| b == b':').unwrap_or(value.len()),
     };
     match value[host_end..].split_first() {
@@ -244,12 +248,10 @@ fn split_host_port(value: &[u8]) -> (&[u8], Option<&[u8]>) {
     }
 }
 
+/// An IPv6 address as RFC 4291 writes it (the standard library's parser; no zone identifiers, no
+/// IPvFuture).
 fn is_ipv6_literal(inner: &[u8]) -> bool {
-    (2..=45).contains(&inner.len())
-        && inner.contains(&b':')
-        && inner
-            .iter()
-            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+    std::str::from_utf8(inner).is_ok_and(|s| s.parse::<std::net::Ipv6Addr>().is_ok())
 }
 
 fn is_port(port: &[u8]) -> bool {
@@ -264,7 +266,7 @@ mod tests {
 
     #[test]
     fn host_values() {
-        let cases: [(&str, bool); 22] = [
+        let cases: [(&str, bool); 27] = [
             ("a", true),
             ("127.0.0.1:8080", true),
             ("localhost:1", true),
@@ -287,6 +289,11 @@ mod tests {
             ("[::1", false),
             ("[::1]x", false),
             ("[g::1]", false),
+            ("[:::::]", false),
+            ("[...:]", false),
+            ("[::1%eth0]", false),
+            ("[v1.x]", false),
+            ("[::ffff:127.0.0.1]:80", true),
         ];
         for (value, ok) in cases {
             assert_eq!(is_valid_host(value.as_bytes()), ok, "{value:?}");
@@ -329,11 +336,7 @@ mod tests {
             ("5, 5", Err(K::ContentLengthInvalid)),
         ];
         for (value, expected) in cases {
-            assert_eq!(
-                content_length_value(value.as_bytes(), 100),
-                expected,
-                "{value:?}"
-            );
+            assert_eq!(content_length_value(value.as_bytes(), 100), expected, "{value:?}");
         }
     }
 }

@@ -18,9 +18,11 @@
 //! named with weight zero? `*/*` and `application/*` answer no. [`Accept::quality`] is the general
 //! RFC negotiation, where `*/*` does match, for callers that want it.
 //!
-//! Parameters other than `q` are parsed (so malformed ones are refused) but play no part in
-//! matching. Nothing here allocates except the list of ranges and an unescaped copy of a quoted
-//! parameter value that contains a backslash.
+//! A parameter named `q` is the weight wherever it appears among a range's parameters (RFC 9110
+//! §12.5.1 asks recipients to read it so), and must be a bare qvalue. Other parameters are parsed
+//! (so malformed ones are refused) but play no part in matching. Nothing here allocates except the
+//! list of ranges (at most the caller's budget) and an unescaped copy of a quoted parameter value
+//! that contains a backslash.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -37,6 +39,8 @@ pub enum MediaErrorKind {
     QualityInvalid,
     /// A wildcard in the wrong place (`*/json`), or any wildcard in a Content-Type.
     WildcardInvalid,
+    /// More media ranges than the budget.
+    TooManyRanges { limit: usize },
 }
 
 impl MediaErrorKind {
@@ -46,6 +50,7 @@ impl MediaErrorKind {
             MediaErrorKind::Syntax => "media_type_syntax",
             MediaErrorKind::QualityInvalid => "media_quality_invalid",
             MediaErrorKind::WildcardInvalid => "media_wildcard_invalid",
+            MediaErrorKind::TooManyRanges { .. } => "media_ranges_too_many",
         }
     }
 }
@@ -70,6 +75,8 @@ impl std::error::Error for MediaError {}
 pub struct MediaParam<'a> {
     pub name: &'a str,
     pub value: Cow<'a, [u8]>,
+    /// The value was written as a quoted-string.
+    pub quoted: bool,
 }
 
 /// A parsed media type or media range.
@@ -83,16 +90,10 @@ pub struct MediaType<'a> {
 impl<'a> MediaType<'a> {
     /// Parses a `Content-Type` value. Wildcards are refused: a body has one concrete type.
     pub fn parse(value: &'a [u8]) -> Result<MediaType<'a>, MediaError> {
-        let mut cursor = Cursor {
-            bytes: value,
-            pos: 0,
-        };
+        let mut cursor = Cursor { bytes: value, pos: 0 };
         let media = cursor.media_type()?;
         if media.type_ == "*" || media.subtype == "*" {
-            return Err(MediaError {
-                kind: MediaErrorKind::WildcardInvalid,
-                offset: 0,
-            });
+            return Err(MediaError { kind: MediaErrorKind::WildcardInvalid, offset: 0 });
         }
         cursor.skip_ows();
         cursor.expect_end()?;
@@ -106,10 +107,7 @@ impl<'a> MediaType<'a> {
 
     /// The value of the first parameter with this name (case-insensitive).
     pub fn param(&self, name: &str) -> Option<&[u8]> {
-        self.params
-            .iter()
-            .find(|p| p.name.eq_ignore_ascii_case(name))
-            .map(|p| &*p.value)
+        self.params.iter().find(|p| p.name.eq_ignore_ascii_case(name)).map(|p| &*p.value)
     }
 
     /// True for `application/json` with no parameter other than an optional `charset=utf-8`
@@ -138,24 +136,26 @@ pub struct Accept<'a> {
 }
 
 impl<'a> Accept<'a> {
-    /// Parses every Accept field line of a request as one list (RFC 9110 §5.3 combines them).
-    /// No field line at all gives an empty list, which lists nothing.
-    pub fn parse<I>(values: I) -> Result<Accept<'a>, MediaError>
+    /// Parses every Accept field line of a request as one list (RFC 9110 §5.3 combines them),
+    /// refusing more than `ranges_max` ranges. No field line at all gives an empty list, which
+    /// lists nothing.
+    pub fn parse<I>(values: I, ranges_max: usize) -> Result<Accept<'a>, MediaError>
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
         let mut ranges = Vec::new();
         for value in values {
-            let mut cursor = Cursor {
-                bytes: value,
-                pos: 0,
-            };
+            let mut cursor = Cursor { bytes: value, pos: 0 };
             loop {
                 cursor.skip_ows();
                 if cursor.at_end() {
                     break;
                 }
                 if !cursor.eat(b',') {
+                    if ranges.len() >= ranges_max {
+                        let kind = MediaErrorKind::TooManyRanges { limit: ranges_max };
+                        return Err(cursor.error(kind));
+                    }
                     ranges.push(cursor.media_range()?);
                     cursor.skip_ows();
                     if cursor.at_end() {
@@ -171,11 +171,7 @@ impl<'a> Accept<'a> {
     /// True when `type_/subtype` is named exactly (no wildcard) with a weight above zero and is
     /// never named with weight zero. This is the MCP Accept rule; see the module docs.
     pub fn lists(&self, type_: &str, subtype: &str) -> bool {
-        let mut named = self
-            .ranges
-            .iter()
-            .filter(|r| r.media.is(type_, subtype))
-            .peekable();
+        let mut named = self.ranges.iter().filter(|r| r.media.is(type_, subtype)).peekable();
         named.peek().is_some() && named.all(|r| r.quality > 0)
     }
 
@@ -227,26 +223,15 @@ impl<'a> Cursor<'a> {
     }
 
     fn error(&self, kind: MediaErrorKind) -> MediaError {
-        MediaError {
-            kind,
-            offset: self.pos,
-        }
+        MediaError { kind, offset: self.pos }
     }
 
     fn expect(&mut self, byte: u8) -> Result<(), MediaError> {
-        if self.eat(byte) {
-            Ok(())
-        } else {
-            Err(self.error(MediaErrorKind::Syntax))
-        }
+        if self.eat(byte) { Ok(()) } else { Err(self.error(MediaErrorKind::Syntax)) }
     }
 
     fn expect_end(&self) -> Result<(), MediaError> {
-        if self.at_end() {
-            Ok(())
-        } else {
-            Err(self.error(MediaErrorKind::Syntax))
-        }
+        if self.at_end() { Ok(()) } else { Err(self.error(MediaErrorKind::Syntax)) }
     }
 
     fn skip_ows(&mut self) {
@@ -284,22 +269,15 @@ impl<'a> Cursor<'a> {
                 params.push(self.param()?);
             }
         }
-        Ok(MediaType {
-            type_,
-            subtype,
-            params,
-        })
+        Ok(MediaType { type_, subtype, params })
     }
 
     fn param(&mut self) -> Result<MediaParam<'a>, MediaError> {
         let name = self.token()?;
         self.expect(b'=')?;
-        let value = if self.peek() == Some(b'"') {
-            self.quoted_string()?
-        } else {
-            self.token()?.as_bytes().into()
-        };
-        Ok(MediaParam { name, value })
+        let quoted = self.peek() == Some(b'"');
+        let value = if quoted { self.quoted_string()? } else { self.token()?.as_bytes().into() };
+        Ok(MediaParam { name, value, quoted })
     }
 
     /// `DQUOTE *( qdtext / quoted-pair ) DQUOTE`, unescaped.
@@ -344,10 +322,7 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         let mut media = self.media_type()?;
         if media.type_ == "*" && media.subtype != "*" {
-            return Err(MediaError {
-                kind: MediaErrorKind::WildcardInvalid,
-                offset: start,
-            });
+            return Err(MediaError { kind: MediaErrorKind::WildcardInvalid, offset: start });
         }
         let mut quality = None;
         let mut kept = Vec::with_capacity(media.params.len());
@@ -356,20 +331,18 @@ impl<'a> Cursor<'a> {
                 kept.push(param);
                 continue;
             }
-            let invalid = MediaError {
-                kind: MediaErrorKind::QualityInvalid,
-                offset: start,
-            };
+            let invalid = MediaError { kind: MediaErrorKind::QualityInvalid, offset: start };
             if quality.is_some() {
+                return Err(invalid);
+            }
+            // A weight is a bare qvalue (RFC 9110 §12.4.2), never a quoted-string.
+            if param.quoted {
                 return Err(invalid);
             }
             quality = Some(parse_qvalue(&param.value).ok_or(invalid)?);
         }
         media.params = kept;
-        Ok(MediaRange {
-            media,
-            quality: quality.unwrap_or(1000),
-        })
+        Ok(MediaRange { media, quality: quality.unwrap_or(1000) })
     }
 }
 

@@ -58,10 +58,7 @@ pub struct Field<'b> {
 
 impl<'b> Field<'b> {
     fn from_span(buf: &'b [u8], span: &fields::FieldSpan) -> Self {
-        Field {
-            name: request::ascii_str(&buf[span.name.clone()]),
-            value: &buf[span.value.clone()],
-        }
+        Field { name: request::ascii_str(&buf[span.name.clone()]), value: &buf[span.value.clone()] }
     }
 }
 
@@ -73,9 +70,7 @@ pub struct FieldList<'b> {
 
 impl<'b> FieldList<'b> {
     fn from_spans(buf: &'b [u8], spans: &[fields::FieldSpan]) -> Self {
-        FieldList {
-            fields: spans.iter().map(|s| Field::from_span(buf, s)).collect(),
-        }
+        FieldList { fields: spans.iter().map(|s| Field::from_span(buf, s)).collect() }
     }
 
     /// Every field line, in order.
@@ -100,10 +95,7 @@ impl<'b> FieldList<'b> {
 
     /// The values of every field line with this name (case-insensitive), in order.
     pub fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'b [u8]> + 's {
-        self.fields
-            .iter()
-            .filter(move |f| f.name.eq_ignore_ascii_case(name))
-            .map(|f| f.value)
+        self.fields.iter().filter(move |f| f.name.eq_ignore_ascii_case(name)).map(|f| f.value)
     }
 
     /// How many field lines carry this name (case-insensitive).

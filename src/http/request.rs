@@ -2,19 +2,22 @@
 //!
 //! Sans-IO: [`RequestParser::parse`] is called with everything received so far for one request
 //! (the same prefix, growing), and it scans only the bytes it has not seen before, so a head
-//! that arrives one byte per read costs linear, not quadratic, time. It never reads a socket,
-//! never allocates in proportion to the input (the field list is sized from the budget up front)
-//! and never copies a byte: the parsed head borrows from the caller's buffer.
+//! that arrives one byte per read costs linear, not quadratic, time. It never reads a socket and
+//! never copies a byte: the parsed head borrows from the caller's buffer. Its only allocations
+//! are two lists of field lines (the spans, sized from the field budget when the parser is made,
+//! and the head's field list when it completes), so no input makes it allocate past the budget.
 //!
 //! # How a verdict is reached
 //!
 //! Bytes are read left to right, and the parser stops at the first byte that proves the request
-//! invalid: a byte outside the grammar (400), a budget crossed by that byte (414, 431, or 501 for
-//! an over-long method), a bare CR or LF (400). Checks that need a whole element run when it
-//! ends, in this order:
+//! invalid: a byte that cannot appear where it stands (a first byte that is not a token byte, a
+//! control byte, DEL or non-ASCII byte in the request line, a bare CR or LF: 400), or a budget
+//! crossed by that byte (414, 431, and 501 for an over-long method). Checks that need a whole
+//! element run when it ends, in this order:
 //!
 //! 1. at the end of the request line: the version (505 if well-formed but not 1.0/1.1), then the
-//!    target form ([`super::target`], 400), then the method (501 if unknown);
+//!    target form ([`super::target`], 400), then the method (a visible byte that is not a token
+//!    byte: 400; a token this server does not know: 501);
 //! 2. at the end of the head: Host, Transfer-Encoding, Content-Length, the body budget (413),
 //!    Expect (417), Connection ([`super::framing`]).
 //!
@@ -154,6 +157,8 @@ pub struct RequestParser {
     method_start: usize,
     target_start: usize,
     version_start: usize,
+    /// The method holds a visible byte that is not a token byte.
+    method_not_token: bool,
     method: Option<Method>,
     version: Option<Version>,
     fields: FieldScanner,
@@ -183,6 +188,7 @@ impl RequestParser {
             method_start: 0,
             target_start: 0,
             version_start: 0,
+            method_not_token: false,
             method: None,
             version: None,
             fields: FieldScanner::new(fields),
@@ -195,6 +201,7 @@ impl RequestParser {
         self.state = LineState::Start;
         self.pos = 0;
         self.leading_empty_lines = 0;
+        self.method_not_token = false;
         self.method = None;
         self.version = None;
         self.fields.reset();
@@ -212,10 +219,7 @@ impl RequestParser {
     ///
     /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
     pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<RequestHead<'b>>, RequestError> {
-        assert!(
-            buf.len() >= self.pos,
-            "RequestParser::parse called with a shrunken buffer"
-        );
+        assert!(buf.len() >= self.pos, "RequestParser::parse called with a shrunken buffer");
         let outcome = match self.outcome {
             Some(outcome) => outcome,
             None => match self.scan(buf) {
@@ -226,9 +230,7 @@ impl RequestParser {
         };
         self.outcome = Some(outcome);
         let len = outcome?;
-        let head = self
-            .build(buf, len)
-            .inspect_err(|e| self.outcome = Some(Err(*e)))?;
+        let head = self.build(buf, len).inspect_err(|e| self.outcome = Some(Err(*e)))?;
         Ok(Parsed::Complete { value: head, len })
     }
 
@@ -279,13 +281,17 @@ impl RequestParser {
                     self.target_start = at + 1;
                     self.state = LineState::Target;
                 }
-                _ if chars::is(byte, TCHAR) => {
+                _ if chars::is(byte, VCHAR) => {
                     if at - self.method_start >= self.budget.method_bytes_max {
                         let limit = self.budget.method_bytes_max;
                         return fail(RequestErrorKind::MethodTooLong { limit });
                     }
+                    // A visible byte that is not a token byte is judged with the method, after
+                    // the version and the target (precedence step 4).
+                    self.method_not_token |= !chars::is(byte, TCHAR);
                 }
-                b'\r' | b'\n' => return fail(RequestErrorKind::TargetMissing),
+                b'\r' => return fail(RequestErrorKind::TargetMissing),
+                b'\n' => return fail(bare_lf),
                 _ => return fail(RequestErrorKind::MethodByte),
             },
             LineState::Target => match byte {
@@ -300,11 +306,10 @@ impl RequestParser {
                         return fail(RequestErrorKind::TargetTooLong { limit });
                     }
                 }
-                b'\r' | b'\n' if at == self.target_start => {
-                    return fail(RequestErrorKind::TargetMissing);
-                }
+                b'\n' => return fail(bare_lf),
+                b'\r' if at == self.target_start => return fail(RequestErrorKind::TargetMissing),
                 // "GET /path\r\n": an HTTP/0.9-style line with no version.
-                b'\r' | b'\n' => return fail(RequestErrorKind::VersionSyntax),
+                b'\r' => return fail(RequestErrorKind::VersionSyntax),
                 _ => return fail(RequestErrorKind::TargetByte),
             },
             LineState::Version(matched) if matched < VERSION_LEN => {
@@ -343,11 +348,14 @@ impl RequestParser {
         let target_end = self.version_start - 1;
         target::check(&buf[self.target_start..target_end])
             .map_err(|(kind, offset)| RequestError::new(kind, self.target_start + offset))?;
+        if self.method_not_token {
+            return Err(RequestError::new(RequestErrorKind::MethodNotToken, self.method_start));
+        }
         let method = &buf[self.method_start..self.target_start - 1];
-        self.method = Some(Method::from_token(method).ok_or(RequestError::new(
-            RequestErrorKind::MethodUnknown,
-            self.method_start,
-        ))?);
+        self.method = Some(
+            Method::from_token(method)
+                .ok_or(RequestError::new(RequestErrorKind::MethodUnknown, self.method_start))?,
+        );
         Ok(())
     }
 

@@ -8,8 +8,8 @@
 //! Grammar: `HTTP-version SP 3DIGIT SP [ reason-phrase ] CRLF`, then the same field-line rules as
 //! requests (CRLF only, token names, no whitespace before the colon, no folding, no control
 //! bytes). Framing rules: no Transfer-Encoding (this client does not read chunked bodies), exactly
-//! one valid Content-Length unless the status never carries content (1xx, 204, 304), in which
-//! case none at all.
+//! one valid Content-Length unless the status never carries content: none at all on 1xx and 204,
+//! and on 304 at most one valid one, which describes a representation that is not sent.
 //!
 //! It does not follow redirects, decode content codings or interpret any field besides the
 //! framing ones and Connection.
@@ -112,10 +112,7 @@ impl ResponseParser {
     ///
     /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
     pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<Response<'b>>, ResponseError> {
-        assert!(
-            buf.len() >= self.pos,
-            "ResponseParser::parse called with a shrunken buffer"
-        );
+        assert!(buf.len() >= self.pos, "ResponseParser::parse called with a shrunken buffer");
         if let Some(error) = self.failed {
             return Err(error);
         }
@@ -230,9 +227,7 @@ impl ResponseParser {
         let body_len = self.body_length(&fields, head_len)?;
         let fail = |kind| Err(ResponseError::new(kind, head_len));
         let limit = self.response_bytes_max;
-        let total = u64::try_from(head_len)
-            .ok()
-            .and_then(|h| h.checked_add(body_len));
+        let total = u64::try_from(head_len).ok().and_then(|h| h.checked_add(body_len));
         let Some(total) = total.filter(|&t| framing::within(t, limit)) else {
             return fail(ResponseErrorKind::ResponseTooLarge { limit });
         };
@@ -265,20 +260,25 @@ impl ResponseParser {
         if fields.count("transfer-encoding") > 0 {
             return fail(ResponseErrorKind::TransferEncodingUnsupported);
         }
-        let no_content = self.status < 200 || self.status == 204 || self.status == 304;
+        // 1xx and 204 never carry Content-Length (RFC 9110 §8.6); 304 may, naming the length of
+        // the representation it stands for, but never has content itself.
+        let length_forbidden = self.status < 200 || self.status == 204;
+        let not_modified = self.status == 304;
         let mut lengths = fields.all("content-length");
-        match (lengths.next(), lengths.next()) {
-            (None, _) if no_content => Ok(0),
-            (None, _) => fail(ResponseErrorKind::ContentLengthMissing),
-            (Some(_), _) if no_content => fail(ResponseErrorKind::ContentForbidden),
-            (Some(_), Some(_)) => fail(ResponseErrorKind::ContentLengthDuplicate),
-            (Some(value), None) => match decimal::parse(value) {
-                Decimal::Value(n) => Ok(n),
-                Decimal::Overflow => fail(ResponseErrorKind::ResponseTooLarge {
-                    limit: self.response_bytes_max,
-                }),
-                Decimal::NotDigits => fail(ResponseErrorKind::ContentLengthInvalid),
-            },
+        let length = match (lengths.next(), lengths.next()) {
+            (None, _) if length_forbidden || not_modified => return Ok(0),
+            (None, _) => return fail(ResponseErrorKind::ContentLengthMissing),
+            (Some(_), _) if length_forbidden => return fail(ResponseErrorKind::ContentForbidden),
+            (Some(_), Some(_)) => return fail(ResponseErrorKind::ContentLengthDuplicate),
+            (Some(value), None) => decimal::parse(value),
+        };
+        match length {
+            Decimal::NotDigits => fail(ResponseErrorKind::ContentLengthInvalid),
+            _ if not_modified => Ok(0),
+            Decimal::Value(n) => Ok(n),
+            Decimal::Overflow => {
+                fail(ResponseErrorKind::ResponseTooLarge { limit: self.response_bytes_max })
+            }
         }
     }
 }

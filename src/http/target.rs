@@ -8,8 +8,8 @@
 //!   from anyone else's;
 //! - percent-encoding must be well-formed, and may not hide a control byte, `/` or `\` (a
 //!   decoded slash would change the segment structure between two readers of the same path);
-//! - `.` and `..` segments are refused whether literal or encoded, so no component ever has to
-//!   normalize a path.
+//! - `.` and `..` segments are refused whether literal, encoded or followed by `;` parameters,
+//!   so no component ever has to normalize a path.
 //!
 //! The path is checked, never decoded or rewritten: routing compares the exact bytes.
 
@@ -77,7 +77,10 @@ fn check_segments(target: &[u8]) -> Result<(), (RequestErrorKind, usize)> {
     Ok(())
 }
 
+/// A segment that is `.` or `..` once decoded, including with `;` path parameters after it
+/// (`..;x`), which some servers strip before resolving dot segments.
 fn is_dot_segment(segment: &[u8]) -> bool {
+    let segment = segment.split(|&b| b == b';').next().unwrap_or(segment);
     let mut dots = 0;
     let mut rest = segment;
     while !rest.is_empty() {

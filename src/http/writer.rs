@@ -64,12 +64,7 @@ impl<'o> ResponseWriter<'o> {
         out.push(b' ');
         out.extend_from_slice(status.reason().as_bytes());
         out.extend_from_slice(b"\r\n");
-        ResponseWriter {
-            out,
-            start,
-            status,
-            failed: None,
-        }
+        ResponseWriter { out, start, status, failed: None }
     }
 
     /// Adds one field line. An invalid field poisons the writer: `finish` will report it.
@@ -108,9 +103,7 @@ impl<'o> ResponseWriter<'o> {
         }
         if self.status.forbids_content() {
             if !body.is_empty() {
-                return Err(WriteError {
-                    kind: WriteErrorKind::ContentForbidden,
-                });
+                return Err(WriteError { kind: WriteErrorKind::ContentForbidden });
             }
         } else {
             self.out.extend_from_slice(b"Content-Length: ");
@@ -120,9 +113,7 @@ impl<'o> ResponseWriter<'o> {
         self.out.extend_from_slice(b"\r\n");
         let len = self.out.len() - self.start + body.len();
         if len > response_bytes_max {
-            let kind = WriteErrorKind::ResponseTooLarge {
-                limit: response_bytes_max,
-            };
+            let kind = WriteErrorKind::ResponseTooLarge { limit: response_bytes_max };
             return Err(WriteError { kind });
         }
         self.out.extend_from_slice(body);

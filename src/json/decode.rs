@@ -76,17 +76,9 @@ impl std::error::Error for JsonError {}
 /// Decodes exactly one JSON value from `input`, with arrays and objects nested at most
 /// `depth_max` deep.
 pub fn decode(input: &[u8], depth_max: usize) -> Result<Value, JsonError> {
-    let text = std::str::from_utf8(input).map_err(|e| JsonError {
-        kind: JsonErrorKind::InvalidUtf8,
-        offset: e.valid_up_to(),
-    })?;
-    let mut decoder = Decoder {
-        text,
-        bytes: input,
-        pos: 0,
-        depth_max,
-        stack: Vec::new(),
-    };
+    let text = std::str::from_utf8(input)
+        .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
+    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Vec::new() };
     let value = decoder.value()?;
     decoder.skip_whitespace();
     if decoder.pos < input.len() {
@@ -112,10 +104,7 @@ struct Decoder<'a> {
 
 impl Decoder<'_> {
     fn error(&self, kind: JsonErrorKind) -> JsonError {
-        JsonError {
-            kind,
-            offset: self.pos,
-        }
+        JsonError { kind, offset: self.pos }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -131,9 +120,7 @@ impl Decoder<'_> {
     /// The byte after optional whitespace, consumed; an error at the end of input.
     fn next_significant(&mut self) -> Result<u8, JsonError> {
         self.skip_whitespace();
-        let byte = self
-            .peek()
-            .ok_or(self.error(JsonErrorKind::UnexpectedEnd))?;
+        let byte = self.peek().ok_or(self.error(JsonErrorKind::UnexpectedEnd))?;
         self.pos += 1;
         Ok(byte)
     }
@@ -196,9 +183,7 @@ impl Decoder<'_> {
     /// Pushes a container whose opening bracket is at `self.pos`, within the depth budget.
     fn open(&mut self, container: Open) -> Result<(), JsonError> {
         if self.stack.len() >= self.depth_max {
-            return Err(self.error(JsonErrorKind::DepthLimit {
-                limit: self.depth_max,
-            }));
+            return Err(self.error(JsonErrorKind::DepthLimit { limit: self.depth_max }));
         }
         self.pos += 1;
         self.stack.push(container);
@@ -252,10 +237,7 @@ impl Decoder<'_> {
         }
         if let Some(Open::Object(members, pending)) = self.stack.last_mut() {
             if members.contains_key(&key) {
-                return Err(JsonError {
-                    kind: JsonErrorKind::DuplicateKey,
-                    offset: start,
-                });
+                return Err(JsonError { kind: JsonErrorKind::DuplicateKey, offset: start });
             }
             *pending = key;
         }
@@ -279,10 +261,7 @@ impl Decoder<'_> {
             }
             None => {
                 let (kind, offset) = number_error(&self.bytes[start..]);
-                Err(JsonError {
-                    kind,
-                    offset: start + offset,
-                })
+                Err(JsonError { kind, offset: start + offset })
             }
         }
     }
@@ -316,10 +295,7 @@ impl Decoder<'_> {
     /// Reads an escape whose backslash is at `self.pos`.
     fn escape(&mut self) -> Result<char, JsonError> {
         let start = self.pos;
-        let invalid = JsonError {
-            kind: JsonErrorKind::InvalidEscape,
-            offset: start,
-        };
+        let invalid = JsonError { kind: JsonErrorKind::InvalidEscape, offset: start };
         let letter = self.bytes.get(start + 1).copied().ok_or(invalid)?;
         self.pos += 2;
         let simple = match letter {
@@ -340,10 +316,7 @@ impl Decoder<'_> {
     /// The four hex digits after `\u` (already consumed), plus a low surrogate's escape when the
     /// first names a high surrogate.
     fn unicode_escape(&mut self, start: usize) -> Result<char, JsonError> {
-        let lone = JsonError {
-            kind: JsonErrorKind::LoneSurrogate,
-            offset: start,
-        };
+        let lone = JsonError { kind: JsonErrorKind::LoneSurrogate, offset: start };
         let first = self.hex4(start)?;
         let code = match first {
             0xd800..=0xdbff => {
@@ -364,10 +337,7 @@ impl Decoder<'_> {
     }
 
     fn hex4(&mut self, escape_start: usize) -> Result<u32, JsonError> {
-        let invalid = JsonError {
-            kind: JsonErrorKind::InvalidEscape,
-            offset: escape_start,
-        };
+        let invalid = JsonError { kind: JsonErrorKind::InvalidEscape, offset: escape_start };
         let digits = self.bytes.get(self.pos..self.pos + 4).ok_or(invalid)?;
         let mut code = 0u32;
         for &d in digits {

@@ -8,7 +8,9 @@
 //! readers of the same bytes must never see two different messages.
 //!
 //! Numbers keep their exact text ([`Number`]), so nothing is rounded and `decode(encode(v)) == v`
-//! holds for every value. Objects are ordered maps, so encoding is deterministic.
+//! holds for every value nested no deeper than the decoder's depth budget (the encoder itself has
+//! no budget: a deeper value built in code encodes, and the decoder then refuses it). Objects are
+//! ordered maps, so encoding is deterministic.
 //!
 //! Neither direction recurses: the decoder and the encoder keep explicit stacks, and the decoder
 //! stops at the depth budget, so 100 000 `[` cost one error, not the thread's stack. (The derived
@@ -153,11 +155,7 @@ impl Number {
             None => (false, self.0.as_str()),
         };
         let magnitude = decimal::parse_u64(digits.as_bytes())?;
-        if negative {
-            0i64.checked_sub_unsigned(magnitude)
-        } else {
-            i64::try_from(magnitude).ok()
-        }
+        if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
     }
 
     /// The value as a `u64`, when the text is a non-negative integer in range.
@@ -191,14 +189,9 @@ mod tests {
     #[test]
     fn number_text_is_validated() {
         for ok in ["0", "-0", "1", "-12", "1.5", "1e5", "1E+5", "-1.25e-10"] {
-            assert_eq!(
-                Number::parse(ok).map(|n| n.as_str().to_owned()),
-                Some(ok.to_owned())
-            );
+            assert_eq!(Number::parse(ok).map(|n| n.as_str().to_owned()), Some(ok.to_owned()));
         }
-        for bad in [
-            "", "-", "01", "1.", ".5", "+1", "1e", "NaN", "Infinity", " 1", "1 ", "0x1",
-        ] {
+        for bad in ["", "-", "01", "1.", ".5", "+1", "1e", "NaN", "Infinity", " 1", "1 ", "0x1"] {
             assert_eq!(Number::parse(bad), None, "{bad:?}");
         }
     }

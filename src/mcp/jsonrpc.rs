@@ -191,17 +191,10 @@ mod tests {
     #[test]
     fn messages() {
         let request = |id, method: &str| {
-            Ok(Message::Request {
-                id,
-                method: method.into(),
-                params: Object::new(),
-            })
+            Ok(Message::Request { id, method: method.into(), params: Object::new() })
         };
         let cases: Vec<(&str, Result<Message, MessageError>)> = vec![
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-                request(Id::Number(1), "ping"),
-            ),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, request(Id::Number(1), "ping")),
             (
                 r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}"#,
                 request(Id::String("a".into()), "ping"),
@@ -225,60 +218,24 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}"#,
                 Ok(Message::Response { id: Id::Number(5) }),
             ),
-            (
-                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
-                Err(MessageError::Batch),
-            ),
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Err(MessageError::Batch)),
             (r#""ping""#, Err(MessageError::NotAnObject)),
             (r#"{"id":1,"method":"ping"}"#, Err(MessageError::Version)),
-            (
-                r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
-                Err(MessageError::Version),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
-                Err(MessageError::Id),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
-                Err(MessageError::Id),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1e0,"method":"ping"}"#,
-                Err(MessageError::Id),
-            ),
+            (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, Err(MessageError::Version)),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, Err(MessageError::Id)),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, Err(MessageError::Id)),
+            (r#"{"jsonrpc":"2.0","id":1e0,"method":"ping"}"#, Err(MessageError::Id)),
             (
                 r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
                 Err(MessageError::Id),
             ),
-            (
-                r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
-                Err(MessageError::Id),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":""}"#,
-                Err(MessageError::Method),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
-                Err(MessageError::Method),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#,
-                Err(MessageError::Params),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}"#,
-                Err(MessageError::Shape),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#,
-                Err(MessageError::Shape),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":5,"result":{},"error":{}}"#,
-                Err(MessageError::Shape),
-            ),
+            (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, Err(MessageError::Id)),
+            (r#"{"jsonrpc":"2.0","id":1,"method":""}"#, Err(MessageError::Method)),
+            (r#"{"jsonrpc":"2.0","id":1,"method":7}"#, Err(MessageError::Method)),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#, Err(MessageError::Params)),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}"#, Err(MessageError::Shape)),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#, Err(MessageError::Shape)),
+            (r#"{"jsonrpc":"2.0","id":5,"result":{},"error":{}}"#, Err(MessageError::Shape)),
             (r#"{"jsonrpc":"2.0","result":{}}"#, Err(MessageError::Shape)),
             (r#"{"jsonrpc":"2.0","id":5}"#, Err(MessageError::Shape)),
         ];
@@ -295,11 +252,7 @@ mod tests {
                 r#"{"id":1,"jsonrpc":"2.0","result":{}}"#,
             ),
             (
-                error(
-                    Some(&Id::String("x".into())),
-                    code::METHOD_NOT_FOUND,
-                    "method_not_found",
-                ),
+                error(Some(&Id::String("x".into())), code::METHOD_NOT_FOUND, "method_not_found"),
                 r#"{"error":{"code":-32601,"message":"method_not_found"},"id":"x","jsonrpc":"2.0"}"#,
             ),
             (

@@ -176,14 +176,8 @@ impl Session {
 
     /// The next event no GET has delivered yet; delivered from now on (at most once).
     pub fn poll(&mut self) -> Option<StreamEvent> {
-        let (seq, message) = self
-            .queue
-            .iter()
-            .find(|(seq, _)| *seq > self.delivered_seq)?;
-        let event = StreamEvent {
-            id: self.get_event_id(*seq),
-            message: message.clone(),
-        };
+        let (seq, message) = self.queue.iter().find(|(seq, _)| *seq > self.delivered_seq)?;
+        let event = StreamEvent { id: self.get_event_id(*seq), message: message.clone() };
         self.delivered_seq = *seq;
         Some(event)
     }
@@ -225,10 +219,7 @@ impl Session {
     /// Opens a new POST stream, whose event ids never collide with any other stream's.
     pub fn open_post_stream(&mut self) -> PostStream {
         self.post_streams += 1;
-        PostStream {
-            tag: self.tag.clone(),
-            stream: self.post_streams,
-        }
+        PostStream { tag: self.tag.clone(), stream: self.post_streams }
     }
 }
 
@@ -285,18 +276,12 @@ pub fn is_well_formed_id(id: &[u8]) -> bool {
 
 impl SessionTable {
     pub fn new(budget: SessionBudget) -> Self {
-        SessionTable {
-            budget,
-            sessions: HashMap::with_capacity(budget.capacity),
-        }
+        SessionTable { budget, sessions: HashMap::with_capacity(budget.capacity) }
     }
 
     /// How many sessions are alive at `now`.
     pub fn live(&self, now: Instant) -> usize {
-        self.sessions
-            .values()
-            .filter(|s| now < s.expires_at)
-            .count()
+        self.sessions.values().filter(|s| now < s.expires_at).count()
     }
 
     /// Creates a session for `owner` with a caller-drawn id and event tag. Expired sessions are
@@ -324,11 +309,7 @@ impl SessionTable {
             post_streams: 0,
             log_level: LogLevel::Info,
         };
-        Ok(self
-            .sessions
-            .entry(key(id))
-            .insert_entry(session)
-            .into_mut())
+        Ok(self.sessions.entry(key(id)).insert_entry(session).into_mut())
     }
 
     /// The session `id` if it is alive and owned by `owner`. An expired session is removed; one
@@ -355,18 +336,11 @@ impl SessionTable {
 mod tests {
     use super::*;
 
-    const BUDGET: SessionBudget = SessionBudget {
-        capacity: 2,
-        ttl: Duration::from_secs(60),
-        events_kept: 3,
-    };
+    const BUDGET: SessionBudget =
+        SessionBudget { capacity: 2, ttl: Duration::from_secs(60), events_kept: 3 };
 
     fn owner(subject: &str) -> Owner {
-        Owner {
-            subject: subject.into(),
-            tenant: "acme".into(),
-            authorization_revision: 1,
-        }
+        Owner { subject: subject.into(), tenant: "acme".into(), authorization_revision: 1 }
     }
 
     fn note(n: u64) -> Value {
@@ -378,21 +352,13 @@ mod tests {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
         table.create("s1", "aa".into(), owner("alice"), t0).unwrap();
-        assert!(
-            table
-                .find("s1", &owner("alice"), t0 + Duration::from_secs(59))
-                .is_some()
-        );
+        assert!(table.find("s1", &owner("alice"), t0 + Duration::from_secs(59)).is_some());
         assert!(table.find("s1", &owner("mallory"), t0).is_none());
         let mut stale = owner("alice");
         stale.authorization_revision = 2;
         assert!(table.find("s1", &stale, t0).is_none());
         assert!(table.find("s2", &owner("alice"), t0).is_none());
-        assert!(
-            table
-                .find("s1", &owner("alice"), t0 + Duration::from_secs(60))
-                .is_none()
-        );
+        assert!(table.find("s1", &owner("alice"), t0 + Duration::from_secs(60)).is_none());
         assert_eq!(table.live(t0), 0, "the expired session was removed");
     }
 
@@ -402,17 +368,12 @@ mod tests {
         let mut table = SessionTable::new(BUDGET);
         table.create("a", "aa".into(), owner("alice"), t0).unwrap();
         table.create("b", "bb".into(), owner("alice"), t0).unwrap();
-        assert_eq!(
-            table.create("c", "cc".into(), owner("alice"), t0).err(),
-            Some(CapacityFull)
-        );
+        assert_eq!(table.create("c", "cc".into(), owner("alice"), t0).err(), Some(CapacityFull));
         assert!(table.terminate("a", &owner("alice"), t0));
         assert!(!table.terminate("a", &owner("alice"), t0));
         table.create("c", "cc".into(), owner("alice"), t0).unwrap();
         let later = t0 + Duration::from_secs(60);
-        table
-            .create("d", "dd".into(), owner("alice"), later)
-            .unwrap();
+        table.create("d", "dd".into(), owner("alice"), later).unwrap();
         assert_eq!(table.live(later), 1);
     }
 
@@ -420,9 +381,7 @@ mod tests {
     fn polls_deliver_each_event_at_most_once_and_keep_only_the_newest() {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
-        let s = table
-            .create("s", "ab12".into(), owner("alice"), t0)
-            .unwrap();
+        let s = table.create("s", "ab12".into(), owner("alice"), t0).unwrap();
         s.notify(LogLevel::Info, note(1));
         assert_eq!(s.poll().map(|e| e.id), Some("ab12-g1".into()));
         assert_eq!(s.poll(), None);
@@ -442,19 +401,14 @@ mod tests {
     fn cursors() {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
-        let s = table
-            .create("s", "ab12".into(), owner("alice"), t0)
-            .unwrap();
+        let s = table.create("s", "ab12".into(), owner("alice"), t0).unwrap();
         for n in 1..=3 {
             s.notify(LogLevel::Info, note(n));
         }
         let ids = |r: Result<Vec<StreamEvent>, CursorError>| {
             r.map(|v| v.into_iter().map(|e| e.id).collect::<Vec<_>>())
         };
-        assert_eq!(
-            ids(s.replay_after("ab12-g1")),
-            Ok(vec!["ab12-g2".into(), "ab12-g3".into()])
-        );
+        assert_eq!(ids(s.replay_after("ab12-g1")), Ok(vec!["ab12-g2".into(), "ab12-g3".into()]));
         assert_eq!(ids(s.replay_after("ab12-g3")), Ok(vec![]));
         assert_eq!(s.poll(), None, "a replay counts as delivery");
         let cases: [(&str, CursorError); 9] = [

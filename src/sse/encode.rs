@@ -21,6 +21,8 @@ pub enum SseEncodeError {
     EventTypeInvalid,
     /// Data containing CR, which a reader would take as a line break.
     DataInvalid,
+    /// More line bytes than one event may have.
+    TooLarge { limit: usize },
 }
 
 impl fmt::Display for SseEncodeError {
@@ -31,26 +33,43 @@ impl fmt::Display for SseEncodeError {
 
 impl std::error::Error for SseEncodeError {}
 
-/// Appends `event` to `out`. On error nothing is appended.
-pub fn encode_event(event: &Event, out: &mut Vec<u8>) -> Result<(), SseEncodeError> {
+/// Appends `event` to `out`, refusing an event whose line bytes (line endings not counted, the
+/// way the parser counts them) would exceed `event_bytes_max`, so the server never writes an
+/// event its own client would refuse. On error nothing is appended.
+pub fn encode_event(
+    event: &Event,
+    event_bytes_max: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), SseEncodeError> {
     check(event)?;
+    let start = out.len();
+    let mut lines = 0;
     if let Some(id) = &event.id {
         write_field(out, "id", id.as_bytes());
+        lines += 1;
     }
     if let Some(kind) = &event.event {
         write_field(out, "event", kind.as_bytes());
+        lines += 1;
     }
     if let Some(retry) = event.retry {
         out.extend_from_slice(b"retry: ");
         decimal::push(out, retry);
         out.push(b'\n');
+        lines += 1;
     }
     if let Some(data) = &event.data {
         for line in data.split('\n') {
             write_field(out, "data", line.as_bytes());
+            lines += 1;
         }
     }
     out.push(b'\n');
+    let line_bytes = out.len() - start - lines - 1;
+    if line_bytes > event_bytes_max {
+        out.truncate(start);
+        return Err(SseEncodeError::TooLarge { limit: event_bytes_max });
+    }
     Ok(())
 }
 
@@ -59,11 +78,7 @@ fn check(event: &Event) -> Result<(), SseEncodeError> {
     if *event == Event::default() {
         return Err(SseEncodeError::EmptyEvent);
     }
-    if event
-        .id
-        .as_deref()
-        .is_some_and(|id| breaks(id) || id.contains('\0'))
-    {
+    if event.id.as_deref().is_some_and(|id| breaks(id) || id.contains('\0')) {
         return Err(SseEncodeError::IdInvalid);
     }
     if event.event.as_deref().is_some_and(breaks) {

@@ -144,9 +144,7 @@ impl SseParser {
                 _ => {
                     self.block_bytes += 1;
                     if self.block_bytes > self.event_bytes_max {
-                        let kind = SseErrorKind::EventTooLarge {
-                            limit: self.event_bytes_max,
-                        };
+                        let kind = SseErrorKind::EventTooLarge { limit: self.event_bytes_max };
                         return Err(SseError { kind, offset: at });
                     }
                     self.line.push(byte);
@@ -162,10 +160,7 @@ impl SseParser {
             return Err(error);
         }
         if !self.line.is_empty() || self.block != Event::default() {
-            let error = SseError {
-                kind: SseErrorKind::TruncatedEvent,
-                offset: self.offset,
-            };
+            let error = SseError { kind: SseErrorKind::TruncatedEvent, offset: self.offset };
             self.failed = Some(error);
             return Err(error);
         }
@@ -233,13 +228,8 @@ impl SseParser {
         }
         self.events += 1;
         if self.events > self.events_max {
-            let kind = SseErrorKind::TooManyEvents {
-                limit: self.events_max,
-            };
-            return Err(SseError {
-                kind,
-                offset: self.line_start,
-            });
+            let kind = SseErrorKind::TooManyEvents { limit: self.events_max };
+            return Err(SseError { kind, offset: self.line_start });
         }
         out.push(std::mem::take(&mut self.block));
         Ok(())

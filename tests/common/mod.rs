@@ -24,11 +24,7 @@ pub fn summary(head: &RequestHead<'_>) -> String {
         head.version.as_str(),
         head.content_length,
         if head.keep_alive { "keep" } else { "close" },
-        if head.expect_continue {
-            " expect-100"
-        } else {
-            ""
-        },
+        if head.expect_continue { " expect-100" } else { "" },
     )
 }
 
@@ -36,11 +32,7 @@ pub fn summary(head: &RequestHead<'_>) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Partial,
-    Head {
-        summary: String,
-        fields: Vec<(String, Vec<u8>)>,
-        len: usize,
-    },
+    Head { summary: String, fields: Vec<(String, Vec<u8>)>, len: usize },
     Refused(RequestError),
 }
 
@@ -49,11 +41,7 @@ fn verdict(result: Result<Parsed<RequestHead<'_>>, RequestError>) -> Verdict {
         Ok(Parsed::Partial) => Verdict::Partial,
         Ok(Parsed::Complete { value, len }) => Verdict::Head {
             summary: summary(&value),
-            fields: value
-                .fields
-                .iter()
-                .map(|f| (f.name.to_owned(), f.value.to_vec()))
-                .collect(),
+            fields: value.fields.iter().map(|f| (f.name.to_owned(), f.value.to_vec())).collect(),
             len,
         },
         Err(e) => Verdict::Refused(e),
@@ -90,9 +78,5 @@ pub fn assert_split_invariant(input: &[u8], expected: &Verdict, limits: &Limits,
         assert_eq!(&got, expected, "{id}: split at {k} changed the verdict");
     }
     let every_byte: Vec<usize> = (0..=n).collect();
-    assert_eq!(
-        &parse_in_pieces(input, &every_byte, limits),
-        expected,
-        "{id}: byte by byte"
-    );
+    assert_eq!(&parse_in_pieces(input, &every_byte, limits), expected, "{id}: byte by byte");
 }
