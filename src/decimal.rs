@@ -1,5 +1,5 @@
-//! Unsigned decimal integers on the wire: reading `1*DIGIT` with checked arithmetic, and writing
-//! one without going through `fmt`.
+//! Numbers as ASCII digits: reading `1*DIGIT` with checked arithmetic, writing a decimal without
+//! going through `fmt`, and writing random bytes as lowercase hex (tokens, session ids).
 //!
 //! Every length, delay and id the codecs read as digits goes through [`parse`], so there is one
 //! place where overflow is handled. Signs, spaces, `_` separators and hex are never digits here.
@@ -47,6 +47,16 @@ pub(crate) fn push(out: &mut Vec<u8>, mut n: u64) {
     out.extend_from_slice(&digits[i..]);
 }
 
+/// `bytes` as lowercase hexadecimal, two digits per byte.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    bytes
+        .iter()
+        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
+        .map(char::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +78,12 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(parse(input.as_bytes()), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn hex_is_lowercase_and_two_digits_per_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+        assert_eq!(hex(&[]), "");
     }
 
     #[test]

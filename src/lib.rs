@@ -25,10 +25,13 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod client;
 mod decimal;
+pub mod endpoint;
 pub mod http;
 pub mod inspect;
 pub mod json;
 pub mod limits;
 pub mod mcp;
+pub mod server;
 pub mod sse;

@@ -61,6 +61,25 @@ pub struct Limits {
     /// a per-read timeout, so a client trickling one byte at a time cannot hold a worker forever.
     /// On expiry the connection is closed and nothing is dispatched.
     pub request_head_deadline: Duration,
+    /// Longest time from the end of a head to the last byte of its body, in total. On expiry the
+    /// connection is closed and nothing is dispatched.
+    pub request_body_deadline: Duration,
+    /// Longest wait for the first byte of the next request on a kept-alive connection.
+    pub connection_idle_timeout: Duration,
+    /// Most requests served on one connection; the last response says `Connection: close`.
+    pub requests_per_connection_max: usize,
+    /// Longest wait for one socket write.
+    pub socket_write_timeout: Duration,
+    /// After an error response: at most this many unread bytes are drained (so the peer reads the
+    /// response instead of a reset) before the connection is closed.
+    pub drain_bytes_max: usize,
+    /// After an error response: at most this long is spent draining.
+    pub drain_timeout: Duration,
+    /// Connections refused with 503 while every worker is busy, waiting for their 503 to be
+    /// written. Past it a refused connection is closed at once.
+    pub rejected_connections_pending_max: usize,
+    /// The `retry` a GET stream tells the client to wait before it reconnects.
+    pub get_stream_retry: Duration,
 }
 
 /// A relation between two budgets that a hand-built [`Limits`] broke.
@@ -136,6 +155,14 @@ impl Limits {
         requests_in_processing_max: 64,
         socket_read_timeout: Duration::from_secs(2),
         request_head_deadline: Duration::from_secs(5),
+        request_body_deadline: Duration::from_secs(5),
+        connection_idle_timeout: Duration::from_secs(5),
+        requests_per_connection_max: 1000,
+        socket_write_timeout: Duration::from_secs(2),
+        drain_bytes_max: 64 * KIB,
+        drain_timeout: Duration::from_millis(250),
+        rejected_connections_pending_max: 64,
+        get_stream_retry: Duration::from_secs(1),
     };
 
     /// The most bytes a complete request head can occupy under these budgets: leading empty
@@ -161,11 +188,21 @@ impl Limits {
         if let Err(e) = self.check_magnitudes() {
             return Err(e);
         }
-        if self.session_ttl.is_zero() {
-            return Err(LimitsError::Zero("session_ttl"));
-        }
-        if self.socket_read_timeout.is_zero() {
-            return Err(LimitsError::Zero("socket_read_timeout"));
+        let durations: [(&'static str, Duration); 7] = [
+            ("socket_read_timeout", self.socket_read_timeout),
+            ("socket_write_timeout", self.socket_write_timeout),
+            ("request_body_deadline", self.request_body_deadline),
+            ("connection_idle_timeout", self.connection_idle_timeout),
+            ("drain_timeout", self.drain_timeout),
+            ("get_stream_retry", self.get_stream_retry),
+            ("session_ttl", self.session_ttl),
+        ];
+        let mut i = 0;
+        while i < durations.len() {
+            if durations[i].1.is_zero() {
+                return Err(LimitsError::Zero(durations[i].0));
+            }
+            i += 1;
         }
         if self.header_value_bytes_max > self.header_section_bytes_max {
             return Err(LimitsError::HeaderValueExceedsSection);
@@ -184,7 +221,8 @@ impl Limits {
 
     /// Every budget non-zero (except the leading-empty-line allowance) and under its ceiling.
     const fn check_magnitudes(&self) -> Result<(), LimitsError> {
-        let bytes: [(&'static str, usize); 7] = [
+        let bytes: [(&'static str, usize); 8] = [
+            ("drain_bytes_max", self.drain_bytes_max),
             ("request_body_bytes_max", self.request_body_bytes_max),
             ("header_value_bytes_max", self.header_value_bytes_max),
             ("header_section_bytes_max", self.header_section_bytes_max),
@@ -193,7 +231,9 @@ impl Limits {
             ("response_bytes_max", self.response_bytes_max),
             ("sse_event_bytes_max", self.sse_event_bytes_max),
         ];
-        let counts: [(&'static str, usize); 7] = [
+        let counts: [(&'static str, usize); 9] = [
+            ("requests_per_connection_max", self.requests_per_connection_max),
+            ("rejected_connections_pending_max", self.rejected_connections_pending_max),
             ("json_depth_max", self.json_depth_max),
             ("header_fields_max", self.header_fields_max),
             ("accept_ranges_max", self.accept_ranges_max),

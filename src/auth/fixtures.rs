@@ -211,10 +211,5 @@ impl Fixture {
 fn random_token(fill_random: &mut dyn FnMut(&mut [u8])) -> String {
     let mut bytes = [0u8; 32];
     fill_random(&mut bytes);
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    bytes
-        .iter()
-        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
-        .map(char::from)
-        .collect()
+    crate::decimal::hex(&bytes)
 }

@@ -2,12 +2,14 @@
 //!
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
 //! - [`session`]: sessions bound to a principal, their lifetime, capacity and GET-stream events.
+//! - [`uri`]: `kb://` resource URIs with the tenant percent-encoded as one segment.
 //!
 //! Only the stable 2025-11-25 revision is modelled. Nothing here reads a clock, draws randomness or
 //! touches a socket.
 
 pub mod jsonrpc;
 pub mod session;
+pub mod uri;
 
 /// The one protocol revision this server speaks.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";

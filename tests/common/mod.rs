@@ -2,6 +2,8 @@
 //! bytes, and building large inputs.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod server;
+
 use loopback_mcp_http::http::{Parsed, RequestError, RequestHead, RequestParser};
 use loopback_mcp_http::limits::Limits;
 

@@ -1,0 +1,132 @@
+//! The MCP methods this server implements, as pure functions from params to results.
+//!
+//! `initialize` (answering 2025-11-25 whatever version was asked for), `ping`, `resources/list`
+//! (the tenant's knowledge-base documents), `logging/setLevel`, and the `notifications/message`
+//! events the server queues for the GET stream. Which requests may reach these, and in what
+//! order, is decided in the parent module.
+
+use crate::json::{Object, Value};
+use crate::mcp::PROTOCOL_VERSION;
+use crate::mcp::jsonrpc;
+use crate::mcp::session::LogLevel;
+use crate::mcp::uri;
+
+/// The server's name in `serverInfo` and as the logger of its notifications.
+pub const SERVER_NAME: &str = "loopback-mcp-http";
+
+fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// `initialize` params must name a protocol version (any string: an unsupported one is answered
+/// with ours, not refused), carry capabilities, and identify the client.
+pub fn initialize_params_valid(params: &Object) -> bool {
+    let client = params.get("clientInfo");
+    let text =
+        |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).and_then(Value::as_str).is_some();
+    params.get("protocolVersion").and_then(Value::as_str).is_some()
+        && params.get("capabilities").and_then(Value::as_object).is_some()
+        && text(client, "name")
+        && text(client, "version")
+}
+
+/// The `initialize` result: always 2025-11-25, the only revision spoken here; a client that
+/// cannot use it must stop.
+pub fn initialize_result() -> Value {
+    object([
+        ("protocolVersion", PROTOCOL_VERSION.into()),
+        ("capabilities", object([("logging", object([])), ("resources", object([]))])),
+        (
+            "serverInfo",
+            object([("name", SERVER_NAME.into()), ("version", env!("CARGO_PKG_VERSION").into())]),
+        ),
+    ])
+}
+
+/// The empty result of `ping` and `logging/setLevel`.
+pub fn empty_result() -> Value {
+    object([])
+}
+
+/// The documents of `tenant`'s knowledge base. The tenant enters each URI only as one
+/// percent-encoded segment.
+pub fn resources_list_result(tenant: &str) -> Value {
+    let documents = [
+        ("handbook", "Tenant handbook", "text/markdown"),
+        ("faq", "Frequently asked questions", "text/plain"),
+    ];
+    let resources = documents
+        .into_iter()
+        .map(|(document, name, mime)| {
+            object([
+                ("uri", uri::knowledge_base(tenant, document).into()),
+                ("name", name.into()),
+                ("mimeType", mime.into()),
+            ])
+        })
+        .collect();
+    object([("resources", Value::Array(resources))])
+}
+
+/// The level named by `logging/setLevel` params.
+pub fn log_level(params: &Object) -> Option<LogLevel> {
+    params.get("level").and_then(Value::as_str).and_then(LogLevel::from_name)
+}
+
+/// A `notifications/message` at `level` whose data names `event`.
+pub fn log_message(level: LogLevel, event: &str) -> Value {
+    let mut params = Object::new();
+    params.insert("level".into(), level.name().into());
+    params.insert("logger".into(), SERVER_NAME.into());
+    params.insert("data".into(), object([("event", event.into())]));
+    jsonrpc::notification("notifications/message", params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    #[test]
+    fn initialize_params() {
+        let cases: [(&str, bool); 6] = [
+            (
+                r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+                true,
+            ),
+            (
+                r#"{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+                true,
+            ),
+            (r#"{"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#, false),
+            (
+                r#"{"protocolVersion":1,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+                false,
+            ),
+            (
+                r#"{"protocolVersion":"2025-11-25","capabilities":[],"clientInfo":{"name":"c","version":"1"}}"#,
+                false,
+            ),
+            (
+                r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c"}}"#,
+                false,
+            ),
+        ];
+        for (text, valid) in cases {
+            let Ok(Value::Object(params)) = json::decode(text.as_bytes(), 64) else { panic!() };
+            assert_eq!(initialize_params_valid(&params), valid, "{text}");
+        }
+    }
+
+    #[test]
+    fn results_are_exact() {
+        assert_eq!(
+            json::encode(&resources_list_result("a/b")),
+            r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/a%2Fb/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/a%2Fb/faq"}]}"#
+        );
+        assert_eq!(
+            json::encode(&log_message(LogLevel::Info, "session_started")),
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"event":"session_started"},"level":"info","logger":"loopback-mcp-http"}}"#
+        );
+    }
+}

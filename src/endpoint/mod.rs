@@ -1,0 +1,504 @@
+//! The MCP endpoint and the discovery document: a parsed request in, a [`Reply`] out, in the strict
+//! receive order.
+//!
+//! The order never changes, and an early failure never reaches a later stage:
+//!
+//! 1. the head's own rules and budgets (done by the HTTP parser before this module sees anything);
+//! 2. `Host` must be one of this server's loopback authorities (421 otherwise: a DNS-rebinding
+//!    guard), and a present `Origin` must be in the exact allowlist (403, no challenge);
+//! 3. the route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415) and
+//!    whether a body may be present ([`Endpoint::admit`]; the server reads the body only after
+//!    this passes, and sends `100 Continue` only then);
+//! 4. the body: strict JSON, then exactly one JSON-RPC message (400);
+//! 5. the bearer token: who is asking ([`OfflineTokenPolicy::authenticate`]: 400, 401);
+//! 6. `MCP-Protocol-Version`, the session, the lifecycle (400, 404, 503);
+//! 7. what the request needs: scopes and tenant data ([`OfflineTokenPolicy::authorize`]: 403);
+//! 8. the method itself, answered as JSON or as an event stream.
+//!
+//! Only the stable 2025-11-25 model exists here: there is no `server/discover`, and a request
+//! announcing another protocol version is a plain 400 before any session could be touched.
+//!
+//! Pure apart from two locks: the policy (read by every request, written by the control plane) and
+//! the session table (held only while a session is looked up or changed, never during I/O). Time
+//! and randomness come from the caller.
+
+mod methods;
+pub mod rejection;
+pub mod reply;
+
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Instant, SystemTime};
+
+use crate::auth::metadata;
+use crate::auth::policy::{OfflineTokenPolicy, Principal};
+use crate::auth::scope::{self, Requirement};
+use crate::http::media::{Accept, MediaType};
+use crate::http::{Method, RequestHead, Status};
+use crate::json::{self, Object, Value};
+use crate::limits::Limits;
+use crate::mcp::PROTOCOL_VERSION;
+use crate::mcp::jsonrpc::{self, Id, Message, code};
+use crate::mcp::session::{self, LogLevel, Owner, SessionBudget, SessionTable, StreamEvent};
+use crate::sse::Event;
+
+pub use rejection::Rejection;
+pub use reply::Reply;
+
+/// The one MCP path.
+pub const MCP_PATH: &str = "/mcp";
+const MCP_ALLOW: &str = "GET, POST, DELETE";
+
+/// What the endpoint is configured with.
+#[derive(Clone, Debug)]
+pub struct EndpointConfig {
+    /// The port the server listens on (its authorities and resource identifier name it).
+    pub port: u16,
+    /// Every `Origin` value allowed, exactly as a browser would send it.
+    pub allowed_origins: Vec<String>,
+    pub limits: Limits,
+}
+
+impl EndpointConfig {
+    /// The default allowlist: the server's own two loopback origins.
+    pub fn default_origins(port: u16) -> Vec<String> {
+        vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")]
+    }
+}
+
+/// The time of one request, read once by the shell.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    /// For session lifetimes.
+    pub now: Instant,
+    /// For token expiry.
+    pub wall: SystemTime,
+}
+
+/// Where an admitted request goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    McpPost,
+    McpGet,
+    McpDelete,
+    Metadata,
+}
+
+/// The endpoint's state: the policy and the sessions.
+#[derive(Debug)]
+pub struct Endpoint {
+    config: EndpointConfig,
+    hosts: [String; 2],
+    metadata_url: String,
+    policy: RwLock<OfflineTokenPolicy>,
+    sessions: Mutex<SessionTable>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while a lock was held is contained to its request; the data it guards stays usable.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Endpoint {
+    /// An endpoint for `config`, deciding tokens with `policy`.
+    pub fn new(config: EndpointConfig, policy: OfflineTokenPolicy) -> Endpoint {
+        let port = config.port;
+        let limits = config.limits;
+        let budget = SessionBudget {
+            capacity: limits.sessions_active_max,
+            ttl: limits.session_ttl,
+            events_kept: limits.sse_events_kept_per_session_max,
+        };
+        Endpoint {
+            hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
+            metadata_url: policy.metadata_url().to_owned(),
+            config,
+            policy: RwLock::new(policy),
+            sessions: Mutex::new(SessionTable::new(budget)),
+        }
+    }
+
+    /// The budgets in force.
+    pub fn limits(&self) -> &Limits {
+        &self.config.limits
+    }
+
+    /// The URL challenges point to.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// Read access to the policy.
+    pub fn policy(&self) -> RwLockReadGuard<'_, OfflineTokenPolicy> {
+        self.policy.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The control plane: revocations and revision changes, effective on the next request.
+    pub fn policy_mut(&self) -> RwLockWriteGuard<'_, OfflineTokenPolicy> {
+        self.policy.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sessions alive at `now`.
+    pub fn live_sessions(&self, now: Instant) -> usize {
+        lock(&self.sessions).live(now)
+    }
+
+    /// Stages 2 and 3, which need only the head: the server calls this before reading a body.
+    pub fn admit(&self, head: &RequestHead<'_>) -> Result<Route, Rejection> {
+        self.check_host_and_origin(head)?;
+        let route = route(head)?;
+        match route {
+            Route::McpPost => {
+                check_accept(
+                    head,
+                    &[("application", "json"), ("text", "event-stream")],
+                    self.limits(),
+                )?;
+                check_json_content_type(head)?;
+            }
+            Route::McpGet => {
+                check_accept(head, &[("text", "event-stream")], self.limits())?;
+                check_no_body(head)?;
+            }
+            Route::McpDelete => check_no_body(head)?,
+            Route::Metadata => {
+                if head.fields.get("authorization").is_some() {
+                    return Err(Rejection::CredentialsNotAccepted);
+                }
+                check_no_body(head)?;
+            }
+        }
+        Ok(route)
+    }
+
+    /// Stages 4 to 8 for an admitted request and its complete body.
+    pub fn respond(
+        &self,
+        route: Route,
+        head: &RequestHead<'_>,
+        body: &[u8],
+        clock: Clock,
+        random: &mut dyn FnMut(&mut [u8]),
+    ) -> Reply {
+        let result = match route {
+            Route::Metadata => Ok(Reply::json(Status::Ok, &self.policy().metadata())),
+            Route::McpPost => self.post(head, body, clock, random),
+            Route::McpGet => self.get(head, clock),
+            Route::McpDelete => self.delete(head, clock),
+        };
+        result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
+    }
+
+    /// [`Endpoint::admit`] then [`Endpoint::respond`], for callers that already hold the body.
+    pub fn handle(
+        &self,
+        head: &RequestHead<'_>,
+        body: &[u8],
+        clock: Clock,
+        random: &mut dyn FnMut(&mut [u8]),
+    ) -> Reply {
+        match self.admit(head) {
+            Ok(route) => self.respond(route, head, body, clock, random),
+            Err(rejection) => rejection.reply(&self.metadata_url),
+        }
+    }
+
+    fn check_host_and_origin(&self, head: &RequestHead<'_>) -> Result<(), Rejection> {
+        let host_ok = head.fields.get("host").is_some_and(|host| {
+            self.hosts.iter().any(|allowed| host.eq_ignore_ascii_case(allowed.as_bytes()))
+        });
+        if !host_ok {
+            return Err(Rejection::HostNotAllowed);
+        }
+        let mut origins = head.fields.all("origin");
+        match (origins.next(), origins.next()) {
+            (None, _) => Ok(()),
+            (Some(origin), None)
+                if self.config.allowed_origins.iter().any(|o| o.as_bytes() == origin) =>
+            {
+                Ok(())
+            }
+            _ => Err(Rejection::OriginNotAllowed),
+        }
+    }
+
+    /// Stage 5: who is asking. `requirement` only shapes the challenge of a refusal.
+    fn authenticate(
+        &self,
+        head: &RequestHead<'_>,
+        clock: Clock,
+        requirement: Requirement,
+    ) -> Result<Principal, Rejection> {
+        self.policy()
+            .authenticate(head.fields.all("authorization"), clock.wall)
+            .map_err(|denial| Rejection::Auth { denial, requirement })
+    }
+
+    /// Stage 7: may they do it.
+    fn authorize(&self, principal: &Principal, requirement: Requirement) -> Result<(), Rejection> {
+        self.policy()
+            .authorize(principal, &requirement)
+            .map_err(|denial| Rejection::Auth { denial, requirement })
+    }
+
+    fn post(
+        &self,
+        head: &RequestHead<'_>,
+        body: &[u8],
+        clock: Clock,
+        random: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<Reply, Rejection> {
+        let value = json::decode(body, self.limits().json_depth_max)
+            .map_err(|e| Rejection::Json(e.kind))?;
+        let message = Message::from_value(value).map_err(Rejection::Message)?;
+        let requirement = requirement_of(&message);
+        let principal = self.authenticate(head, clock, requirement)?;
+        match message {
+            Message::Request { id, method, params } if method == "initialize" => {
+                self.initialize(head, &id, &params, &principal, clock, random)
+            }
+            message => {
+                check_protocol_version(head, true)?;
+                let session_id = session_id(head)?;
+                let owner = Owner::from(&principal);
+                let mut sessions = lock(&self.sessions);
+                let session = sessions
+                    .find(session_id, &owner, clock.now)
+                    .ok_or(Rejection::SessionNotFound)?;
+                match message {
+                    Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
+                    Message::Notification { method, .. } => {
+                        self.authorize(&principal, requirement)?;
+                        if method == "notifications/initialized" {
+                            session.mark_initialized();
+                        }
+                        Ok(Reply::empty(Status::Accepted))
+                    }
+                    Message::Request { method, .. }
+                        if method != "ping" && !session.is_initialized() =>
+                    {
+                        Err(Rejection::NotInitialized)
+                    }
+                    Message::Request { id, method, params } => {
+                        self.authorize(&principal, requirement)?;
+                        self.call(session, &id, &method, &params, &principal)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `initialize`: the one request without a session. A rejected initialize leaves nothing
+    /// behind.
+    fn initialize(
+        &self,
+        head: &RequestHead<'_>,
+        id: &Id,
+        params: &Object,
+        principal: &Principal,
+        clock: Clock,
+        random: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<Reply, Rejection> {
+        check_protocol_version(head, false)?;
+        if head.fields.get("mcp-session-id").is_some() {
+            return Err(Rejection::SessionOnInitialize);
+        }
+        self.authorize(principal, scope::CONNECT)?;
+        if !methods::initialize_params_valid(params) {
+            let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
+            return Ok(Reply::json(Status::Ok, &error));
+        }
+        let session_id = random_hex(random, 24);
+        let tag = random_hex(random, 8);
+        let mut sessions = lock(&self.sessions);
+        let session = sessions
+            .create(&session_id, tag, Owner::from(principal), clock.now)
+            .map_err(|_| Rejection::SessionCapacity)?;
+        session.notify(LogLevel::Info, methods::log_message(LogLevel::Info, "session_started"));
+        let result = jsonrpc::result(id, methods::initialize_result());
+        Ok(Reply::json(Status::Ok, &result).with("MCP-Session-Id", session_id))
+    }
+
+    /// Stage 8 for requests inside an initialized session.
+    fn call(
+        &self,
+        session: &mut session::Session,
+        id: &Id,
+        method: &str,
+        params: &Object,
+        principal: &Principal,
+    ) -> Result<Reply, Rejection> {
+        let json_reply = |value: Value| Ok(Reply::json(Status::Ok, &jsonrpc::result(id, value)));
+        match method {
+            "ping" => json_reply(methods::empty_result()),
+            "logging/setLevel" => match methods::log_level(params) {
+                Some(level) => {
+                    session.set_log_level(level);
+                    json_reply(methods::empty_result())
+                }
+                None => {
+                    let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "log_level_invalid");
+                    Ok(Reply::json(Status::Ok, &error))
+                }
+            },
+            "resources/list" => {
+                let response =
+                    jsonrpc::result(id, methods::resources_list_result(&principal.tenant));
+                session.notify(
+                    LogLevel::Info,
+                    methods::log_message(LogLevel::Info, "resources_listed"),
+                );
+                let stream = session.open_post_stream();
+                let event = Event {
+                    id: Some(stream.event_id(1)),
+                    event: None,
+                    data: Some(json::encode(&response)),
+                    retry: None,
+                };
+                Reply::event_stream(&[event], self.limits().sse_event_bytes_max)
+                    .map_err(|_| Rejection::Internal)
+            }
+            _ => {
+                let error = jsonrpc::error(Some(id), code::METHOD_NOT_FOUND, "method_not_found");
+                Ok(Reply::json(Status::Ok, &error))
+            }
+        }
+    }
+
+    /// The GET stream: the next undelivered notification (or, with `Last-Event-ID`, every kept
+    /// one after it), a `retry` field, and the end of the stream.
+    fn get(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
+        let principal = self.authenticate(head, clock, scope::CONNECT)?;
+        check_protocol_version(head, true)?;
+        let session_id = session_id(head)?;
+        let mut cursors = head.fields.all("last-event-id");
+        let cursor = match (cursors.next(), cursors.next()) {
+            (None, _) => None,
+            (Some(value), None) => Some(
+                std::str::from_utf8(value)
+                    .map_err(|_| Rejection::Cursor(session::CursorError::Malformed))?,
+            ),
+            (Some(_), Some(_)) => return Err(Rejection::Cursor(session::CursorError::Malformed)),
+        };
+        let events = {
+            let mut sessions = lock(&self.sessions);
+            let session = sessions
+                .find(session_id, &Owner::from(&principal), clock.now)
+                .ok_or(Rejection::SessionNotFound)?;
+            self.authorize(&principal, scope::CONNECT)?;
+            match cursor {
+                None => session.poll().into_iter().collect(),
+                Some(cursor) => session.replay_after(cursor).map_err(Rejection::Cursor)?,
+            }
+        };
+        let retry_ms =
+            u64::try_from(self.limits().get_stream_retry.as_millis()).unwrap_or(u64::MAX);
+        let mut stream: Vec<Event> = events.into_iter().map(stream_event).collect();
+        match stream.first_mut() {
+            Some(first) => first.retry = Some(retry_ms),
+            None => stream.push(Event { retry: Some(retry_ms), ..Event::default() }),
+        }
+        Reply::event_stream(&stream, self.limits().sse_event_bytes_max)
+            .map_err(|_| Rejection::Internal)
+    }
+
+    /// DELETE ends the session: 204, and 404 for that id from then on.
+    fn delete(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
+        let principal = self.authenticate(head, clock, scope::CONNECT)?;
+        check_protocol_version(head, true)?;
+        let session_id = session_id(head)?;
+        let owner = Owner::from(&principal);
+        let mut sessions = lock(&self.sessions);
+        sessions.find(session_id, &owner, clock.now).ok_or(Rejection::SessionNotFound)?;
+        self.authorize(&principal, scope::CONNECT)?;
+        sessions.terminate(session_id, &owner, clock.now);
+        Ok(Reply::empty(Status::NoContent))
+    }
+}
+
+fn stream_event(event: StreamEvent) -> Event {
+    Event { id: Some(event.id), event: None, data: Some(json::encode(&event.message)), retry: None }
+}
+
+fn random_hex(random: &mut dyn FnMut(&mut [u8]), bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    random(&mut buf);
+    crate::decimal::hex(&buf)
+}
+
+/// What a message needs from its token: `resources/list` reads tenant data; everything else
+/// only takes part in the session.
+fn requirement_of(message: &Message) -> Requirement {
+    match message {
+        Message::Request { method, .. } if method == "resources/list" => scope::READ_RESOURCES,
+        _ => scope::CONNECT,
+    }
+}
+
+fn route(head: &RequestHead<'_>) -> Result<Route, Rejection> {
+    match head.target {
+        MCP_PATH => match head.method {
+            Method::Post => Ok(Route::McpPost),
+            Method::Get => Ok(Route::McpGet),
+            Method::Delete => Ok(Route::McpDelete),
+            _ => Err(Rejection::MethodNotAllowed { allow: MCP_ALLOW }),
+        },
+        metadata::PATH_FOR_MCP | metadata::PATH_ROOT => match head.method {
+            Method::Get => Ok(Route::Metadata),
+            _ => Err(Rejection::MethodNotAllowed { allow: "GET" }),
+        },
+        _ => Err(Rejection::NotFound),
+    }
+}
+
+/// Every media type in `needed` must be listed explicitly (see `http::media` on `*/*`).
+fn check_accept(
+    head: &RequestHead<'_>,
+    needed: &[(&str, &str)],
+    limits: &Limits,
+) -> Result<(), Rejection> {
+    let accept = Accept::parse(head.fields.all("accept"), limits.accept_ranges_max)
+        .map_err(|_| Rejection::AcceptInvalid)?;
+    if needed.iter().all(|(t, s)| accept.lists(t, s)) {
+        Ok(())
+    } else {
+        Err(Rejection::NotAcceptable)
+    }
+}
+
+/// A POST body must be declared `application/json` (UTF-8): this project's hardening rule, not a
+/// MUST of the transport specification.
+fn check_json_content_type(head: &RequestHead<'_>) -> Result<(), Rejection> {
+    let mut types = head.fields.all("content-type");
+    match (types.next(), types.next()) {
+        (Some(value), None) if MediaType::parse(value).is_ok_and(|m| m.is_json_utf8()) => Ok(()),
+        _ => Err(Rejection::UnsupportedMediaType),
+    }
+}
+
+/// GET and DELETE carry no body; a `Content-Type` without one is ignored (the Python SDK client
+/// sends one on every request).
+fn check_no_body(head: &RequestHead<'_>) -> Result<(), Rejection> {
+    if head.content_length == 0 { Ok(()) } else { Err(Rejection::BodyNotAllowed) }
+}
+
+/// `MCP-Protocol-Version`: at most one, and only 2025-11-25; required unless this is initialize.
+fn check_protocol_version(head: &RequestHead<'_>, required: bool) -> Result<(), Rejection> {
+    let mut versions = head.fields.all("mcp-protocol-version");
+    match (versions.next(), versions.next()) {
+        (None, _) if !required => Ok(()),
+        (Some(version), None) if version == PROTOCOL_VERSION.as_bytes() => Ok(()),
+        _ => Err(Rejection::ProtocolVersion),
+    }
+}
+
+/// The one well-formed `MCP-Session-Id` of a request.
+fn session_id<'h>(head: &RequestHead<'h>) -> Result<&'h str, Rejection> {
+    let mut ids = head.fields.all("mcp-session-id");
+    match (ids.next(), ids.next()) {
+        (None, _) => Err(Rejection::SessionMissing),
+        (Some(id), None) if session::is_well_formed_id(id) => {
+            std::str::from_utf8(id).map_err(|_| Rejection::SessionMalformed)
+        }
+        _ => Err(Rejection::SessionMalformed),
+    }
+}

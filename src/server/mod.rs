@@ -1,0 +1,260 @@
+//! The I/O shell of the server: a loopback listener, a fixed worker pool, and the threads that
+//! feed it. Everything it does with a request is delegated to [`crate::endpoint`].
+//!
+//! Threads: one acceptor, `workers` workers (each serving one connection at a time, keep-alive
+//! included), and one rejecter. The acceptor hands each new connection to an idle worker; when
+//! none is idle the connection goes to the rejecter, which answers `503` with `Connection: close`
+//! and closes politely (so the client reads the 503 rather than a reset). No thread is ever
+//! started per connection.
+//!
+//! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
+//! warning. Time and randomness for the endpoint are read here (the clock per request, the
+//! operating system's generator for session ids).
+
+mod connection;
+mod pool;
+
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::{self, JoinHandle};
+use std::{fmt, io};
+
+use crate::auth::policy::OfflineTokenPolicy;
+use crate::endpoint::{Endpoint, EndpointConfig, Rejection};
+use crate::http::writer::ResponseWriter;
+use crate::limits::{Limits, LimitsError};
+use pool::Handoff;
+
+/// How the server is started.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Must be 127.0.0.1.
+    pub address: IpAddr,
+    /// 0 picks a free port.
+    pub port: u16,
+    /// Extra allowed `Origin` values, besides the server's own two loopback origins.
+    pub extra_origins: Vec<String>,
+    /// Worker threads: the most connections served at once.
+    pub workers: usize,
+    pub limits: Limits,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 0,
+            extra_origins: Vec::new(),
+            workers: Limits::DEFAULT.requests_in_processing_max,
+            limits: Limits::DEFAULT,
+        }
+    }
+}
+
+/// Why the server did not start.
+#[derive(Debug)]
+pub enum ServerError {
+    /// Only 127.0.0.1 may be bound.
+    NotLoopback(IpAddr),
+    /// The budgets are inconsistent.
+    Limits(LimitsError),
+    /// No workers, or more than the processing budget.
+    Workers(usize),
+    /// An allowed origin that is not `http://host[:port]` or `https://host[:port]`.
+    Origin(String),
+    Io(io::Error),
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerError::NotLoopback(address) => {
+                write!(f, "refusing to listen on {address}: this server binds 127.0.0.1 only")
+            }
+            ServerError::Limits(e) => write!(f, "invalid limits: {e}"),
+            ServerError::Workers(n) => {
+                write!(f, "workers must be between 1 and requests_in_processing_max, not {n}")
+            }
+            ServerError::Origin(origin) => write!(f, "not an origin: {origin:?}"),
+            ServerError::Io(e) => write!(f, "cannot listen: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// A listener bound to its port, not yet serving. The port is known here, so the token policy
+/// (whose resource identifier names the port) can be built before serving starts.
+#[derive(Debug)]
+pub struct BoundServer {
+    listener: TcpListener,
+    config: ServerConfig,
+    port: u16,
+}
+
+/// Checks the configuration and binds the listener.
+pub fn bind(config: ServerConfig) -> Result<BoundServer, ServerError> {
+    if config.address != IpAddr::V4(Ipv4Addr::LOCALHOST) {
+        return Err(ServerError::NotLoopback(config.address));
+    }
+    config.limits.validate().map_err(ServerError::Limits)?;
+    if config.workers == 0 || config.workers > config.limits.requests_in_processing_max {
+        return Err(ServerError::Workers(config.workers));
+    }
+    if let Some(bad) = config.extra_origins.iter().find(|o| !is_origin(o)) {
+        return Err(ServerError::Origin(bad.clone()));
+    }
+    let listener =
+        TcpListener::bind(SocketAddr::new(config.address, config.port)).map_err(ServerError::Io)?;
+    let port = listener.local_addr().map_err(ServerError::Io)?.port();
+    Ok(BoundServer { listener, config, port })
+}
+
+/// `scheme "://" host [ ":" port ]` with an http(s) scheme and nothing after: the serialized form
+/// a browser sends in `Origin`.
+fn is_origin(origin: &str) -> bool {
+    let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+    rest.is_some_and(|authority| {
+        !authority.is_empty()
+            && authority.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+    })
+}
+
+impl BoundServer {
+    /// The port the listener is bound to.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Starts serving with `policy`.
+    pub fn start(self, policy: OfflineTokenPolicy) -> Result<RunningServer, ServerError> {
+        let BoundServer { listener, config, port } = self;
+        let mut allowed_origins = crate::endpoint::EndpointConfig::default_origins(port);
+        allowed_origins.extend(config.extra_origins.iter().cloned());
+        let endpoint_config = EndpointConfig { port, allowed_origins, limits: config.limits };
+        let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
+        let workers = Arc::new(Handoff::to_idle_takers());
+        let rejects = Arc::new(Handoff::bounded(config.limits.rejected_connections_pending_max));
+        let stopping = Arc::new(AtomicBool::new(false));
+        for _ in 0..config.workers {
+            let (handoff, endpoint) = (Arc::clone(&workers), Arc::clone(&endpoint));
+            spawn("worker", move || run_worker(&handoff, &endpoint)).map_err(ServerError::Io)?;
+        }
+        let (handoff, limits) = (Arc::clone(&rejects), config.limits);
+        spawn("rejecter", move || run_rejecter(&handoff, &limits)).map_err(ServerError::Io)?;
+        let acceptor = {
+            let (workers, rejects, stopping) =
+                (Arc::clone(&workers), Arc::clone(&rejects), Arc::clone(&stopping));
+            spawn("acceptor", move || run_acceptor(&listener, &workers, &rejects, &stopping))
+                .map_err(ServerError::Io)?
+        };
+        Ok(RunningServer { port, endpoint, workers, rejects, stopping, acceptor: Some(acceptor) })
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<JoinHandle<()>> {
+    thread::Builder::new().name(format!("loopback-mcp-{name}")).spawn(f)
+}
+
+fn run_worker(handoff: &Handoff, endpoint: &Endpoint) {
+    let mut fill_random = |buf: &mut [u8]| {
+        // The operating system's generator does not fail on supported platforms; if it ever
+        // did, a session id must not be predictable, so the request fails (the panic is caught
+        // around the endpoint and answered 500) rather than go on with weak bytes.
+        if let Err(e) = getrandom::fill(buf) {
+            panic!("the operating system's random generator failed: {e}");
+        }
+    };
+    while let Some(stream) = handoff.take() {
+        connection::serve(stream, endpoint, &mut fill_random);
+    }
+}
+
+fn run_rejecter(handoff: &Handoff, limits: &Limits) {
+    let mut response = Vec::new();
+    let reply = Rejection::Overloaded.reply("");
+    let mut writer = ResponseWriter::new(&mut response, reply.status);
+    for (name, value) in &reply.fields {
+        writer.field(name, value.as_bytes());
+    }
+    writer.field("Connection", b"close");
+    if writer.finish(&reply.body, limits.response_bytes_max).is_err() {
+        return;
+    }
+    while let Some(mut stream) = handoff.take() {
+        let _ = stream.set_write_timeout(Some(limits.socket_write_timeout));
+        let _ = stream.write_all(&response);
+        connection::close_politely(stream, limits);
+    }
+}
+
+fn run_acceptor(
+    listener: &TcpListener,
+    workers: &Handoff,
+    rejects: &Handoff,
+    stopping: &AtomicBool,
+) {
+    for stream in listener.incoming() {
+        if stopping.load(Ordering::Acquire) {
+            break;
+        }
+        let Ok(stream) = stream else {
+            // Out of file descriptors or a connection reset before accept: nothing to answer.
+            thread::yield_now();
+            continue;
+        };
+        if let Err(stream) = workers.offer(stream) {
+            // When the rejecter is full too, dropping the connection is all that is left.
+            let _ = rejects.offer(stream);
+        }
+    }
+}
+
+/// A server that is serving. Dropping it stops it.
+#[derive(Debug)]
+pub struct RunningServer {
+    port: u16,
+    endpoint: Arc<Endpoint>,
+    workers: Arc<Handoff>,
+    rejects: Arc<Handoff>,
+    stopping: Arc<AtomicBool>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl RunningServer {
+    /// The bound port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `127.0.0.1:<port>`.
+    pub fn address(&self) -> SocketAddr {
+        SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), self.port)
+    }
+
+    /// The endpoint, for the control plane (revocations, revision changes) and inspection.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// Stops accepting, lets idle workers exit, and waits for the acceptor. Connections being
+    /// served finish on their own (every one is bounded by its deadlines).
+    pub fn stop(&mut self) {
+        self.stopping.store(true, Ordering::Release);
+        // Wake the acceptor, which is blocked in accept().
+        let _ = TcpStream::connect(self.address());
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+        self.workers.close();
+        self.rejects.close();
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
