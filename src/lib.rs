@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod cli;
 pub mod client;
 mod decimal;
 pub mod endpoint;

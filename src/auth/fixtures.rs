@@ -104,15 +104,20 @@ impl Role {
         format!("tid-{}", self.name())
     }
 
-    /// The claims this role's token carries, for a policy on `resource` built at `now`.
-    pub fn claims(self, resource: &str, now: SystemTime) -> TokenClaims {
-        let both: BTreeSet<String> = [MCP_CONNECT, RESOURCES_READ].map(String::from).into();
-        let (subject, tenant) = match self {
+    /// Who the role's token was issued to, and in which tenant.
+    pub const fn subject_and_tenant(self) -> (&'static str, &'static str) {
+        match self {
             Role::OtherSubject => ("mallory", "acme"),
             Role::TenantDenied => ("carol", "globex"),
             Role::Unicode => (UNICODE_SUBJECT, UNICODE_TENANT),
             _ => ("alice", "acme"),
-        };
+        }
+    }
+
+    /// The claims this role's token carries, for a policy on `resource` built at `now`.
+    pub fn claims(self, resource: &str, now: SystemTime) -> TokenClaims {
+        let both: BTreeSet<String> = [MCP_CONNECT, RESOURCES_READ].map(String::from).into();
+        let (subject, tenant) = self.subject_and_tenant();
         let mut claims = TokenClaims {
             token_id: self.token_id(),
             issuer: ISSUER.to_owned(),
@@ -202,8 +207,8 @@ impl Fixture {
 
     /// Moves the authorization revision of `role`'s subject and tenant forward.
     pub fn bump_revision(&mut self, role: Role) -> Option<u64> {
-        let claims = role.claims(self.policy.resource(), SystemTime::UNIX_EPOCH);
-        self.policy.bump_revision(&claims.subject, &claims.tenant)
+        let (subject, tenant) = role.subject_and_tenant();
+        self.policy.bump_revision(subject, tenant)
     }
 }
 

@@ -6,17 +6,24 @@
 //! 1. the head's own rules and budgets (done by the HTTP parser before this module sees anything);
 //! 2. `Host` must be one of this server's loopback authorities (421 otherwise: a DNS-rebinding
 //!    guard), and a present `Origin` must be in the exact allowlist (403, no challenge);
-//! 3. the route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415) and
-//!    whether a body may be present ([`Endpoint::admit`]; the server reads the body only after
-//!    this passes, and sends `100 Continue` only then);
+//! 3. the route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415),
+//!    whether a body may be present, and a present `MCP-Protocol-Version` naming anything but
+//!    2025-11-25 (400) ([`Endpoint::admit`]; the server reads the body only after this passes,
+//!    and sends `100 Continue` only then);
 //! 4. the body: strict JSON, then exactly one JSON-RPC message (400);
 //! 5. the bearer token: who is asking ([`OfflineTokenPolicy::authenticate`]: 400, 401);
-//! 6. `MCP-Protocol-Version`, the session, the lifecycle (400, 404, 503);
+//! 6. the version header's presence (required after initialize), the session, the lifecycle
+//!    (400, 404, 503);
 //! 7. what the request needs: scopes and tenant data ([`OfflineTokenPolicy::authorize`]: 403);
 //! 8. the method itself, answered as JSON or as an event stream.
 //!
 //! Only the stable 2025-11-25 model exists here: there is no `server/discover`, and a request
-//! announcing another protocol version is a plain 400 before any session could be touched.
+//! announcing another protocol version is a plain 400 before its body is read or its credentials
+//! are looked at. That is earlier than the rest of the version and session checks on purpose:
+//! the header's validity depends on nothing else, and clients of later revisions probe with
+//! `MCP-Protocol-Version: 2026-07-28` and fall back to `initialize` on a 4xx. With credentials
+//! checked first, a probe without a token would get a 401 and could send such a client into an
+//! authorization flow instead of falling back.
 //!
 //! Pure apart from two locks: the policy (read by every request, written by the control plane) and
 //! the session table (held only while a session is looked up or changed, never during I/O). Time
@@ -146,6 +153,9 @@ impl Endpoint {
     pub fn admit(&self, head: &RequestHead<'_>) -> Result<Route, Rejection> {
         self.check_host_and_origin(head)?;
         let route = route(head)?;
+        if route != Route::Metadata {
+            check_protocol_version(head, false)?;
+        }
         match route {
             Route::McpPost => {
                 check_accept(
@@ -298,7 +308,6 @@ impl Endpoint {
         clock: Clock,
         random: &mut dyn FnMut(&mut [u8]),
     ) -> Result<Reply, Rejection> {
-        check_protocol_version(head, false)?;
         if head.fields.get("mcp-session-id").is_some() {
             return Err(Rejection::SessionOnInitialize);
         }

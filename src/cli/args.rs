@@ -1,0 +1,71 @@
+//! A small, strict argument reader: `--flag value` pairs, each flag known in advance, no
+//! abbreviations, no `=` forms, no positional leftovers.
+
+/// The flags of one command, in the order given.
+#[derive(Debug, Default)]
+pub struct Flags {
+    pairs: Vec<(String, String)>,
+}
+
+impl Flags {
+    /// Reads `args` as `--name value` pairs, refusing names not in `known`.
+    pub fn parse(args: &[String], known: &[&str]) -> Result<Flags, String> {
+        let mut pairs = Vec::new();
+        let mut rest = args.iter();
+        while let Some(name) = rest.next() {
+            let Some(bare) = name.strip_prefix("--").filter(|n| known.contains(n)) else {
+                return Err(format!("unknown argument {name:?}"));
+            };
+            let Some(value) = rest.next() else {
+                return Err(format!("--{bare} needs a value"));
+            };
+            pairs.push((bare.to_owned(), value.clone()));
+        }
+        Ok(Flags { pairs })
+    }
+
+    /// Every value of a repeatable flag.
+    pub fn all(&self, name: &str) -> Vec<String> {
+        self.pairs.iter().filter(|(n, _)| n == name).map(|(_, v)| v.clone()).collect()
+    }
+
+    /// The value of a flag given at most once, parsed.
+    pub fn one<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, String> {
+        let mut values = self.pairs.iter().filter(|(n, _)| n == name);
+        match (values.next(), values.next()) {
+            (None, _) => Ok(None),
+            (Some((_, v)), None) => {
+                v.parse().map(Some).map_err(|_| format!("--{name}: not a valid value: {v:?}"))
+            }
+            (Some(_), Some(_)) => Err(format!("--{name} given twice")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn flags() {
+        let flags = Flags::parse(
+            &args(&["--port", "8", "--origin", "a", "--origin", "b"]),
+            &["port", "origin"],
+        )
+        .unwrap();
+        assert_eq!(flags.one::<u16>("port"), Ok(Some(8)));
+        assert_eq!(flags.all("origin"), vec!["a".to_owned(), "b".to_owned()]);
+        assert_eq!(flags.one::<u16>("workers"), Ok(None));
+        assert!(flags.one::<u16>("origin").is_err());
+        assert!(Flags::parse(&args(&["--port"]), &["port"]).is_err());
+        assert!(Flags::parse(&args(&["--prt", "1"]), &["port"]).is_err());
+        assert!(Flags::parse(&args(&["8"]), &["port"]).is_err());
+        assert!(
+            Flags::parse(&args(&["--port", "x"]), &["port"]).unwrap().one::<u16>("port").is_err()
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! `inspect`: one codec's verdict on a file or on standard input, as one JSON line (the engine is
+//! [`crate::inspect`]). Exit status: 0 accepted, 1 refused or incomplete, 2 usage or input error.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use crate::inspect::{self, Subject};
+use crate::json;
+use crate::limits::Limits;
+
+/// Runs `inspect <subject> [FILE]` with the arguments after `inspect`.
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let (subject, path) = match args {
+        [subject] => (subject, None),
+        [subject, path] => (subject, Some(path.as_str())),
+        _ => return Err("inspect takes a subject and at most one file".to_owned()),
+    };
+    let subject =
+        Subject::from_name(subject).ok_or_else(|| format!("unknown subject {subject:?}"))?;
+    Ok(run_inspect(subject, path))
+}
+
+/// Reads the input, refusing one larger than any budget could need, so a huge file cannot
+/// exhaust memory.
+fn read_input(path: Option<&str>) -> Result<Vec<u8>, String> {
+    let l = Limits::DEFAULT;
+    let cap = l.response_bytes_max.max(l.request_head_bytes_max() + l.request_body_bytes_max);
+    let mut input = Vec::new();
+    let take = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    let read = match path {
+        None | Some("-") => std::io::stdin().take(take).read_to_end(&mut input),
+        Some(path) => std::fs::File::open(path).and_then(|f| f.take(take).read_to_end(&mut input)),
+    };
+    read.map_err(|e| format!("cannot read input: {e}"))?;
+    if input.len() > cap {
+        return Err(format!("input larger than {cap} bytes"));
+    }
+    Ok(input)
+}
+
+fn run_inspect(subject: Subject, path: Option<&str>) -> ExitCode {
+    let input = match read_input(path) {
+        Ok(input) => input,
+        Err(problem) => {
+            eprintln!("error: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = inspect::inspect(subject, &input, &Limits::DEFAULT);
+    let mut line = json::encode(&report.value);
+    line.push('\n');
+    if std::io::stdout().write_all(line.as_bytes()).is_err() {
+        return ExitCode::from(2);
+    }
+    if report.accepted { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}

@@ -1,0 +1,245 @@
+//! `serve`: a server for people and black-box clients, with a control plane on stdin.
+//!
+//! It prints one JSON line describing itself (URL, metadata URL, allowed origins, protocol
+//! version and a fresh token for every fixture role), then serves until killed. Each line on stdin
+//! is a control command, answered by one JSON line on stdout:
+//!
+//! - `revoke <role>`: that role's token stops working on the next request;
+//! - `bump-revision <role>`: the role's subject moves to a new authorization revision, so every
+//!   token issued before stops working on the next request.
+//!
+//! End of stdin does not stop the server (so it can run with stdin closed).
+
+use std::io::{self, BufRead, Write};
+use std::net::IpAddr;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use super::args::Flags;
+use crate::auth::fixtures::{Fixture, Role};
+use crate::endpoint::MCP_PATH;
+use crate::json::{self, Object, Value};
+use crate::limits::Limits;
+use crate::mcp::PROTOCOL_VERSION;
+use crate::server::{self, ServerConfig};
+
+/// The longest control line read; longer lines are refused whole.
+const CONTROL_LINE_BYTES_MAX: usize = 256;
+
+pub const USAGE: &str = "loopback-mcp-http serve [--port N] [--allow-origin URL]... [--max-sessions N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]";
+
+const FLAGS: [&str; 6] =
+    ["port", "allow-origin", "max-sessions", "session-ttl-secs", "workers", "bind"];
+
+/// Reads the flags into a server configuration.
+pub fn config(args: &[String]) -> Result<ServerConfig, String> {
+    let flags = Flags::parse(args, &FLAGS)?;
+    let mut config = ServerConfig::default();
+    let mut limits = Limits::DEFAULT;
+    if let Some(address) = flags.one::<IpAddr>("bind")? {
+        config.address = address;
+    }
+    if let Some(port) = flags.one("port")? {
+        config.port = port;
+    }
+    config.extra_origins = flags.all("allow-origin");
+    if let Some(max) = flags.one("max-sessions")? {
+        limits.sessions_active_max = max;
+    }
+    if let Some(secs) = flags.one("session-ttl-secs")? {
+        limits.session_ttl = Duration::from_secs(secs);
+    }
+    if let Some(workers) = flags.one("workers")? {
+        config.workers = workers;
+        limits.requests_in_processing_max = limits.requests_in_processing_max.max(workers);
+    }
+    config.limits = limits;
+    Ok(config)
+}
+
+/// Runs the server until the process is killed.
+pub fn run(args: &[String]) -> ExitCode {
+    let config = match config(args) {
+        Ok(config) => config,
+        Err(problem) => {
+            eprintln!("error: {problem}\nusage: {USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let extra_origins = config.extra_origins.clone();
+    let bound = match server::bind(config) {
+        Ok(bound) => bound,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let port = bound.port();
+    let fixture = match Fixture::build(port, SystemTime::now(), &mut fill_random) {
+        Ok(fixture) => fixture,
+        Err(e) => {
+            eprintln!("error: cannot build the fixture tokens: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = match bound.start(fixture.policy.clone()) {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut origins = crate::endpoint::EndpointConfig::default_origins(port);
+    origins.extend(extra_origins);
+    print_line(&announcement(port, &origins, &fixture));
+    control_loop(server.endpoint());
+    // stdin ended: keep serving until the process is killed.
+    loop {
+        std::thread::park();
+    }
+}
+
+fn fill_random(buf: &mut [u8]) {
+    if let Err(e) = getrandom::fill(buf) {
+        eprintln!("error: the operating system's random generator failed: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn print_line(value: &Value) {
+    let mut line = json::encode(value);
+    line.push('\n');
+    let mut stdout = io::stdout().lock();
+    let _ = stdout.write_all(line.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// The line printed at start.
+fn announcement(port: u16, origins: &[String], fixture: &Fixture) -> Value {
+    let mut tokens = Object::new();
+    for (role, token) in fixture.tokens() {
+        tokens.insert(role.name().to_owned(), token.into());
+    }
+    let mut line = Object::new();
+    line.insert("url".into(), format!("http://127.0.0.1:{port}{MCP_PATH}").into());
+    line.insert("resource_metadata".into(), fixture.policy.metadata_url().into());
+    line.insert(
+        "allowed_origins".into(),
+        Value::Array(origins.iter().map(|o| Value::from(o.as_str())).collect()),
+    );
+    line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+    line.insert("tokens".into(), Value::Object(tokens));
+    Value::Object(line)
+}
+
+/// Answers control commands until stdin ends.
+fn control_loop(endpoint: &crate::endpoint::Endpoint) {
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match read_bounded_line(&mut input, &mut line) {
+            Ok(None) => return,
+            Ok(Some(false)) => print_line(&failure("line_too_long")),
+            Ok(Some(true)) => {
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim();
+                if !text.is_empty() {
+                    print_line(&command(endpoint, text));
+                }
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// Reads one line of at most [`CONTROL_LINE_BYTES_MAX`] bytes into `line`. `Ok(None)` at the end
+/// of input; `Ok(Some(false))` when the line was too long (the rest of it is skipped).
+fn read_bounded_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    let mut too_long = false;
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(if line.is_empty() && !too_long { None } else { Some(!too_long) });
+        }
+        let newline = available.iter().position(|&b| b == b'\n');
+        let chunk = &available[..newline.unwrap_or(available.len())];
+        if !too_long && line.len() + chunk.len() <= CONTROL_LINE_BYTES_MAX {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        let consumed = newline.map_or(available.len(), |i| i + 1);
+        input.consume(consumed);
+        if newline.is_some() {
+            return Ok(Some(!too_long));
+        }
+    }
+}
+
+fn failure(error: &str) -> Value {
+    let mut reply = Object::new();
+    reply.insert("ok".into(), false.into());
+    reply.insert("error".into(), error.into());
+    Value::Object(reply)
+}
+
+/// Runs one control command.
+fn command(endpoint: &crate::endpoint::Endpoint, text: &str) -> Value {
+    let mut words = text.split_ascii_whitespace();
+    let (Some(verb), Some(role_name), None) = (words.next(), words.next(), words.next()) else {
+        return failure("usage: revoke <role> | bump-revision <role>");
+    };
+    let Some(role) = Role::from_name(role_name) else {
+        return failure("unknown_role");
+    };
+    let mut reply = Object::new();
+    match verb {
+        "revoke" => {
+            if !endpoint.policy_mut().revoke(&role.token_id()) {
+                return failure("unknown_token");
+            }
+        }
+        "bump-revision" => {
+            let (subject, tenant) = role.subject_and_tenant();
+            match endpoint.policy_mut().bump_revision(subject, tenant) {
+                Some(revision) => {
+                    reply.insert("revision".into(), Value::from(revision));
+                }
+                None => return failure("unknown_subject"),
+            }
+        }
+        _ => return failure("unknown_command"),
+    }
+    reply.insert("ok".into(), true.into());
+    reply.insert("command".into(), verb.into());
+    reply.insert("role".into(), role.name().into());
+    Value::Object(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_lines_are_bounded() {
+        let long = "x".repeat(CONTROL_LINE_BYTES_MAX + 1);
+        let input = format!("revoke full\n{long}\nbump-revision full\nlast");
+        let mut reader = io::BufReader::with_capacity(16, input.as_bytes());
+        let mut seen = Vec::new();
+        let mut line = Vec::new();
+        while let Some(ok) = read_bounded_line(&mut reader, &mut line).unwrap() {
+            seen.push((ok, String::from_utf8(line.clone()).unwrap()));
+            line.clear();
+        }
+        let expected = vec![
+            (true, "revoke full".to_owned()),
+            (false, String::new()),
+            (true, "bump-revision full".to_owned()),
+            (true, "last".to_owned()),
+        ];
+        assert_eq!(seen, expected);
+    }
+}
