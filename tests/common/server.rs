@@ -131,6 +131,18 @@ impl TestServer {
         request("POST", "/mcp", &fields, body.as_bytes())
     }
 
+    /// An MCP POST without a session, with a chosen `Host`.
+    pub fn post_bytes_with_host(&self, role: Role, host: &str, body: &str) -> Vec<u8> {
+        let bearer = self.bearer(role);
+        let fields = [
+            ("Host", host),
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+            ("Authorization", bearer.as_str()),
+        ];
+        request("POST", "/mcp", &fields, body.as_bytes())
+    }
+
     /// A GET or DELETE on /mcp by `role` in `session`, plus `extra`.
     pub fn session_bytes(
         &self,

@@ -1,0 +1,504 @@
+//! The HTTP side of the server over real sockets: routing, Host and Origin, Accept and
+//! Content-Type, bodies, the connection lifecycle (keep-alive, pipelining, close after errors,
+//! 100-continue, deadlines) and overload.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::server::*;
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::{ClientError, request};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::server::{self, ServerConfig};
+
+/// A request from parts, with this server's Host unless `fields` brings its own.
+fn req(t: &TestServer, method: &str, path: &str, fields: &[(&str, &str)], body: &str) -> Vec<u8> {
+    let host = t.host();
+    let mut all: Vec<(&str, &str)> = Vec::new();
+    if !fields.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        all.push(("Host", host.as_str()));
+    }
+    all.extend_from_slice(fields);
+    request(method, path, &all, body.as_bytes())
+}
+
+#[test]
+fn routes_methods_and_statuses() {
+    let t = start();
+    let token = t.bearer(Role::Full);
+    let auth = ("Authorization", token.as_str());
+    let json = ("Content-Type", "application/json");
+    let both = ("Accept", "application/json, text/event-stream");
+    // (method, path, fields, body, status, code, Allow)
+    let cases: Vec<(&str, &str, Vec<(&str, &str)>, &str, u16, &str, Option<&str>)> = vec![
+        ("GET", "/", vec![], "", 404, "not_found", None),
+        ("GET", "/mcp/", vec![], "", 404, "not_found", None),
+        ("GET", "/MCP", vec![], "", 404, "not_found", None),
+        ("PUT", "/mcp", vec![auth], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
+        ("PATCH", "/mcp", vec![], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
+        ("HEAD", "/mcp", vec![], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
+        ("OPTIONS", "/mcp", vec![], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
+        (
+            "POST",
+            "/.well-known/oauth-protected-resource",
+            vec![],
+            "",
+            405,
+            "method_not_allowed",
+            Some("GET"),
+        ),
+        ("GET", "/mcp", vec![auth], "", 406, "not_acceptable", None),
+        ("GET", "/mcp", vec![auth, ("Accept", "*/*")], "", 406, "not_acceptable", None),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, json, ("Accept", "application/json")],
+            PING,
+            406,
+            "not_acceptable",
+            None,
+        ),
+        ("POST", "/mcp", vec![auth, json, ("Accept", "*/*")], PING, 406, "not_acceptable", None),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, json, ("Accept", "text/event-stream")],
+            PING,
+            406,
+            "not_acceptable",
+            None,
+        ),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, json, ("Accept", "application/json;q=2")],
+            PING,
+            400,
+            "accept_invalid",
+            None,
+        ),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, both, ("Content-Type", "text/plain")],
+            PING,
+            415,
+            "unsupported_media_type",
+            None,
+        ),
+        ("POST", "/mcp", vec![auth, both], PING, 415, "unsupported_media_type", None),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, both, ("Content-Type", "application/json; charset=latin1")],
+            PING,
+            415,
+            "unsupported_media_type",
+            None,
+        ),
+        ("POST", "/mcp", vec![auth, both, json, json], PING, 415, "unsupported_media_type", None),
+        (
+            "GET",
+            "/mcp",
+            vec![auth, ("Accept", "text/event-stream")],
+            "x",
+            400,
+            "body_not_allowed",
+            None,
+        ),
+        ("DELETE", "/mcp", vec![auth], "x", 400, "body_not_allowed", None),
+    ];
+    for (method, path, fields, body, status, code, allow) in cases {
+        let response = t.raw(&req(&t, method, path, &fields, body)).unwrap();
+        assert_eq!(
+            (response.status, error_code(&response).as_str()),
+            (status, code),
+            "{method} {path} {fields:?}"
+        );
+        assert_eq!(response.field_str("allow"), allow, "{method} {path}");
+        assert_eq!(response.field_str("connection"), Some("close"), "errors close the connection");
+        assert_eq!(
+            response.field_count("www-authenticate"),
+            0,
+            "no OAuth challenge before the policy runs"
+        );
+    }
+}
+
+#[test]
+fn host_must_be_one_of_the_servers_loopback_authorities() {
+    let t = start();
+    let port = t.port();
+    let token = t.bearer(Role::Full);
+    let good =
+        [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("LOCALHOST:{port}")];
+    let bad = [
+        "evil.example.com".to_owned(),
+        format!("evil.example.com:{port}"),
+        "127.0.0.1".to_owned(),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        format!("[::1]:{port}"),
+        format!("127.0.0.2:{port}"),
+    ];
+    for host in &good {
+        let bytes = t.post_bytes_with_host(Role::Full, host, INIT);
+        assert_eq!(t.raw(&bytes).unwrap().status, 200, "{host}");
+    }
+    for host in &bad {
+        let bytes = req(&t, "GET", "/mcp", &[("Host", host), ("Authorization", &token)], "");
+        let response = t.raw(&bytes).unwrap();
+        assert_eq!(
+            (response.status, error_code(&response).as_str()),
+            (421, "host_not_allowed"),
+            "{host}"
+        );
+        assert_eq!(response.field_count("www-authenticate"), 0);
+    }
+}
+
+#[test]
+fn origin_must_be_absent_or_exactly_allowed() {
+    let t = start_with(ServerConfig {
+        workers: 4,
+        extra_origins: vec!["http://app.example:3000".into()],
+        ..ServerConfig::default()
+    });
+    let port = t.port();
+    let allowed = [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        "http://app.example:3000".into(),
+    ];
+    let refused = [
+        "http://evil.example".to_owned(),
+        "null".to_owned(),
+        format!("https://127.0.0.1:{port}"),
+        format!("http://127.0.0.1:{port}/"),
+        "http://app.example:3000.evil".to_owned(),
+        "HTTP://app.example:3000".to_owned(),
+    ];
+    for origin in &allowed {
+        let bytes = t.post_bytes(Role::Full, None, INIT, &[("Origin", origin)]);
+        assert_eq!(t.raw(&bytes).unwrap().status, 200, "{origin}");
+    }
+    for origin in &refused {
+        let bytes = t.post_bytes(Role::Full, None, INIT, &[("Origin", origin)]);
+        let response = t.raw(&bytes).unwrap();
+        assert_eq!(
+            (response.status, error_code(&response).as_str()),
+            (403, "origin_not_allowed"),
+            "{origin}"
+        );
+        assert_eq!(
+            response.field_count("www-authenticate"),
+            0,
+            "a bad origin is not an OAuth problem"
+        );
+    }
+    let two =
+        t.post_bytes(Role::Full, None, INIT, &[("Origin", &allowed[0]), ("Origin", &allowed[1])]);
+    assert_eq!(t.raw(&two).unwrap().status, 403);
+    // The guard runs before authentication: no token, bad origin, still 403.
+    let bytes = req(&t, "POST", "/mcp", &[("Origin", "http://evil.example")], PING);
+    assert_eq!(t.raw(&bytes).unwrap().status, 403);
+}
+
+#[test]
+fn strict_json_and_jsonrpc_errors_are_400_without_echo() {
+    let t = start();
+    let cases: [(&str, &str); 9] = [
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"initialize"}"#, "json_duplicate_key"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}"#, "json_unexpected_byte"),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, "batch_not_supported"),
+        (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, "id_invalid"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#, "json_trailing_bytes"),
+        ("{\"jsonrpc\":\"2.0\",\"id\":\"\u{fffd}\",\"method\":\"ping\"", "json_unexpected_end"),
+        (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, "jsonrpc_version"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#, "params_invalid"),
+        (r#""just a string""#, "message_not_object"),
+    ];
+    for (body, code) in cases {
+        let response = t.raw(&t.post_bytes(Role::Full, None, body, &[])).unwrap();
+        assert_eq!((response.status, error_code(&response).as_str()), (400, code), "{body}");
+        assert!(!String::from_utf8_lossy(&response.body).contains("ping"), "no echo of the input");
+    }
+    let mut bytes = t.post_bytes(Role::Full, None, "", &[]);
+    let invalid_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffing\"}";
+    bytes.truncate(bytes.len() - 2);
+    bytes.extend_from_slice(format!("Content-Length: {}\r\n\r\n", invalid_utf8.len()).as_bytes());
+    bytes.extend_from_slice(invalid_utf8);
+    let response = t.raw(&bytes).unwrap();
+    assert_eq!((response.status, error_code(&response).as_str()), (400, "json_invalid_utf8"));
+}
+
+#[test]
+fn parse_errors_get_their_status_and_close() {
+    let t = start();
+    let host = t.host();
+    let cases: Vec<(Vec<u8>, u16, &str)> = vec![
+        (format!("GET /mcp?access_token=SECRETVALUE HTTP/1.1\r\nHost: {host}\r\n\r\n").into_bytes(), 400, "query_forbidden"),
+        (format!("POST /mcp HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n").into_bytes(), 501, "transfer_encoding_chunked"),
+        (
+            format!("POST /mcp HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc").into_bytes(),
+            400,
+            "transfer_encoding_with_content_length",
+        ),
+        (format!("POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Length: 16385\r\n\r\n").into_bytes(), 413, "content_length_too_large"),
+        (format!("GET /mcp HTTP/1.1\r\nHost: {host}\r\nX: {}\r\n\r\n", "v".repeat(2049)).into_bytes(), 431, "field_value_too_large"),
+        (format!("GET /{} HTTP/1.1\r\nHost: {host}\r\n\r\n", "a".repeat(2048)).into_bytes(), 414, "target_too_long"),
+        (format!("GET /mcp HTTP/1.2\r\nHost: {host}\r\n\r\n").into_bytes(), 505, "version_unsupported"),
+        (format!("GET /mcp HTTP/1.1\nHost: {host}\r\n\r\n").into_bytes(), 400, "bare_lf"),
+        (b"GET /mcp HTTP/1.1\r\n\r\n".to_vec(), 400, "host_missing"),
+        (format!("BREW /mcp HTTP/1.1\r\nHost: {host}\r\n\r\n").into_bytes(), 501, "method_unknown"),
+        (format!("GET /mcp HTTP/1.1\r\nHost: {host}\r\nExpect: 200-ok\r\n\r\n").into_bytes(), 417, "expectation_unsupported"),
+    ];
+    for (bytes, status, code) in cases {
+        let mut conn = t.connect();
+        let response = t.exchange(&mut conn, &bytes).unwrap();
+        assert_eq!((response.status, error_code(&response).as_str()), (status, code));
+        assert_eq!(response.field_str("connection"), Some("close"));
+        assert!(conn.is_closed_by_peer(), "{code}: the connection is closed after the error");
+        assert!(!String::from_utf8_lossy(&response.body).contains("SECRETVALUE"));
+    }
+}
+
+#[test]
+fn header_budgets_are_enforced_over_the_socket_at_max_and_max_plus_one() {
+    let t = start();
+    let limits = Limits::DEFAULT;
+    let at_max = t.post_bytes(
+        Role::Full,
+        None,
+        INIT,
+        &[("X-Pad", &"v".repeat(limits.header_value_bytes_max))],
+    );
+    assert_eq!(t.raw(&at_max).unwrap().status, 200);
+    let over = t.post_bytes(
+        Role::Full,
+        None,
+        INIT,
+        &[("X-Pad", &"v".repeat(limits.header_value_bytes_max + 1))],
+    );
+    assert_eq!(t.raw(&over).unwrap().status, 431);
+    // The standard POST carries 4 fields plus Content-Length; pad up to exactly 32, then 33.
+    let pads: Vec<(String, String)> = (0..27).map(|i| (format!("X-{i}"), "v".to_owned())).collect();
+    let fields: Vec<(&str, &str)> = pads.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, INIT, &fields)).unwrap().status, 200);
+    let pads: Vec<(String, String)> = (0..28).map(|i| (format!("X-{i}"), "v".to_owned())).collect();
+    let fields: Vec<(&str, &str)> = pads.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, INIT, &fields)).unwrap().status, 431);
+}
+
+#[test]
+fn body_budget_is_enforced_at_max_and_max_plus_one() {
+    let t = start();
+    let max = Limits::DEFAULT.request_body_bytes_max;
+    let padded = |len: usize| {
+        let prefix = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"},"pad":""#;
+        let suffix = r#""}}"#;
+        format!("{prefix}{}{suffix}", "p".repeat(len - prefix.len() - suffix.len()))
+    };
+    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, &padded(max), &[])).unwrap().status, 200);
+    let response = t.raw(&t.post_bytes(Role::Full, None, &padded(max + 1), &[])).unwrap();
+    assert_eq!(
+        (response.status, error_code(&response).as_str()),
+        (413, "content_length_too_large")
+    );
+}
+
+#[test]
+fn keep_alive_reuses_one_connection_and_pipelined_requests_are_answered_in_order() {
+    let t = start();
+    let session = t.open_session(Role::Full);
+    let mut conn = t.connect();
+    for _ in 0..5 {
+        let response =
+            t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+        assert_eq!((response.status, response.keep_alive), (200, true));
+    }
+    let ping = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let mut pipelined = Vec::new();
+    for id in 10..13 {
+        pipelined.extend(t.post_bytes(Role::Full, Some(&session), &ping(id), &[]));
+    }
+    conn.send(&pipelined).unwrap();
+    for id in 10..13 {
+        let response = conn.receive_final().unwrap();
+        t.check_no_secrets(&response);
+        assert_eq!(
+            String::from_utf8_lossy(&response.body),
+            format!(r#"{{"id":{id},"jsonrpc":"2.0","result":{{}}}}"#)
+        );
+    }
+}
+
+#[test]
+fn connection_close_is_honoured_and_later_pipelined_bytes_are_ignored() {
+    let t = start();
+    let session = t.open_session(Role::Full);
+    let mut bytes = t.post_bytes(Role::Full, Some(&session), PING, &[("Connection", "close")]);
+    bytes.extend(t.post_bytes(Role::Full, Some(&session), PING, &[]));
+    let mut conn = t.connect();
+    let response = t.exchange(&mut conn, &bytes).unwrap();
+    assert_eq!((response.status, response.field_str("connection")), (200, Some("close")));
+    assert!(conn.is_closed_by_peer());
+}
+
+#[test]
+fn an_error_never_lets_the_unread_body_become_the_next_request() {
+    // EX07: a refused request with Expect: 100-continue whose "body" is a second request.
+    let t = start();
+    let host = t.host();
+    let smuggled = format!("GET /mcp HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let bytes = format!(
+        "POST /denied HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n{smuggled}",
+        smuggled.len()
+    );
+    let mut conn = t.connect();
+    conn.send(bytes.as_bytes()).unwrap();
+    let response = conn.receive().unwrap();
+    assert_eq!(
+        (response.status, response.field_str("connection")),
+        (404, Some("close")),
+        "no 100 for a refused request"
+    );
+    assert!(conn.is_closed_by_peer(), "the smuggled request is never answered");
+}
+
+#[test]
+fn expect_100_continue_is_answered_before_the_body_is_sent() {
+    let t = start();
+    let mut head = t.post_bytes(Role::Full, None, INIT, &[("Expect", "100-continue")]);
+    let body_start = head.len() - INIT.len();
+    let body = head.split_off(body_start);
+    let mut conn = t.connect();
+    conn.send(&head).unwrap();
+    let interim = conn.receive().unwrap();
+    assert_eq!((interim.status, interim.body.len()), (100, 0));
+    conn.send(&body).unwrap();
+    let response = conn.receive().unwrap();
+    t.remember(response.field_str("mcp-session-id").unwrap_or(""));
+    t.check_no_secrets(&response);
+    assert_eq!(response.status, 200);
+}
+
+#[test]
+fn a_slow_head_is_cut_at_its_total_deadline_without_a_response() {
+    let limits = Limits {
+        request_head_deadline: Duration::from_millis(600),
+        socket_read_timeout: Duration::from_millis(200),
+        ..Limits::DEFAULT
+    };
+    let t = start_with(ServerConfig { workers: 2, limits, ..ServerConfig::default() });
+    let mut stream = TcpStream::connect(t.server.address()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let started = Instant::now();
+    let trickle = format!("GET /mcp HTTP/1.1\r\nHost: {}\r\nX-a: ", t.host());
+    let mut closed_at = None;
+    // One byte every 100 ms: each read succeeds, only the total deadline can stop it.
+    for byte in trickle.bytes().chain(std::iter::repeat(b'b')).take(60) {
+        if stream.write_all(&[byte]).is_err() {
+            closed_at = Some(started.elapsed());
+            break;
+        }
+        let mut buf = [0u8; 64];
+        match stream.read(&mut buf) {
+            Ok(0) => {
+                closed_at = Some(started.elapsed());
+                break;
+            }
+            Ok(n) => {
+                panic!("a partial request got a response: {:?}", String::from_utf8_lossy(&buf[..n]))
+            }
+            Err(_) => {}
+        }
+    }
+    let closed_at = closed_at.expect("the server kept a trickling head open for 6 s");
+    assert!(closed_at >= Duration::from_millis(500), "closed too early: {closed_at:?}");
+}
+
+#[test]
+fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
+    let limits = Limits {
+        request_body_deadline: Duration::from_millis(500),
+        socket_read_timeout: Duration::from_millis(200),
+        ..Limits::DEFAULT
+    };
+    let t = start_with(ServerConfig { workers: 2, limits, ..ServerConfig::default() });
+    let bytes = t.post_bytes(Role::Full, None, INIT, &[]);
+    let mut conn = t.connect();
+    conn.send(&bytes[..bytes.len() - 10]).unwrap();
+    thread::sleep(Duration::from_millis(900));
+    let _ = conn.send(&bytes[bytes.len() - 10..]);
+    match conn.receive() {
+        Err(ClientError::Closed) | Err(ClientError::Io(_)) => {}
+        other => panic!("a body finished after its deadline was answered: {other:?}"),
+    }
+    assert_eq!(t.server.endpoint().live_sessions(Instant::now()), 0, "nothing was dispatched");
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
+    let limits = Limits { connection_idle_timeout: Duration::from_millis(300), ..Limits::DEFAULT };
+    let t = start_with(ServerConfig { workers: 2, limits, ..ServerConfig::default() });
+    let mut conn = t.connect();
+    assert_eq!(
+        t.exchange(&mut conn, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status,
+        200
+    );
+    thread::sleep(Duration::from_millis(600));
+    assert!(conn.is_closed_by_peer());
+}
+
+#[test]
+fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
+    let limits = Limits { requests_in_processing_max: 1, ..Limits::DEFAULT };
+    let t = start_with(ServerConfig { workers: 1, limits, ..ServerConfig::default() });
+    let session = t.open_session(Role::Full);
+    // Hold the only worker with a kept-alive connection.
+    let mut held = t.connect();
+    assert_eq!(
+        t.exchange(&mut held, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
+        200
+    );
+    for _ in 0..3 {
+        let mut conn = t.connect();
+        let response =
+            t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+        assert_eq!((response.status, error_code(&response).as_str()), (503, "overloaded"));
+        assert_eq!(response.field_str("connection"), Some("close"));
+    }
+    // The held connection is still served, and once it closes a new one is served too.
+    assert_eq!(
+        t.exchange(&mut held, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
+        200
+    );
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let status = t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status;
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the worker never came back");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_server_refuses_to_bind_anything_but_loopback() {
+    for address in ["0.0.0.0", "::", "::1", "127.0.0.2", "10.0.0.1"] {
+        let config = ServerConfig { address: address.parse().unwrap(), ..ServerConfig::default() };
+        let error = server::bind(config).unwrap_err();
+        assert!(error.to_string().contains("binds 127.0.0.1 only"), "{address}: {error}");
+    }
+    let bad_origin =
+        ServerConfig { extra_origins: vec!["not an origin".into()], ..ServerConfig::default() };
+    assert!(server::bind(bad_origin).is_err());
+    let zero_workers = ServerConfig { workers: 0, ..ServerConfig::default() };
+    assert!(server::bind(zero_workers).is_err());
+}
