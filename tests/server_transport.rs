@@ -34,7 +34,9 @@ fn routes_methods_and_statuses() {
     let json = ("Content-Type", "application/json");
     let both = ("Accept", "application/json, text/event-stream");
     // (method, path, fields, body, status, code, Allow)
-    let cases: Vec<(&str, &str, Vec<(&str, &str)>, &str, u16, &str, Option<&str>)> = vec![
+    type Case<'a> =
+        (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str, u16, &'a str, Option<&'a str>);
+    let cases: Vec<Case> = vec![
         ("GET", "/", vec![], "", 404, "not_found", None),
         ("GET", "/mcp/", vec![], "", 404, "not_found", None),
         ("GET", "/MCP", vec![], "", 404, "not_found", None),
@@ -163,7 +165,7 @@ fn host_must_be_one_of_the_servers_loopback_authorities() {
 #[test]
 fn origin_must_be_absent_or_exactly_allowed() {
     let t = start_with(ServerConfig {
-        workers: 4,
+        workers: 16,
         extra_origins: vec!["http://app.example:3000".into()],
         ..ServerConfig::default()
     });
@@ -393,7 +395,7 @@ fn a_slow_head_is_cut_at_its_total_deadline_without_a_response() {
         socket_read_timeout: Duration::from_millis(200),
         ..Limits::DEFAULT
     };
-    let t = start_with(ServerConfig { workers: 2, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { workers: 4, limits, ..ServerConfig::default() });
     let mut stream = TcpStream::connect(t.server.address()).unwrap();
     stream.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
     let started = Instant::now();
@@ -428,7 +430,7 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
         socket_read_timeout: Duration::from_millis(200),
         ..Limits::DEFAULT
     };
-    let t = start_with(ServerConfig { workers: 2, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { workers: 4, limits, ..ServerConfig::default() });
     let bytes = t.post_bytes(Role::Full, None, INIT, &[]);
     let mut conn = t.connect();
     conn.send(&bytes[..bytes.len() - 10]).unwrap();
@@ -444,7 +446,7 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
 #[test]
 fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let limits = Limits { connection_idle_timeout: Duration::from_millis(300), ..Limits::DEFAULT };
-    let t = start_with(ServerConfig { workers: 2, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { workers: 4, limits, ..ServerConfig::default() });
     let mut conn = t.connect();
     assert_eq!(
         t.exchange(&mut conn, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status,
@@ -458,13 +460,15 @@ fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
 fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
     let limits = Limits { requests_in_processing_max: 1, ..Limits::DEFAULT };
     let t = start_with(ServerConfig { workers: 1, limits, ..ServerConfig::default() });
-    let session = t.open_session(Role::Full);
-    // Hold the only worker with a kept-alive connection.
+    // Hold the only worker with a kept-alive connection, on which the session is opened.
     let mut held = t.connect();
-    assert_eq!(
-        t.exchange(&mut held, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
-        200
-    );
+    let response = t.exchange(&mut held, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
+    let session = response.field_str("mcp-session-id").unwrap().to_owned();
+    t.remember(&session);
+    let initialized = t.post_bytes(Role::Full, Some(&session), INITIALIZED, &[]);
+    assert_eq!(t.exchange(&mut held, &initialized).unwrap().status, 202);
+    let ping = t.post_bytes(Role::Full, Some(&session), PING, &[]);
+    assert_eq!(t.exchange(&mut held, &ping).unwrap().status, 200);
     for _ in 0..3 {
         let mut conn = t.connect();
         let response =

@@ -2,8 +2,8 @@
 //! feed it. Everything it does with a request is delegated to [`crate::endpoint`].
 //!
 //! Threads: one acceptor, `workers` workers (each serving one connection at a time, keep-alive
-//! included), and one rejecter. The acceptor hands each new connection to an idle worker; when
-//! none is idle the connection goes to the rejecter, which answers `503` with `Connection: close`
+//! included), and one rejecter. The acceptor hands each new connection to a free worker; when
+//! none is free the connection goes to the rejecter, which answers `503` with `Connection: close`
 //! and closes politely (so the client reads the 503 rather than a reset). No thread is ever
 //! started per connection.
 //!
@@ -16,6 +16,7 @@ mod pool;
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
@@ -135,8 +136,8 @@ impl BoundServer {
         allowed_origins.extend(config.extra_origins.iter().cloned());
         let endpoint_config = EndpointConfig { port, allowed_origins, limits: config.limits };
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
-        let workers = Arc::new(Handoff::to_idle_takers());
-        let rejects = Arc::new(Handoff::bounded(config.limits.rejected_connections_pending_max));
+        let workers = Arc::new(Handoff::new(config.workers));
+        let rejects = Arc::new(Handoff::new(config.limits.rejected_connections_pending_max));
         let stopping = Arc::new(AtomicBool::new(false));
         for _ in 0..config.workers {
             let (handoff, endpoint) = (Arc::clone(&workers), Arc::clone(&endpoint));
@@ -168,7 +169,12 @@ fn run_worker(handoff: &Handoff, endpoint: &Endpoint) {
         }
     };
     while let Some(stream) = handoff.take() {
-        connection::serve(stream, endpoint, &mut fill_random);
+        // The endpoint's own panics are already answered 500; this keeps the worker alive through
+        // any other one (the connection is dropped).
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+            connection::serve(stream, endpoint, &mut fill_random);
+        }));
+        handoff.finished();
     }
 }
 
@@ -187,6 +193,7 @@ fn run_rejecter(handoff: &Handoff, limits: &Limits) {
         let _ = stream.set_write_timeout(Some(limits.socket_write_timeout));
         let _ = stream.write_all(&response);
         connection::close_politely(stream, limits);
+        handoff.finished();
     }
 }
 

@@ -1,0 +1,171 @@
+//! The `serve` command as a black box: the built binary, its announcement line, a real request,
+//! the stdin control plane, and its refusal to listen anywhere but loopback.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use loopback_mcp_http::client::{HttpConnection, request};
+use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::limits::Limits;
+
+const BIN: &str = env!("CARGO_BIN_EXE_loopback-mcp-http");
+
+struct Serve {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Serve {
+    fn start(args: &[&str]) -> Serve {
+        let mut child = Command::new(BIN)
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn serve");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Serve { child, stdin, stdout }
+    }
+
+    fn line(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        json::decode(line.trim_end().as_bytes(), 64)
+            .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"))
+    }
+
+    fn control(&mut self, command: &str) -> Value {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
+        self.line()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn text<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or_else(|| panic!("no {key} in {value:?}"))
+}
+
+fn initialize(port: u16, token: &str) -> u16 {
+    let address: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let mut conn =
+        HttpConnection::connect(address, &Limits::DEFAULT, Duration::from_secs(10)).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#;
+    let bytes = request(
+        "POST",
+        "/mcp",
+        &[
+            ("Host", &format!("127.0.0.1:{port}")),
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+            ("Authorization", &format!("Bearer {token}")),
+        ],
+        body.as_bytes(),
+    );
+    conn.exchange(&bytes).unwrap().status
+}
+
+#[test]
+fn serve_announces_itself_serves_and_obeys_control_commands() {
+    let mut serve =
+        Serve::start(&["--allow-origin", "http://app.example:3000", "--max-sessions", "4"]);
+    let hello = serve.line();
+    let url = text(&hello, "url").to_owned();
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|r| r.strip_suffix("/mcp"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(text(&hello, "protocol_version"), "2025-11-25");
+    assert_eq!(
+        text(&hello, "resource_metadata"),
+        format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp")
+    );
+    assert_eq!(
+        json::encode(hello.get("allowed_origins").unwrap()),
+        format!(
+            r#"["http://127.0.0.1:{port}","http://localhost:{port}","http://app.example:3000"]"#
+        )
+    );
+    let tokens = hello.get("tokens").and_then(Value::as_object).unwrap();
+    let roles: Vec<&str> = tokens.keys().map(String::as_str).collect();
+    for role in [
+        "full",
+        "connect_only",
+        "other_subject",
+        "tenant_denied",
+        "unicode",
+        "expired",
+        "revoked",
+        "inactive",
+        "wrong_issuer",
+        "wrong_audience",
+        "wrong_authorization_resource",
+        "wrong_token_resource",
+        "stale_revision",
+    ] {
+        assert!(roles.contains(&role), "{role} missing from {roles:?}");
+    }
+    let full = tokens.get("full").and_then(Value::as_str).unwrap().to_owned();
+    let other = tokens.get("other_subject").and_then(Value::as_str).unwrap().to_owned();
+
+    assert_eq!(initialize(port, &full), 200);
+    let reply = serve.control("revoke full");
+    assert_eq!(json::encode(&reply), r#"{"command":"revoke","ok":true,"role":"full"}"#);
+    assert_eq!(initialize(port, &full), 401);
+
+    let reply = serve.control("bump-revision other_subject");
+    assert_eq!(
+        json::encode(&reply),
+        r#"{"command":"bump-revision","ok":true,"revision":2,"role":"other_subject"}"#
+    );
+    assert_eq!(initialize(port, &other), 401);
+
+    assert_eq!(
+        json::encode(&serve.control("revoke nobody")),
+        r#"{"error":"unknown_role","ok":false}"#
+    );
+    assert_eq!(
+        json::encode(&serve.control("launch full")),
+        r#"{"error":"unknown_command","ok":false}"#
+    );
+
+    // End of stdin does not stop the server.
+    drop(serve.stdin.take());
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(serve.child.try_wait().unwrap().is_none(), "serve exited when stdin closed");
+    let connect_only = tokens.get("connect_only").and_then(Value::as_str).unwrap();
+    assert_eq!(initialize(port, connect_only), 200);
+}
+
+#[test]
+fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--bind", "0.0.0.0"], "binds 127.0.0.1 only"),
+        (&["--workers", "0"], "workers"),
+        (&["--port", "http"], "--port"),
+        (&["--frobnicate", "1"], "unknown argument"),
+    ];
+    for (args, message) in cases {
+        let output =
+            Command::new(BIN).arg("serve").args(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
