@@ -1,0 +1,189 @@
+//! The client's HTTP layer: byte-exact requests out, strictly parsed responses in.
+//!
+//! [`HttpConnection`] owns one `TcpStream`, writes requests exactly as given, and reads responses
+//! with the strict response parser under the response budget (a bigger response is refused
+//! before its body is read). [`request`] builds request bytes without ever adding anything the
+//! caller did not ask for, so tests and the CLI control every byte on the wire.
+//!
+//! This layer knows nothing about MCP; it does not retry, follow redirects or pool connections.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+use std::{fmt, str};
+
+use crate::http::{Parsed, ResponseError, ResponseParser};
+use crate::limits::Limits;
+
+/// A response, copied out of the connection's buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientResponse {
+    pub status: u16,
+    /// Field lines in order, names as sent.
+    pub fields: Vec<(String, Vec<u8>)>,
+    pub body: Vec<u8>,
+    /// The server left the connection open.
+    pub keep_alive: bool,
+}
+
+impl ClientResponse {
+    /// The first value of the field `name` (case-insensitive).
+    pub fn field(&self, name: &str) -> Option<&[u8]> {
+        self.fields.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_slice())
+    }
+
+    /// The first value of the field `name`, as text.
+    pub fn field_str(&self, name: &str) -> Option<&str> {
+        self.field(name).and_then(|v| str::from_utf8(v).ok())
+    }
+
+    /// How many field lines carry `name`.
+    pub fn field_count(&self, name: &str) -> usize {
+        self.fields.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).count()
+    }
+}
+
+/// Why no response was read.
+#[derive(Debug)]
+pub enum ClientError {
+    Io(io::Error),
+    /// The bytes broke the response rules or the response budget.
+    Response(ResponseError),
+    /// The server closed the connection before a complete response.
+    Closed,
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Io(e) => write!(f, "i/o error: {e}"),
+            ClientError::Response(e) => write!(f, "{e}"),
+            ClientError::Closed => f.write_str("connection closed before a complete response"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl From<io::Error> for ClientError {
+    fn from(e: io::Error) -> Self {
+        ClientError::Io(e)
+    }
+}
+
+/// One client connection.
+#[derive(Debug)]
+pub struct HttpConnection {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    limits: Limits,
+}
+
+impl HttpConnection {
+    /// Connects, with `timeout` for the connection and every later read and write.
+    pub fn connect(address: SocketAddr, limits: &Limits, timeout: Duration) -> io::Result<Self> {
+        let stream = TcpStream::connect_timeout(&address, timeout)?;
+        stream.set_read_timeout(Some(timeout))?;
+        stream.set_write_timeout(Some(timeout))?;
+        stream.set_nodelay(true)?;
+        Ok(HttpConnection { stream, buf: Vec::new(), limits: *limits })
+    }
+
+    /// Writes `bytes` as they are.
+    pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes)
+    }
+
+    /// Reads the next response, interim (1xx) responses included.
+    pub fn receive(&mut self) -> Result<ClientResponse, ClientError> {
+        let mut parser = ResponseParser::new(&self.limits);
+        loop {
+            match parser.parse(&self.buf).map_err(ClientError::Response)? {
+                Parsed::Complete { value, len } => {
+                    let response = ClientResponse {
+                        status: value.status,
+                        fields: value
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.to_owned(), f.value.to_vec()))
+                            .collect(),
+                        body: value.body.to_vec(),
+                        keep_alive: value.keep_alive,
+                    };
+                    self.buf.drain(..len);
+                    return Ok(response);
+                }
+                Parsed::Partial => self.fill()?,
+            }
+        }
+    }
+
+    /// Reads the next final (non-1xx) response.
+    pub fn receive_final(&mut self) -> Result<ClientResponse, ClientError> {
+        loop {
+            let response = self.receive()?;
+            if response.status >= 200 {
+                return Ok(response);
+            }
+        }
+    }
+
+    /// Sends `request` and reads its final response.
+    pub fn exchange(&mut self, request: &[u8]) -> Result<ClientResponse, ClientError> {
+        self.send(request)?;
+        self.receive_final()
+    }
+
+    /// True when the server has closed the connection: no bytes are pending and a read sees the
+    /// end of the stream (a reset counts as closed too).
+    pub fn is_closed_by_peer(&mut self) -> bool {
+        if !self.buf.is_empty() {
+            return false;
+        }
+        let mut byte = [0u8; 1];
+        match self.stream.read(&mut byte) {
+            Ok(0) => true,
+            Ok(_) => {
+                self.buf.push(byte[0]);
+                false
+            }
+            Err(e) => !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut),
+        }
+    }
+
+    /// The underlying stream, for tests that need to misbehave on purpose.
+    pub fn stream(&mut self) -> &mut TcpStream {
+        &mut self.stream
+    }
+
+    fn fill(&mut self) -> Result<(), ClientError> {
+        let mut chunk = [0u8; 4096];
+        loop {
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return Err(ClientError::Closed),
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ClientError::Io(e)),
+            }
+        }
+    }
+}
+
+/// The bytes of one request: the request line, the fields in the given order, `Content-Length`
+/// when there is a body, and the body. Nothing else is added.
+pub fn request(method: &str, target: &str, fields: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128 + body.len());
+    out.extend_from_slice(format!("{method} {target} HTTP/1.1\r\n").as_bytes());
+    for (name, value) in fields {
+        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
+    if !body.is_empty() {
+        out.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body);
+    out
+}

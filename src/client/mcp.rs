@@ -1,0 +1,434 @@
+//! The MCP 2025-11-25 client over the loopback HTTP layer.
+//!
+//! [`McpClient`] keeps one keep-alive connection (a new one after the server closes it), the
+//! bearer token, and the session once `initialize` hands one out. Every request is built as a
+//! [`RequestSpec`] the caller may alter before it is sent, which is how `attack` and `lab` change
+//! exactly one thing at a time. Every reply is checked before it is believed: the status, the
+//! content type, the JSON-RPC id, the session id's characters, the event-stream framing.
+//!
+//! The token goes only into the `Authorization` field, never into a URL or a body, and never to
+//! the discovery document. If `initialize` answers a protocol version this client does not speak,
+//! the handshake stops there: `notifications/initialized` is not sent.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+use std::{fmt, str};
+
+use super::http::{ClientError, ClientResponse, HttpConnection};
+use super::trace::Trace;
+use crate::auth::metadata;
+use crate::json::{self, Value};
+use crate::limits::Limits;
+use crate::mcp::PROTOCOL_VERSION;
+use crate::mcp::session::is_well_formed_id;
+use crate::sse::{self, Event};
+
+/// How long the client waits for a connection, a read or a write.
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The protocol versions this client speaks.
+pub const SUPPORTED_VERSIONS: [&str; 1] = [PROTOCOL_VERSION];
+
+/// Why an MCP step failed.
+#[derive(Debug)]
+pub enum McpError {
+    /// The exchange itself failed.
+    Http(ClientError),
+    /// The server answered an unexpected status; `code` is the public code from its body.
+    Status { status: u16, code: String },
+    /// The reply broke a rule the client checks (content type, id, framing, session id).
+    Reply(&'static str),
+    /// The server's protocol version is not one this client speaks; the handshake stopped.
+    VersionUnsupported(String),
+    /// A step that needs a session was called without one.
+    NoSession,
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpError::Http(e) => write!(f, "{e}"),
+            McpError::Status { status, code } => write!(f, "unexpected status {status} ({code})"),
+            McpError::Reply(rule) => write!(f, "reply refused: {rule}"),
+            McpError::VersionUnsupported(v) => write!(f, "server speaks protocol {v:?}; stopped"),
+            McpError::NoSession => f.write_str("no session"),
+        }
+    }
+}
+
+impl std::error::Error for McpError {}
+
+impl From<ClientError> for McpError {
+    fn from(e: ClientError) -> Self {
+        McpError::Http(e)
+    }
+}
+
+/// One request before it is sent: every field in order, editable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestSpec {
+    pub method: String,
+    pub target: String,
+    pub fields: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RequestSpec {
+    /// Adds a field at the end.
+    pub fn with(mut self, name: &str, value: &str) -> Self {
+        self.fields.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Removes every field with this name (case-insensitive).
+    pub fn without(mut self, name: &str) -> Self {
+        self.fields.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self
+    }
+
+    /// Replaces the value of every field with this name, or adds it.
+    pub fn set(self, name: &str, value: &str) -> Self {
+        self.without(name).with(name, value)
+    }
+
+    /// The exact bytes: request line, fields, `Content-Length` when there is a body, body.
+    pub fn bytes(&self) -> Vec<u8> {
+        let fields: Vec<(&str, &str)> =
+            self.fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        super::http::request(&self.method, &self.target, &fields, &self.body)
+    }
+}
+
+/// An MCP client bound to one server and one token.
+#[derive(Debug)]
+pub struct McpClient {
+    address: SocketAddr,
+    token: String,
+    session: Option<String>,
+    conn: Option<HttpConnection>,
+    limits: Limits,
+    pub trace: Trace,
+    round_trips: usize,
+    next_id: i64,
+}
+
+impl McpClient {
+    /// A client for the server at `address` (127.0.0.1) using `token`.
+    pub fn new(address: SocketAddr, token: &str, trace: Trace) -> McpClient {
+        let mut trace = trace;
+        trace.secret(token);
+        McpClient {
+            address,
+            token: token.to_owned(),
+            session: None,
+            conn: None,
+            limits: Limits::DEFAULT,
+            trace,
+            round_trips: 0,
+            next_id: 1,
+        }
+    }
+
+    /// How many request/response exchanges went over the wire.
+    pub fn round_trips(&self) -> usize {
+        self.round_trips
+    }
+
+    /// The current session id, if any.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// Uses a different token from now on (it is added to the trace's secrets).
+    pub fn set_token(&mut self, token: &str) {
+        self.trace.secret(token);
+        self.token = token.to_owned();
+    }
+
+    /// Forgets the session (without ending it on the server).
+    pub fn forget_session(&mut self) {
+        self.session = None;
+    }
+
+    /// Adopts a session id (for experiments that borrow another client's session).
+    pub fn use_session(&mut self, id: &str) {
+        self.trace.secret(id);
+        self.session = Some(id.to_owned());
+    }
+
+    fn host(&self) -> String {
+        self.address.to_string()
+    }
+
+    fn next_id(&mut self) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// A POST of `body` to /mcp with this client's headers (and session headers when it has one).
+    pub fn post_spec(&self, body: &str) -> RequestSpec {
+        let mut spec = RequestSpec {
+            method: "POST".into(),
+            target: "/mcp".into(),
+            fields: vec![
+                ("Host".into(), self.host()),
+                ("Accept".into(), "application/json, text/event-stream".into()),
+                ("Content-Type".into(), "application/json".into()),
+                ("Authorization".into(), format!("Bearer {}", self.token)),
+            ],
+            body: body.as_bytes().to_vec(),
+        };
+        if let Some(session) = &self.session {
+            spec =
+                spec.with("MCP-Session-Id", session).with("MCP-Protocol-Version", PROTOCOL_VERSION);
+        }
+        spec
+    }
+
+    /// A GET (the event stream) or DELETE on /mcp in the current session.
+    pub fn session_spec(&self, method: &str) -> RequestSpec {
+        let mut spec = RequestSpec {
+            method: method.into(),
+            target: "/mcp".into(),
+            fields: vec![
+                ("Host".into(), self.host()),
+                ("Authorization".into(), format!("Bearer {}", self.token)),
+            ],
+            body: Vec::new(),
+        };
+        if method == "GET" {
+            spec = spec.with("Accept", "text/event-stream");
+        }
+        if let Some(session) = &self.session {
+            spec =
+                spec.with("MCP-Session-Id", session).with("MCP-Protocol-Version", PROTOCOL_VERSION);
+        }
+        spec
+    }
+
+    /// Sends exact bytes and reads the final response, reconnecting when the previous response
+    /// closed the connection. Traced.
+    pub fn send(&mut self, bytes: &[u8]) -> Result<ClientResponse, ClientError> {
+        let mut conn = match self.conn.take() {
+            Some(conn) => conn,
+            None => HttpConnection::connect(self.address, &self.limits, CLIENT_TIMEOUT)?,
+        };
+        self.trace.wire('>', bytes);
+        self.round_trips += 1;
+        let response = conn.exchange(bytes)?;
+        self.trace.wire('<', &render(&response));
+        if response.keep_alive && response.field_str("connection") != Some("close") {
+            self.conn = Some(conn);
+        }
+        Ok(response)
+    }
+
+    /// Sends a spec.
+    pub fn send_spec(&mut self, spec: &RequestSpec) -> Result<ClientResponse, ClientError> {
+        self.send(&spec.bytes())
+    }
+
+    /// Reads the protected-resource metadata, without credentials, and checks that it describes
+    /// the resource this client talks to.
+    pub fn discover(&mut self) -> Result<Value, McpError> {
+        let spec = RequestSpec {
+            method: "GET".into(),
+            target: metadata::PATH_FOR_MCP.into(),
+            fields: vec![("Host".into(), self.host())],
+            body: Vec::new(),
+        };
+        let response = self.send_spec(&spec)?;
+        let doc = json_reply(&response, 200)?;
+        let expected = format!("http://{}/mcp", self.host());
+        if doc.get("resource").and_then(Value::as_str) != Some(expected.as_str()) {
+            return Err(McpError::Reply("metadata names another resource"));
+        }
+        Ok(doc)
+    }
+
+    /// `initialize`: stores the session and returns the server's protocol version, or stops when
+    /// that version is not one this client speaks.
+    pub fn initialize(&mut self, proposed_version: &str) -> Result<String, McpError> {
+        let id = self.next_id();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{proposed_version}","capabilities":{{}},"clientInfo":{{"name":"loopback-mcp-http-client","version":"{}"}}}}}}"#,
+            env!("CARGO_PKG_VERSION")
+        );
+        self.session = None;
+        let response = self.send_spec(&self.post_spec(&body))?;
+        let reply = json_reply(&response, 200)?;
+        let result = result_of(&reply, id)?;
+        let session =
+            response.field("mcp-session-id").ok_or(McpError::Reply("no MCP-Session-Id"))?;
+        if !is_well_formed_id(session) {
+            return Err(McpError::Reply("session id is not 1-128 visible ASCII characters"));
+        }
+        let session =
+            str::from_utf8(session).map_err(|_| McpError::Reply("session id"))?.to_owned();
+        self.trace.secret(&session);
+        let version =
+            result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
+        if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
+            return Err(McpError::VersionUnsupported(version));
+        }
+        self.session = Some(session);
+        Ok(version)
+    }
+
+    /// `notifications/initialized`: 202 with no body.
+    pub fn initialized(&mut self) -> Result<(), McpError> {
+        self.require_session()?;
+        let response = self.send_spec(
+            &self.post_spec(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+        )?;
+        expect_status(&response, 202)?;
+        if !response.body.is_empty() {
+            return Err(McpError::Reply("202 with a body"));
+        }
+        Ok(())
+    }
+
+    /// `ping`: a JSON reply with the same id.
+    pub fn ping(&mut self) -> Result<(), McpError> {
+        self.require_session()?;
+        let id = self.next_id();
+        let response = self.send_spec(
+            &self.post_spec(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)),
+        )?;
+        result_of(&json_reply(&response, 200)?, id).map(|_| ())
+    }
+
+    /// `resources/list`: an event stream whose one event carries the response with the same id.
+    /// Returns the resource URIs and the event's id.
+    pub fn list_resources(&mut self) -> Result<(Vec<String>, String), McpError> {
+        self.require_session()?;
+        let id = self.next_id();
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/list"}}"#);
+        let response = self.send_spec(&self.post_spec(&body))?;
+        let events = event_stream(&response, &self.limits)?;
+        let [event] = events.as_slice() else {
+            return Err(McpError::Reply("resources/list stream must carry exactly one event"));
+        };
+        let data = event.data.as_deref().ok_or(McpError::Reply("event without data"))?;
+        let message = json::decode(data.as_bytes(), self.limits.json_depth_max)
+            .map_err(|_| McpError::Reply("event data is not strict JSON"))?;
+        let result = result_of(&message, id)?;
+        let uris = result
+            .get("resources")
+            .and_then(Value::as_array)
+            .ok_or(McpError::Reply("no resources array"))?
+            .iter()
+            .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        Ok((uris, event.id.clone().unwrap_or_default()))
+    }
+
+    /// One GET on the notification stream (from `last_event_id` when given); its events.
+    pub fn poll_stream(&mut self, last_event_id: Option<&str>) -> Result<Vec<Event>, McpError> {
+        self.require_session()?;
+        let mut spec = self.session_spec("GET");
+        if let Some(cursor) = last_event_id {
+            spec = spec.with("Last-Event-ID", cursor);
+        }
+        let response = self.send_spec(&spec)?;
+        let events = event_stream(&response, &self.limits)?;
+        for event in &events {
+            if let Some(data) = &event.data {
+                let message = json::decode(data.as_bytes(), self.limits.json_depth_max)
+                    .map_err(|_| McpError::Reply("event data is not strict JSON"))?;
+                if message.get("id").is_some() {
+                    return Err(McpError::Reply("a GET stream carried a JSON-RPC response"));
+                }
+            }
+        }
+        Ok(events)
+    }
+
+    /// DELETE: ends the session (204).
+    pub fn delete(&mut self) -> Result<(), McpError> {
+        self.require_session()?;
+        let response = self.send_spec(&self.session_spec("DELETE"))?;
+        expect_status(&response, 204)?;
+        self.session = None;
+        Ok(())
+    }
+
+    fn require_session(&self) -> Result<(), McpError> {
+        self.session.as_ref().map(|_| ()).ok_or(McpError::NoSession)
+    }
+}
+
+/// The public code in an error body, or an empty string.
+pub fn error_code(response: &ClientResponse) -> String {
+    json::decode(&response.body, Limits::DEFAULT.json_depth_max)
+        .ok()
+        .and_then(|v| {
+            v.get("error").and_then(|e| e.get("message")).and_then(Value::as_str).map(str::to_owned)
+        })
+        .unwrap_or_default()
+}
+
+fn expect_status(response: &ClientResponse, status: u16) -> Result<(), McpError> {
+    if response.status == status {
+        Ok(())
+    } else {
+        Err(McpError::Status { status: response.status, code: error_code(response) })
+    }
+}
+
+fn media_type_is(response: &ClientResponse, type_: &str, subtype: &str) -> bool {
+    response
+        .field("content-type")
+        .and_then(|v| crate::http::media::MediaType::parse(v).ok())
+        .is_some_and(|m| m.is(type_, subtype))
+}
+
+/// The JSON body of a response with this status and an `application/json` content type.
+fn json_reply(response: &ClientResponse, status: u16) -> Result<Value, McpError> {
+    expect_status(response, status)?;
+    if !media_type_is(response, "application", "json") {
+        return Err(McpError::Reply("expected Content-Type application/json"));
+    }
+    json::decode(&response.body, Limits::DEFAULT.json_depth_max)
+        .map_err(|_| McpError::Reply("body is not strict JSON"))
+}
+
+/// The events of a 200 `text/event-stream` response.
+fn event_stream(response: &ClientResponse, limits: &Limits) -> Result<Vec<Event>, McpError> {
+    expect_status(response, 200)?;
+    if !media_type_is(response, "text", "event-stream") {
+        return Err(McpError::Reply("expected Content-Type text/event-stream"));
+    }
+    sse::parse_stream(&response.body, limits)
+        .map_err(|_| McpError::Reply("the event stream breaks the SSE rules"))
+}
+
+/// The `result` of a JSON-RPC response whose id is `id`.
+fn result_of(message: &Value, id: i64) -> Result<&Value, McpError> {
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(McpError::Reply("not a JSON-RPC 2.0 message"));
+    }
+    if message.get("id").and_then(Value::as_number).and_then(|n| n.as_i64()) != Some(id) {
+        return Err(McpError::Reply("the response id does not match the request"));
+    }
+    match (message.get("result"), message.get("error")) {
+        (Some(result), None) => Ok(result),
+        (None, Some(_)) => Err(McpError::Reply("the server answered with a JSON-RPC error")),
+        _ => Err(McpError::Reply("a response needs exactly one of result and error")),
+    }
+}
+
+/// A response as wire-like bytes, for the trace.
+fn render(response: &ClientResponse) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 {}\r\n", response.status).into_bytes();
+    for (name, value) in &response.fields {
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&response.body);
+    out
+}
