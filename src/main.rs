@@ -1,5 +1,7 @@
 //! The command line: a thin dispatcher to the commands in `cli`, which print JSON lines.
 //!
+//! - `demo`, `attack`, `lab`: the normal path, the refused attacks and the one-change experiments,
+//!   each against a fresh in-process server, with `--trace` for the redacted wire trace;
 //! - `serve`: a server on a loopback port, with a control plane on stdin;
 //! - `inspect <request|response|json|sse> [FILE]`: one codec's verdict on some bytes.
 //!
@@ -11,9 +13,18 @@ use std::process::ExitCode;
 use loopback_mcp_http::cli;
 
 const USAGE: &str = "\
-usage: loopback-mcp-http serve [--port N] [--allow-origin URL]... [--max-sessions N]
+usage: loopback-mcp-http demo [--trace]
+       loopback-mcp-http attack [--trace]
+       loopback-mcp-http lab list | lab run <name|all> [--trace]
+       loopback-mcp-http serve [--port N] [--allow-origin URL]... [--max-sessions N]
                                [--session-ttl-secs N] [--workers N]
        loopback-mcp-http inspect <request|response|json|sse> [FILE]
+
+demo: runs the normal path of a session against a fresh server and prints one JSON line with
+the verdict PASS (exit 0) or FAIL. attack: runs hostile requests and prints BLOCK (exit 0) only
+when every one is refused with its expected status; each is listed on stderr. lab: changes one
+thing in a correct request and compares the predicted status with the observed one. --trace
+prints every request and response to stderr with tokens and session ids redacted.
 
 serve: runs the server on 127.0.0.1 and prints one JSON line (URL, metadata URL, allowed
 origins, protocol version, a token per fixture role). Lines on stdin are control commands:
@@ -31,7 +42,13 @@ fn main() -> ExitCode {
     let Some((command, rest)) = args.split_first() else {
         return usage_error("expected a command");
     };
+    let trace = rest.iter().any(|a| a == "--trace");
+    let plain: Vec<String> = rest.iter().filter(|a| *a != "--trace").cloned().collect();
     let outcome = match command.as_str() {
+        "demo" if plain.is_empty() => Ok(cli::demo::run(trace)),
+        "attack" if plain.is_empty() => Ok(cli::attack::run(trace)),
+        "lab" => cli::lab::run(&plain, trace),
+        "demo" | "attack" => Err(format!("{command} takes only --trace")),
         "serve" => Ok(cli::serve::run(rest)),
         "inspect" => cli::inspect::run(rest),
         "-h" | "--help" | "help" => {

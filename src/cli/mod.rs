@@ -1,6 +1,25 @@
-//! The commands behind `main`: argument parsing and the shells that print what the library
-//! computes. Every command prints JSON lines on stdout; diagnostics go to stderr.
+//! The commands behind `main`: argument reading and the shells that run the library and print
+//! what it computes. `serve`, `demo`, `attack` and `inspect` print JSON lines on stdout; `lab`
+//! prints readable experiment reports and ends with a JSON summary line. Diagnostics, attack
+//! listings and the `--trace` wire trace go to stderr.
 
 pub mod args;
+pub mod attack;
+pub mod demo;
 pub mod inspect;
+pub mod lab;
+pub mod local;
 pub mod serve;
+
+use std::io::Write;
+
+use crate::json::{self, Value};
+
+/// Prints one JSON line on stdout and flushes it.
+pub fn print_line(value: &Value) {
+    let mut line = json::encode(value);
+    line.push('\n');
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(line.as_bytes());
+    let _ = stdout.flush();
+}

@@ -10,7 +10,7 @@
 //!
 //! End of stdin does not stop the server (so it can run with stdin closed).
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead};
 use std::net::IpAddr;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 use super::args::Flags;
 use crate::auth::fixtures::{Fixture, Role};
 use crate::endpoint::MCP_PATH;
-use crate::json::{self, Object, Value};
+use crate::json::{Object, Value};
 use crate::limits::Limits;
 use crate::mcp::PROTOCOL_VERSION;
 use crate::server::{self, ServerConfig};
@@ -91,7 +91,7 @@ pub fn run(args: &[String]) -> ExitCode {
     };
     let mut origins = crate::endpoint::EndpointConfig::default_origins(port);
     origins.extend(extra_origins);
-    print_line(&announcement(port, &origins, &fixture));
+    super::print_line(&announcement(port, &origins, &fixture));
     control_loop(server.endpoint());
     // stdin ended: keep serving until the process is killed.
     loop {
@@ -104,14 +104,6 @@ fn fill_random(buf: &mut [u8]) {
         eprintln!("error: the operating system's random generator failed: {e}");
         std::process::exit(1);
     }
-}
-
-fn print_line(value: &Value) {
-    let mut line = json::encode(value);
-    line.push('\n');
-    let mut stdout = io::stdout().lock();
-    let _ = stdout.write_all(line.as_bytes());
-    let _ = stdout.flush();
 }
 
 /// The line printed at start.
@@ -141,12 +133,12 @@ fn control_loop(endpoint: &crate::endpoint::Endpoint) {
         line.clear();
         match read_bounded_line(&mut input, &mut line) {
             Ok(None) => return,
-            Ok(Some(false)) => print_line(&failure("line_too_long")),
+            Ok(Some(false)) => super::print_line(&failure("line_too_long")),
             Ok(Some(true)) => {
                 let text = String::from_utf8_lossy(&line);
                 let text = text.trim();
                 if !text.is_empty() {
-                    print_line(&command(endpoint, text));
+                    super::print_line(&command(endpoint, text));
                 }
             }
             Err(_) => return,

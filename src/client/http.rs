@@ -24,6 +24,8 @@ pub struct ClientResponse {
     pub body: Vec<u8>,
     /// The server left the connection open.
     pub keep_alive: bool,
+    /// The response exactly as it arrived, head and body.
+    pub raw: Vec<u8>,
 }
 
 impl ClientResponse {
@@ -109,6 +111,7 @@ impl HttpConnection {
                             .collect(),
                         body: value.body.to_vec(),
                         keep_alive: value.keep_alive,
+                        raw: self.buf[..len].to_vec(),
                     };
                     self.buf.drain(..len);
                     return Ok(response);

@@ -217,7 +217,10 @@ impl McpClient {
         self.trace.wire('>', bytes);
         self.round_trips += 1;
         let response = conn.exchange(bytes)?;
-        self.trace.wire('<', &render(&response));
+        if let Some(session) = response.field_str("mcp-session-id") {
+            self.trace.secret(session);
+        }
+        self.trace.wire('<', &response.raw);
         if response.keep_alive && response.field_str("connection") != Some("close") {
             self.conn = Some(conn);
         }
@@ -417,18 +420,4 @@ fn result_of(message: &Value, id: i64) -> Result<&Value, McpError> {
         (None, Some(_)) => Err(McpError::Reply("the server answered with a JSON-RPC error")),
         _ => Err(McpError::Reply("a response needs exactly one of result and error")),
     }
-}
-
-/// A response as wire-like bytes, for the trace.
-fn render(response: &ClientResponse) -> Vec<u8> {
-    let mut out = format!("HTTP/1.1 {}\r\n", response.status).into_bytes();
-    for (name, value) in &response.fields {
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value);
-        out.extend_from_slice(b"\r\n");
-    }
-    out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(&response.body);
-    out
 }

@@ -1,0 +1,109 @@
+//! `demo`: the normal path of a session, end to end, against a fresh in-process server.
+//!
+//! Discovery, initialize, initialized, ping (JSON), the GET stream (one event with an id and a
+//! retry), resources/list (an event stream), recovery with `Last-Event-ID` (only the later event),
+//! DELETE, and a last ping proving the session is gone. Each step checks what it got; the first
+//! failure stops the demo with verdict FAIL. One JSON line on stdout either way; what failed goes
+//! to stderr.
+
+use std::process::ExitCode;
+
+use super::local::{LocalServer, PROFILE};
+use crate::auth::fixtures::Role;
+use crate::client::mcp::{McpClient, McpError};
+use crate::json::{Object, Value};
+use crate::mcp::PROTOCOL_VERSION;
+use crate::sse::Event;
+
+/// Runs the demo; `trace` prints the redacted wire trace to stderr.
+pub fn run(trace: bool) -> ExitCode {
+    let local = match LocalServer::start(trace) {
+        Ok(local) => local,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut client = local.client(Role::Full);
+    let outcome = normal_path(&mut client);
+    let verdict = if outcome.is_ok() { "PASS" } else { "FAIL" };
+    if let Err(failure) = &outcome {
+        eprintln!("demo failed: {failure}");
+    }
+    let mut line = Object::new();
+    line.insert("http_round_trips".into(), Value::from(client.round_trips() as u64));
+    line.insert("profile".into(), PROFILE.into());
+    line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+    line.insert("verdict".into(), verdict.into());
+    super::print_line(&Value::Object(line));
+    if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// What went wrong, for stderr (never a token or session id: only step names and codes).
+fn step<T>(name: &str, result: Result<T, McpError>) -> Result<T, String> {
+    result.map_err(|e| format!("{name}: {e}"))
+}
+
+fn check(name: &str, ok: bool, what: &str) -> Result<(), String> {
+    if ok { Ok(()) } else { Err(format!("{name}: {what}")) }
+}
+
+/// The `data.event` of a `notifications/message` event.
+fn event_name(event: &Event) -> Option<String> {
+    let data = event.data.as_deref()?;
+    let message = crate::json::decode(data.as_bytes(), 64).ok()?;
+    let name = message.get("params")?.get("data")?.get("event")?.as_str()?;
+    Some(name.to_owned())
+}
+
+fn normal_path(client: &mut McpClient) -> Result<(), String> {
+    step("discover", client.discover())?;
+    let version = step("initialize", client.initialize(PROTOCOL_VERSION))?;
+    check("initialize", version == PROTOCOL_VERSION, "unexpected protocol version")?;
+    step("initialized", client.initialized())?;
+    step("ping", client.ping())?;
+
+    let first = step("GET stream", client.poll_stream(None))?;
+    let [started] = first.as_slice() else {
+        return Err("GET stream: expected exactly one event".into());
+    };
+    check("GET stream", started.retry.is_some(), "no retry field")?;
+    check(
+        "GET stream",
+        event_name(started).as_deref() == Some("session_started"),
+        "not the session_started event",
+    )?;
+    let cursor = started.id.clone().ok_or("GET stream: the event has no id")?;
+
+    let (uris, post_event_id) = step("resources/list", client.list_resources())?;
+    check(
+        "resources/list",
+        uris.len() == 2 && uris.iter().all(|u| u.starts_with("kb://tenant/acme/")),
+        "unexpected resources",
+    )?;
+    check(
+        "resources/list",
+        !post_event_id.is_empty() && post_event_id != cursor,
+        "the event id is not unique",
+    )?;
+
+    let later = step("GET with Last-Event-ID", client.poll_stream(Some(&cursor)))?;
+    let [listed] = later.as_slice() else {
+        return Err("GET with Last-Event-ID: expected only the one later event".into());
+    };
+    check(
+        "GET with Last-Event-ID",
+        event_name(listed).as_deref() == Some("resources_listed"),
+        "not the later event",
+    )?;
+
+    let session = client.session().map(str::to_owned);
+    step("DELETE", client.delete())?;
+    if let Some(session) = session {
+        client.use_session(&session);
+    }
+    match client.ping() {
+        Err(McpError::Status { status: 404, .. }) => Ok(()),
+        other => Err(format!("ping after DELETE: expected 404, got {other:?}")),
+    }
+}
