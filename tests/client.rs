@@ -68,7 +68,7 @@ fn replies_that_break_the_rules_are_refused() {
             "session id is not 1-128 visible ASCII characters",
         ),
         (
-            format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{{}}"),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}".to_owned(),
             "expected Content-Type application/json",
         ),
         (
