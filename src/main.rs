@@ -16,8 +16,8 @@ const USAGE: &str = "\
 usage: loopback-mcp-http demo [--trace]
        loopback-mcp-http attack [--trace]
        loopback-mcp-http lab list | lab run <name|all> [--trace]
-       loopback-mcp-http serve [--port N] [--allow-origin URL]... [--max-sessions N]
-                               [--session-ttl-secs N] [--workers N]
+       loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
+                               [--max-sessions N] [--session-ttl-secs N] [--workers N]
        loopback-mcp-http inspect <request|response|json|sse> [FILE]
 
 demo: runs the normal path of a session against a fresh server and prints one JSON line with

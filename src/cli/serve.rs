@@ -26,10 +26,10 @@ use crate::server::{self, ServerConfig};
 /// The longest control line read; longer lines are refused whole.
 const CONTROL_LINE_BYTES_MAX: usize = 256;
 
-pub const USAGE: &str = "loopback-mcp-http serve [--port N] [--allow-origin URL]... [--max-sessions N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]";
+pub const USAGE: &str = "loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]... [--max-sessions N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]";
 
-const FLAGS: [&str; 6] =
-    ["port", "allow-origin", "max-sessions", "session-ttl-secs", "workers", "bind"];
+const FLAGS: [&str; 7] =
+    ["port", "allow-origin", "allow-host", "max-sessions", "session-ttl-secs", "workers", "bind"];
 
 /// Reads the flags into a server configuration.
 pub fn config(args: &[String]) -> Result<ServerConfig, String> {
@@ -43,6 +43,7 @@ pub fn config(args: &[String]) -> Result<ServerConfig, String> {
         config.port = port;
     }
     config.extra_origins = flags.all("allow-origin");
+    config.extra_hosts = flags.all("allow-host");
     if let Some(max) = flags.one("max-sessions")? {
         limits.sessions_active_max = max;
     }

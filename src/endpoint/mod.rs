@@ -4,8 +4,8 @@
 //! The order never changes, and an early failure never reaches a later stage:
 //!
 //! 1. the head's own rules and budgets (done by the HTTP parser before this module sees anything);
-//! 2. `Host` must be one of this server's loopback authorities (421 otherwise: a DNS-rebinding
-//!    guard), and a present `Origin` must be in the exact allowlist (403, no challenge);
+//! 2. `Host` must be one of this server's loopback authorities, or an authority added for a
+//!    proxy in front of it (421 otherwise: a DNS-rebinding guard), and a present `Origin` must be in the exact allowlist (403, no challenge);
 //! 3. the route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415),
 //!    whether a body may be present, and a present `MCP-Protocol-Version` naming anything but
 //!    2025-11-25 (400) ([`Endpoint::admit`]; the server reads the body only after this passes,
@@ -58,10 +58,10 @@ const MCP_ALLOW: &str = "GET, POST, DELETE";
 /// What the endpoint is configured with.
 #[derive(Clone, Debug)]
 pub struct EndpointConfig {
-    /// The port the server listens on (its authorities and resource identifier name it).
-    pub port: u16,
     /// Every `Origin` value allowed, exactly as a browser would send it.
     pub allowed_origins: Vec<String>,
+    /// Every `Host` value allowed (compared case-insensitively).
+    pub allowed_hosts: Vec<String>,
     pub limits: Limits,
 }
 
@@ -69,6 +69,11 @@ impl EndpointConfig {
     /// The default allowlist: the server's own two loopback origins.
     pub fn default_origins(port: u16) -> Vec<String> {
         vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")]
+    }
+
+    /// The default host allowlist: the server's own two loopback authorities.
+    pub fn default_hosts(port: u16) -> Vec<String> {
+        vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")]
     }
 }
 
@@ -94,7 +99,6 @@ pub enum Route {
 #[derive(Debug)]
 pub struct Endpoint {
     config: EndpointConfig,
-    hosts: [String; 2],
     metadata_url: String,
     policy: RwLock<OfflineTokenPolicy>,
     sessions: Mutex<SessionTable>,
@@ -108,7 +112,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Endpoint {
     /// An endpoint for `config`, deciding tokens with `policy`.
     pub fn new(config: EndpointConfig, policy: OfflineTokenPolicy) -> Endpoint {
-        let port = config.port;
         let limits = config.limits;
         let budget = SessionBudget {
             capacity: limits.sessions_active_max,
@@ -116,7 +119,6 @@ impl Endpoint {
             events_kept: limits.sse_events_kept_per_session_max,
         };
         Endpoint {
-            hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
             metadata_url: policy.metadata_url().to_owned(),
             config,
             policy: RwLock::new(policy),
@@ -214,7 +216,10 @@ impl Endpoint {
 
     fn check_host_and_origin(&self, head: &RequestHead<'_>) -> Result<(), Rejection> {
         let host_ok = head.fields.get("host").is_some_and(|host| {
-            self.hosts.iter().any(|allowed| host.eq_ignore_ascii_case(allowed.as_bytes()))
+            self.config
+                .allowed_hosts
+                .iter()
+                .any(|allowed| host.eq_ignore_ascii_case(allowed.as_bytes()))
         });
         if !host_ok {
             return Err(Rejection::HostNotAllowed);

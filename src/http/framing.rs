@@ -226,7 +226,7 @@ fn content_length_value(value: &[u8], body_bytes_max: usize) -> Result<u64, Requ
 /// `Host = uri-host [ ":" port ]`, narrowed: a registered name of unreserved bytes, an IPv4
 /// address (which has the same bytes) or a bracketed IPv6 address; a port of 1–5 digits up to
 /// 65535. Empty hosts, percent-encoding, sub-delims, user info and lists are refused.
-pub(crate) fn is_valid_host(value: &[u8]) -> bool {
+pub fn is_valid_host(value: &[u8]) -> bool {
     let (host, port) = split_host_port(value);
     let host_ok = match host {
         [b'[', inner @ .., b']'] => is_ipv6_literal(inner),

@@ -33,6 +33,7 @@ mod target;
 pub mod writer;
 
 pub use error::{HeadErrorKind, RequestError, RequestErrorKind, ResponseError, ResponseErrorKind};
+pub use framing::is_valid_host;
 pub use request::{Method, RequestHead, RequestParser, Version};
 pub use response::{Response, ResponseParser};
 pub use status::Status;

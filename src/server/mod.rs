@@ -37,6 +37,9 @@ pub struct ServerConfig {
     pub port: u16,
     /// Extra allowed `Origin` values, besides the server's own two loopback origins.
     pub extra_origins: Vec<String>,
+    /// Extra allowed `Host` values, besides the server's own two loopback authorities (for a
+    /// loopback proxy in front of it, which keeps the client's `Host`).
+    pub extra_hosts: Vec<String>,
     /// Worker threads: the most connections served at once.
     pub workers: usize,
     pub limits: Limits,
@@ -48,6 +51,7 @@ impl Default for ServerConfig {
             address: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             extra_origins: Vec::new(),
+            extra_hosts: Vec::new(),
             workers: Limits::DEFAULT.requests_in_processing_max,
             limits: Limits::DEFAULT,
         }
@@ -65,6 +69,8 @@ pub enum ServerError {
     Workers(usize),
     /// An allowed origin that is not `http://host[:port]` or `https://host[:port]`.
     Origin(String),
+    /// An allowed host that is not `host[:port]`.
+    Host(String),
     Io(io::Error),
 }
 
@@ -79,6 +85,7 @@ impl fmt::Display for ServerError {
                 write!(f, "workers must be between 1 and requests_in_processing_max, not {n}")
             }
             ServerError::Origin(origin) => write!(f, "not an origin: {origin:?}"),
+            ServerError::Host(host) => write!(f, "not a host: {host:?}"),
             ServerError::Io(e) => write!(f, "cannot listen: {e}"),
         }
     }
@@ -107,6 +114,10 @@ pub fn bind(config: ServerConfig) -> Result<BoundServer, ServerError> {
     if let Some(bad) = config.extra_origins.iter().find(|o| !is_origin(o)) {
         return Err(ServerError::Origin(bad.clone()));
     }
+    if let Some(bad) = config.extra_hosts.iter().find(|h| !crate::http::is_valid_host(h.as_bytes()))
+    {
+        return Err(ServerError::Host(bad.clone()));
+    }
     let listener =
         TcpListener::bind(SocketAddr::new(config.address, config.port)).map_err(ServerError::Io)?;
     let port = listener.local_addr().map_err(ServerError::Io)?.port();
@@ -134,7 +145,10 @@ impl BoundServer {
         let BoundServer { listener, config, port } = self;
         let mut allowed_origins = crate::endpoint::EndpointConfig::default_origins(port);
         allowed_origins.extend(config.extra_origins.iter().cloned());
-        let endpoint_config = EndpointConfig { port, allowed_origins, limits: config.limits };
+        let mut allowed_hosts = EndpointConfig::default_hosts(port);
+        allowed_hosts.extend(config.extra_hosts.iter().cloned());
+        let endpoint_config =
+            EndpointConfig { allowed_origins, allowed_hosts, limits: config.limits };
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let workers = Arc::new(Handoff::new(config.workers));
         let rejects = Arc::new(Handoff::new(config.limits.rejected_connections_pending_max));
