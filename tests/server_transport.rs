@@ -506,3 +506,22 @@ fn the_server_refuses_to_bind_anything_but_loopback() {
     let zero_workers = ServerConfig { workers: 0, ..ServerConfig::default() };
     assert!(server::bind(zero_workers).is_err());
 }
+
+#[test]
+fn extra_hosts_extend_the_host_allowlist_for_a_proxy_in_front() {
+    let t = start_with(ServerConfig {
+        workers: 4,
+        extra_hosts: vec!["localhost:9".into()],
+        ..ServerConfig::default()
+    });
+    assert_eq!(
+        t.raw(&t.post_bytes_with_host(Role::Full, "localhost:9", INIT)).unwrap().status,
+        200
+    );
+    assert_eq!(
+        t.raw(&t.post_bytes_with_host(Role::Full, "localhost:10", INIT)).unwrap().status,
+        421
+    );
+    let bad = ServerConfig { extra_hosts: vec!["a b".into()], ..ServerConfig::default() };
+    assert!(server::bind(bad).unwrap_err().to_string().contains("not a host"));
+}
