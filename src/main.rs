@@ -19,6 +19,9 @@ usage: loopback-mcp-http demo [--trace]
        loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
                                [--max-sessions N] [--session-ttl-secs N] [--workers N]
        loopback-mcp-http inspect <request|response|json|sse> [FILE]
+       loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize]
+                               [--url URL --token T]
+       loopback-mcp-http bench codec
 
 demo: runs the normal path of a session against a fresh server and prints one JSON line with
 the verdict PASS (exit 0) or FAIL. attack: runs hostile requests and prints BLOCK (exit 0) only
@@ -35,6 +38,9 @@ verdict as one JSON line: the parsed parts, or the public error code, byte offse
 requests) the HTTP status a server would answer with. Exit status 0 accepted, 1 refused or
 incomplete.
 
+bench: a closed-loop load generator over keep-alive connections (against an in-process server
+unless --url is given), or the codecs alone (bench codec); one JSON line of figures.
+
 Usage errors exit with status 2.";
 
 fn main() -> ExitCode {
@@ -50,6 +56,7 @@ fn main() -> ExitCode {
         "lab" => cli::lab::run(&plain, trace),
         "demo" | "attack" => Err(format!("{command} takes only --trace")),
         "serve" => Ok(cli::serve::run(rest)),
+        "bench" => cli::bench::run(rest),
         "inspect" => cli::inspect::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");

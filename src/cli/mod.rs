@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod attack;
+pub mod bench;
 pub mod demo;
 pub mod inspect;
 pub mod lab;

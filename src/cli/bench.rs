@@ -1,0 +1,528 @@
+//! `bench`: a closed-loop load generator, and `bench codec` for the codecs alone.
+//!
+//! `bench [--connections N] [--seconds S] [--route ping|resources|initialize] [--url URL --token T]`
+//! opens N keep-alive connections, each on its own thread, and sends one request after another
+//! for S seconds, waiting for each response. Only correct responses count: the expected status,
+//! content type and JSON-RPC id (for `initialize`, the pair initialize + DELETE is one operation,
+//! each request timed on its own). By default the target is a server started in-process (with
+//! room for 1024 sessions, so `initialize` is not limited by the default 8); `--url` and `--token`
+//! aim it at any server instead. One JSON line: operations and requests per second, latency
+//! percentiles, errors, and the process's resident memory (server and generator together).
+//!
+//! `bench codec` times the parsers in a loop: one request head parse, one JSON decode of an
+//! MCP initialize, one SSE event encode; nanoseconds per operation and per byte.
+//!
+//! Timings are measurements, never assertions: nothing here decides pass or fail.
+
+use std::hint::black_box;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::args::Flags;
+use crate::auth::fixtures::{Fixture, Role};
+use crate::client::http::{ClientResponse, HttpConnection, request};
+use crate::http::{Parsed, RequestParser};
+use crate::json::{self, Object, Value};
+use crate::limits::Limits;
+use crate::server::{self, RunningServer, ServerConfig};
+use crate::sse::{self, Event};
+
+/// What one operation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    Ping,
+    Resources,
+    Initialize,
+}
+
+/// A latency histogram with log-linear buckets: 16 per power of two, so about 4% resolution,
+/// over the whole range of `u64` nanoseconds, in a fixed 1 KiB array.
+#[derive(Clone, Debug)]
+pub struct Histogram {
+    buckets: Vec<u64>,
+    count: u64,
+    max_ns: u64,
+}
+
+const SUB_BUCKETS: u64 = 16;
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram { buckets: vec![0; 64 * SUB_BUCKETS as usize], count: 0, max_ns: 0 }
+    }
+}
+
+impl Histogram {
+    fn bucket(ns: u64) -> usize {
+        if ns < SUB_BUCKETS {
+            return ns as usize;
+        }
+        let exponent = 63 - u64::from(ns.leading_zeros());
+        let mantissa = (ns >> (exponent - 4)) & (SUB_BUCKETS - 1);
+        ((exponent - 3) * SUB_BUCKETS + mantissa) as usize
+    }
+
+    /// The smallest value of a bucket.
+    fn lower_bound(bucket: usize) -> u64 {
+        let bucket = bucket as u64;
+        if bucket < SUB_BUCKETS {
+            return bucket;
+        }
+        let exponent = bucket / SUB_BUCKETS + 3;
+        (SUB_BUCKETS + bucket % SUB_BUCKETS) << (exponent - 4)
+    }
+
+    pub fn record(&mut self, ns: u64) {
+        self.buckets[Self::bucket(ns)] += 1;
+        self.count += 1;
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    pub fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
+            *a += b;
+        }
+        self.count += other.count;
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
+    /// The value below which `percent` of the samples fall (a bucket's lower bound).
+    pub fn percentile(&self, percent: f64) -> u64 {
+        let rank = ((self.count as f64) * percent / 100.0).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (bucket, n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Self::lower_bound(bucket);
+            }
+        }
+        self.max_ns
+    }
+}
+
+/// Runs `bench` with the arguments after it.
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    if args.first().map(String::as_str) == Some("codec") {
+        return if args.len() == 1 {
+            Ok(codec())
+        } else {
+            Err("bench codec takes no arguments".into())
+        };
+    }
+    let flags = Flags::parse(args, &["connections", "seconds", "route", "url", "token"])?;
+    let connections: usize = flags.one("connections")?.unwrap_or(16);
+    let seconds: u64 = flags.one("seconds")?.unwrap_or(5);
+    if !(1..=1024).contains(&connections) || !(1..=600).contains(&seconds) {
+        return Err("--connections must be 1-1024 and --seconds 1-600".into());
+    }
+    let route = match flags.one::<String>("route")?.as_deref() {
+        None | Some("ping") => Route::Ping,
+        Some("resources") => Route::Resources,
+        Some("initialize") => Route::Initialize,
+        Some(other) => return Err(format!("unknown route {other:?}")),
+    };
+    let target = match (flags.one::<String>("url")?, flags.one::<String>("token")?) {
+        (Some(url), Some(token)) => Target::external(&url, token)?,
+        (None, None) => Target::in_process()?,
+        _ => return Err("--url and --token go together".into()),
+    };
+    let report = load(&target, route, connections, Duration::from_secs(seconds));
+    super::print_line(&report);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where the load goes.
+struct Target {
+    address: SocketAddr,
+    token: String,
+    /// Keeps an in-process server alive for the run.
+    _server: Option<RunningServer>,
+}
+
+impl Target {
+    fn in_process() -> Result<Target, String> {
+        let limits = Limits { sessions_active_max: 1024, ..Limits::DEFAULT };
+        let bound = server::bind(ServerConfig { limits, ..ServerConfig::default() })
+            .map_err(|e| e.to_string())?;
+        let mut fill = |buf: &mut [u8]| {
+            if let Err(e) = getrandom::fill(buf) {
+                panic!("the operating system's random generator failed: {e}");
+            }
+        };
+        let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut fill)
+            .map_err(|e| e.to_string())?;
+        let server = bound.start(fixture.policy.clone()).map_err(|e| e.to_string())?;
+        Ok(Target {
+            address: server.address(),
+            token: fixture.token(Role::Full).to_owned(),
+            _server: Some(server),
+        })
+    }
+
+    fn external(url: &str, token: String) -> Result<Target, String> {
+        let authority = url
+            .strip_prefix("http://")
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+            .ok_or("--url must look like http://127.0.0.1:PORT/mcp")?;
+        let address: SocketAddr =
+            authority.parse().map_err(|_| "--url must name 127.0.0.1:PORT")?;
+        if !address.ip().is_loopback() {
+            return Err("bench only loads loopback servers".into());
+        }
+        Ok(Target { address, token, _server: None })
+    }
+}
+
+/// What one connection's thread measured.
+#[derive(Default)]
+struct Tally {
+    operations: u64,
+    requests: u64,
+    errors: u64,
+    latency: Histogram,
+}
+
+fn load(target: &Target, route: Route, connections: usize, duration: Duration) -> Value {
+    let stop = Arc::new(AtomicBool::new(false));
+    let start = Arc::new(Barrier::new(connections + 1));
+    let workers: Vec<_> = (0..connections)
+        .map(|i| {
+            let (stop, start) = (Arc::clone(&stop), Arc::clone(&start));
+            let (address, token) = (target.address, target.token.clone());
+            thread::spawn(move || drive(address, &token, route, i, &start, &stop))
+        })
+        .collect();
+    start.wait();
+    let began = Instant::now();
+    thread::sleep(duration);
+    stop.store(true, Ordering::Release);
+    let mut total = Tally::default();
+    for worker in workers {
+        let tally = worker.join().unwrap_or_default();
+        total.operations += tally.operations;
+        total.requests += tally.requests;
+        total.errors += tally.errors;
+        total.latency.merge(&tally.latency);
+    }
+    let elapsed = began.elapsed().as_secs_f64();
+    let us = |ns: u64| {
+        Value::Number(
+            json::Number::parse(&format!("{:.1}", ns as f64 / 1000.0))
+                .unwrap_or_else(|| json::Number::from(0u64)),
+        )
+    };
+    let per_second = |n: u64| Value::from((n as f64 / elapsed).round() as u64);
+    let mut line = Object::new();
+    line.insert("route".into(), format!("{route:?}").to_lowercase().into());
+    line.insert("connections".into(), Value::from(connections as u64));
+    line.insert("seconds".into(), us((elapsed * 1e6) as u64));
+    line.insert("operations".into(), Value::from(total.operations));
+    line.insert("operations_per_second".into(), per_second(total.operations));
+    line.insert("requests_per_second".into(), per_second(total.requests));
+    line.insert("p50_us".into(), us(total.latency.percentile(50.0)));
+    line.insert("p90_us".into(), us(total.latency.percentile(90.0)));
+    line.insert("p99_us".into(), us(total.latency.percentile(99.0)));
+    line.insert("max_us".into(), us(total.latency.max_ns));
+    line.insert("errors".into(), Value::from(total.errors));
+    if let Some(kib) = resident_kib() {
+        line.insert("process_rss_kib".into(), Value::from(kib));
+    }
+    Value::Object(line)
+}
+
+/// One connection's closed loop.
+fn drive(
+    address: SocketAddr,
+    token: &str,
+    route: Route,
+    index: usize,
+    start: &Barrier,
+    stop: &AtomicBool,
+) -> Tally {
+    let mut tally = Tally::default();
+    let host = address.to_string();
+    let bearer = format!("Bearer {token}");
+    let mut conn = None;
+    let mut session = None;
+    start.wait();
+    let mut next_id = (index as u64) << 32;
+    while !stop.load(Ordering::Acquire) {
+        next_id += 1;
+        let ok = match route {
+            Route::Initialize => {
+                initialize_and_delete(&mut conn, address, &host, &bearer, next_id, &mut tally)
+            }
+            Route::Ping | Route::Resources => {
+                if session.is_none() {
+                    session = open_session(&mut conn, address, &host, &bearer, &mut tally);
+                }
+                match &session {
+                    Some(id) => {
+                        one_call(&mut conn, address, &host, &bearer, id, route, next_id, &mut tally)
+                    }
+                    None => false,
+                }
+            }
+        };
+        if ok {
+            tally.operations += 1;
+        } else {
+            tally.errors += 1;
+            conn = None;
+            if tally.errors > 1000 && tally.operations == 0 {
+                break; // the target is not answering at all
+            }
+        }
+    }
+    tally
+}
+
+fn post_fields<'a>(
+    host: &'a str,
+    bearer: &'a str,
+    session: Option<&'a str>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut fields = vec![
+        ("Host", host),
+        ("Accept", "application/json, text/event-stream"),
+        ("Content-Type", "application/json"),
+        ("Authorization", bearer),
+    ];
+    if let Some(session) = session {
+        fields.push(("MCP-Session-Id", session));
+        fields.push(("MCP-Protocol-Version", "2025-11-25"));
+    }
+    fields
+}
+
+/// Sends one request on the kept-alive connection (opening one if needed), timing it.
+fn timed(
+    conn: &mut Option<HttpConnection>,
+    address: SocketAddr,
+    bytes: &[u8],
+    tally: &mut Tally,
+) -> Option<ClientResponse> {
+    if conn.is_none() {
+        *conn = HttpConnection::connect(address, &Limits::DEFAULT, Duration::from_secs(10)).ok();
+    }
+    let began = Instant::now();
+    let response = conn.as_mut()?.exchange(bytes).ok()?;
+    tally.latency.record(u64::try_from(began.elapsed().as_nanos()).unwrap_or(u64::MAX));
+    tally.requests += 1;
+    if !response.keep_alive {
+        *conn = None;
+    }
+    Some(response)
+}
+
+fn content_type_is(response: &ClientResponse, expected: &str) -> bool {
+    response.field_str("content-type") == Some(expected)
+}
+
+/// The id of a JSON-RPC response body.
+fn id_of(body: &[u8]) -> Option<u64> {
+    json::decode(body, 64).ok()?.get("id")?.as_number()?.as_u64()
+}
+
+fn open_session(
+    conn: &mut Option<HttpConnection>,
+    address: SocketAddr,
+    host: &str,
+    bearer: &str,
+    tally: &mut Tally,
+) -> Option<String> {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+    let response = timed(
+        conn,
+        address,
+        &request("POST", "/mcp", &post_fields(host, bearer, None), init.as_bytes()),
+        tally,
+    )?;
+    let session = response.field_str("mcp-session-id")?.to_owned();
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let response = timed(
+        conn,
+        address,
+        &request("POST", "/mcp", &post_fields(host, bearer, Some(&session)), note.as_bytes()),
+        tally,
+    )?;
+    (response.status == 202).then_some(session)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn one_call(
+    conn: &mut Option<HttpConnection>,
+    address: SocketAddr,
+    host: &str,
+    bearer: &str,
+    session: &str,
+    route: Route,
+    id: u64,
+    tally: &mut Tally,
+) -> bool {
+    let method = if route == Route::Ping { "ping" } else { "resources/list" };
+    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+    let Some(response) = timed(
+        conn,
+        address,
+        &request("POST", "/mcp", &post_fields(host, bearer, Some(session)), body.as_bytes()),
+        tally,
+    ) else {
+        return false;
+    };
+    if response.status != 200 {
+        return false;
+    }
+    match route {
+        Route::Ping => {
+            content_type_is(&response, "application/json") && id_of(&response.body) == Some(id)
+        }
+        _ => {
+            content_type_is(&response, "text/event-stream")
+                && sse::parse_stream(&response.body, &Limits::DEFAULT)
+                    .ok()
+                    .and_then(|events| events.first().and_then(|e| e.data.clone()))
+                    .is_some_and(|data| id_of(data.as_bytes()) == Some(id))
+        }
+    }
+}
+
+fn initialize_and_delete(
+    conn: &mut Option<HttpConnection>,
+    address: SocketAddr,
+    host: &str,
+    bearer: &str,
+    id: u64,
+    tally: &mut Tally,
+) -> bool {
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"bench","version":"1"}}}}}}"#
+    );
+    let Some(response) = timed(
+        conn,
+        address,
+        &request("POST", "/mcp", &post_fields(host, bearer, None), init.as_bytes()),
+        tally,
+    ) else {
+        return false;
+    };
+    let Some(session) = response.field_str("mcp-session-id").map(str::to_owned) else {
+        return false;
+    };
+    if response.status != 200
+        || !content_type_is(&response, "application/json")
+        || id_of(&response.body) != Some(id)
+    {
+        return false;
+    }
+    let fields = [
+        ("Host", host),
+        ("Authorization", bearer),
+        ("MCP-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    timed(conn, address, &request("DELETE", "/mcp", &fields, b""), tally)
+        .is_some_and(|r| r.status == 204)
+}
+
+/// The resident set size of this process, from /proc (Linux).
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Nanoseconds per call of `f`, over enough calls to take about `budget`.
+fn time_per_op(budget: Duration, mut f: impl FnMut()) -> f64 {
+    let mut calls = 1u64;
+    loop {
+        let began = Instant::now();
+        for _ in 0..calls {
+            f();
+        }
+        let elapsed = began.elapsed();
+        if elapsed >= budget {
+            return elapsed.as_nanos() as f64 / calls as f64;
+        }
+        calls *= 2;
+    }
+}
+
+fn codec() -> ExitCode {
+    let limits = Limits::DEFAULT;
+    let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nAuthorization: Bearer 4f3c2a1b0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b\r\nMCP-Session-Id: 0123456789abcdef0123456789abcdef0123456789abcdef\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: 40\r\n\r\n";
+    let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"example-client","version":"1.0.0"}}}"#;
+    let event = Event {
+        id: Some("0123456789abcdef-g7".into()),
+        event: None,
+        data: Some(String::from_utf8_lossy(body).into_owned()),
+        retry: Some(1000),
+    };
+    let budget = Duration::from_millis(300);
+    let mut parser = RequestParser::new(&limits);
+    let head_ns = time_per_op(budget, || {
+        parser.reset();
+        black_box(matches!(parser.parse(black_box(head)), Ok(Parsed::Complete { .. })));
+    });
+    let json_ns = time_per_op(budget, || {
+        black_box(json::decode(black_box(body), limits.json_depth_max).is_ok());
+    });
+    let mut out = Vec::with_capacity(512);
+    let sse_ns = time_per_op(budget, || {
+        out.clear();
+        black_box(
+            sse::encode_event(black_box(&event), limits.sse_event_bytes_max, &mut out).is_ok(),
+        );
+    });
+    let sse_bytes = out.len();
+    let entry = |ns: f64, bytes: usize| {
+        let mut o = Object::new();
+        let number = |x: f64| {
+            Value::Number(
+                json::Number::parse(&format!("{x:.2}")).unwrap_or_else(|| json::Number::from(0u64)),
+            )
+        };
+        o.insert("ns_per_op".into(), number(ns));
+        o.insert("bytes".into(), Value::from(bytes as u64));
+        o.insert("ns_per_byte".into(), number(ns / bytes as f64));
+        Value::Object(o)
+    };
+    let mut line = Object::new();
+    line.insert("request_head_parse".into(), entry(head_ns, head.len()));
+    line.insert("json_decode_initialize".into(), entry(json_ns, body.len()));
+    line.insert("sse_encode_event".into(), entry(sse_ns, sse_bytes));
+    super::print_line(&Value::Object(line));
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_are_monotonic_and_tight() {
+        let mut previous = 0;
+        for ns in [0u64, 1, 15, 16, 17, 100, 1_000, 12_345, 1_000_000, u64::MAX / 2] {
+            let bucket = Histogram::bucket(ns);
+            assert!(bucket >= previous);
+            previous = bucket;
+            let low = Histogram::lower_bound(bucket);
+            assert!(low <= ns && ns - low <= ns / 16 + 1, "{ns}: bucket starts at {low}");
+        }
+    }
+
+    #[test]
+    fn percentiles_come_from_the_recorded_samples() {
+        let mut h = Histogram::default();
+        for us in 1..=100u64 {
+            h.record(us * 1000);
+        }
+        assert!((48_000..=50_000).contains(&h.percentile(50.0)), "{}", h.percentile(50.0));
+        assert!((95_000..=99_000).contains(&h.percentile(99.0)), "{}", h.percentile(99.0));
+        assert_eq!(h.max_ns, 100_000);
+    }
+}
