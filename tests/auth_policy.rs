@@ -3,6 +3,7 @@
 //! that nothing the policy returns ever contains a token.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use loopback_mcp_http::auth::claims::ClaimError;
@@ -39,14 +40,14 @@ fn bearer(token: &str) -> Vec<u8> {
     format!("Bearer {token}").into_bytes()
 }
 
-fn decide(f: &Fixture, role: Role, requirement: &Requirement) -> Result<Principal, Denial> {
+fn decide(f: &Fixture, role: Role, requirement: &Requirement) -> Result<Arc<Principal>, Denial> {
     let header = bearer(f.token(role));
     f.policy.decide([header.as_slice()], requirement, now())
 }
 
 /// The outcome of a decision reduced to what a client sees: status, code, challenge.
 fn seen(
-    result: &Result<Principal, Denial>,
+    result: &Result<Arc<Principal>, Denial>,
     requirement: &Requirement,
 ) -> (u16, String, Option<String>) {
     match result {

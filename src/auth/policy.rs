@@ -23,6 +23,7 @@
 //! [`Denial`] for tests and never rendered.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
@@ -142,7 +143,8 @@ pub struct OfflineTokenPolicy {
     resource: String,
     metadata_url: String,
     issuer: String,
-    records: HashMap<[u8; 32], TokenClaims>,
+    /// Each token's claims, and the principal they make (built once, shared by every request).
+    records: HashMap<[u8; 32], (TokenClaims, Arc<Principal>)>,
     token_ids: HashSet<String>,
     revoked: HashSet<String>,
     /// The current authorization revision of each subject, per tenant.
@@ -195,7 +197,13 @@ impl OfflineTokenPolicy {
         if !self.token_ids.insert(claims.token_id.clone()) {
             return Err(ClaimError::DuplicateTokenId);
         }
-        self.records.insert(key, claims);
+        let principal = Arc::new(Principal {
+            subject: claims.subject.clone(),
+            tenant: claims.tenant.clone(),
+            authorization_revision: claims.authorization_revision,
+            scopes: claims.scopes.clone(),
+        });
+        self.records.insert(key, (claims, principal));
         Ok(())
     }
 
@@ -232,7 +240,7 @@ impl OfflineTokenPolicy {
         authorization: I,
         requirement: &Requirement,
         now: SystemTime,
-    ) -> Result<Principal, Denial>
+    ) -> Result<Arc<Principal>, Denial>
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
@@ -248,7 +256,7 @@ impl OfflineTokenPolicy {
         &self,
         authorization: I,
         now: SystemTime,
-    ) -> Result<Principal, Denial>
+    ) -> Result<Arc<Principal>, Denial>
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
@@ -260,17 +268,12 @@ impl OfflineTokenPolicy {
             }
         };
         let invalid = Denial::InvalidToken;
-        let claims =
+        let (claims, principal) =
             self.records.get(&lookup_key(token)).ok_or(invalid(InvalidTokenReason::Unknown))?;
         self.check_usable(claims, now).map_err(invalid)?;
         self.check_bindings(claims).map_err(invalid)?;
         self.check_revision(claims).map_err(invalid)?;
-        Ok(Principal {
-            subject: claims.subject.clone(),
-            tenant: claims.tenant.clone(),
-            authorization_revision: claims.authorization_revision,
-            scopes: claims.scopes.clone(),
-        })
+        Ok(Arc::clone(principal))
     }
 
     /// The second half: may this principal do what the request needs? Scopes first (403

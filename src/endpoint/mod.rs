@@ -37,6 +37,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 use std::time::{Instant, SystemTime};
 
 use crate::auth::metadata;
+use std::sync::Arc;
+
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
@@ -45,7 +47,7 @@ use crate::json::{self, Object, Value};
 use crate::limits::Limits;
 use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
-use crate::mcp::session::{self, LogLevel, Owner, SessionBudget, SessionTable, StreamEvent};
+use crate::mcp::session::{self, LogLevel, OwnerRef, SessionBudget, SessionTable, StreamEvent};
 use crate::sse::Event;
 
 pub use rejection::Rejection;
@@ -242,7 +244,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         clock: Clock,
         requirement: Requirement,
-    ) -> Result<Principal, Rejection> {
+    ) -> Result<Arc<Principal>, Rejection> {
         self.policy()
             .authenticate(head.fields.all("authorization"), clock.wall)
             .map_err(|denial| Rejection::Auth { denial, requirement })
@@ -274,10 +276,9 @@ impl Endpoint {
             message => {
                 check_protocol_version(head, true)?;
                 let session_id = session_id(head)?;
-                let owner = Owner::from(&principal);
                 let mut sessions = lock(&self.sessions);
                 let session = sessions
-                    .find(session_id, &owner, clock.now)
+                    .find(session_id, OwnerRef::from(&*principal), clock.now)
                     .ok_or(Rejection::SessionNotFound)?;
                 match message {
                     Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
@@ -325,11 +326,11 @@ impl Endpoint {
         let tag = random_hex(random, 8);
         let mut sessions = lock(&self.sessions);
         let session = sessions
-            .create(&session_id, tag, Owner::from(principal), clock.now)
+            .create(&session_id, tag, OwnerRef::from(principal), clock.now)
             .map_err(|_| Rejection::SessionCapacity)?;
         session.notify(LogLevel::Info, methods::log_message(LogLevel::Info, "session_started"));
-        let result = jsonrpc::result(id, methods::initialize_result());
-        Ok(Reply::json(Status::Ok, &result).with("MCP-Session-Id", session_id))
+        let result = jsonrpc::result_text(id, &methods::initialize_result());
+        Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
     }
 
     /// Stage 8 for requests inside an initialized session.
@@ -341,7 +342,7 @@ impl Endpoint {
         params: &Object,
         principal: &Principal,
     ) -> Result<Reply, Rejection> {
-        let json_reply = |value: Value| Ok(Reply::json(Status::Ok, &jsonrpc::result(id, value)));
+        let json_reply = |value: Value| Ok(Reply::json_text(jsonrpc::result_text(id, &value)));
         match method {
             "ping" => json_reply(methods::empty_result()),
             "logging/setLevel" => match methods::log_level(params) {
@@ -396,7 +397,7 @@ impl Endpoint {
         let events = {
             let mut sessions = lock(&self.sessions);
             let session = sessions
-                .find(session_id, &Owner::from(&principal), clock.now)
+                .find(session_id, OwnerRef::from(&*principal), clock.now)
                 .ok_or(Rejection::SessionNotFound)?;
             self.authorize(&principal, scope::CONNECT)?;
             match cursor {
@@ -420,11 +421,11 @@ impl Endpoint {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
         check_protocol_version(head, true)?;
         let session_id = session_id(head)?;
-        let owner = Owner::from(&principal);
+        let owner = OwnerRef::from(&*principal);
         let mut sessions = lock(&self.sessions);
-        sessions.find(session_id, &owner, clock.now).ok_or(Rejection::SessionNotFound)?;
+        sessions.find(session_id, owner, clock.now).ok_or(Rejection::SessionNotFound)?;
         self.authorize(&principal, scope::CONNECT)?;
-        sessions.terminate(session_id, &owner, clock.now);
+        sessions.terminate(session_id, owner, clock.now);
         Ok(Reply::empty(Status::NoContent))
     }
 }

@@ -148,7 +148,7 @@ impl Rejection {
         let mut reply = Reply::json(self.status(), &body);
         reply.close = true;
         match self {
-            Rejection::MethodNotAllowed { allow } => reply.with("Allow", (*allow).to_owned()),
+            Rejection::MethodNotAllowed { allow } => reply.with("Allow", *allow),
             Rejection::Auth { denial, requirement } => {
                 match denial.challenge(metadata_url, requirement) {
                     Some(challenge) => reply.with("WWW-Authenticate", challenge),

@@ -3,6 +3,8 @@
 //! A [`Reply`] is data; the server shell serializes it with the response writer (which adds
 //! `Content-Length`) and adds `Connection: close` when `close` is set.
 
+use std::borrow::Cow;
+
 use crate::http::Status;
 use crate::json::{self, Value};
 use crate::sse::{self, Event};
@@ -11,7 +13,8 @@ use crate::sse::{self, Event};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
     pub status: Status,
-    pub fields: Vec<(&'static str, String)>,
+    /// Field names and values; fixed values are borrowed, so most replies copy no text.
+    pub fields: Vec<(&'static str, Cow<'static, str>)>,
     pub body: Vec<u8>,
     /// The connection must close after this response (every error response does).
     pub close: bool,
@@ -27,12 +30,19 @@ impl Reply {
     pub fn json(status: Status, value: &Value) -> Reply {
         Reply {
             status,
-            fields: vec![
-                ("Content-Type", JSON.to_owned()),
-                ("Cache-Control", "no-store".to_owned()),
-            ],
+            fields: vec![("Content-Type", JSON.into()), ("Cache-Control", "no-store".into())],
             body: json::encode(value).into_bytes(),
             close: status.code() >= 400,
+        }
+    }
+
+    /// A 200 with a JSON body already encoded.
+    pub fn json_text(text: String) -> Reply {
+        Reply {
+            status: Status::Ok,
+            fields: vec![("Content-Type", JSON.into()), ("Cache-Control", "no-store".into())],
+            body: text.into_bytes(),
+            close: false,
         }
     }
 
@@ -49,8 +59,8 @@ impl Reply {
         Ok(Reply {
             status: Status::Ok,
             fields: vec![
-                ("Content-Type", EVENT_STREAM.to_owned()),
-                ("Cache-Control", "no-store".to_owned()),
+                ("Content-Type", EVENT_STREAM.into()),
+                ("Cache-Control", "no-store".into()),
             ],
             body,
             close: false,
@@ -63,8 +73,8 @@ impl Reply {
     }
 
     /// Adds a field.
-    pub fn with(mut self, name: &'static str, value: String) -> Reply {
-        self.fields.push((name, value));
+    pub fn with(mut self, name: &'static str, value: impl Into<Cow<'static, str>>) -> Reply {
+        self.fields.push((name, value.into()));
         self
     }
 }

@@ -86,6 +86,18 @@ impl FieldScanner {
     /// `None` when every byte was consumed and more are needed.
     pub fn scan(&mut self, buf: &[u8], pos: &mut usize) -> Result<Option<usize>, HeadError> {
         while let Some(&byte) = buf.get(*pos) {
+            // Most bytes are the middle of a name or a value: take such runs in one go. A run stops
+            // before any byte that ends the element, breaks the grammar or crosses a budget, and
+            // that byte then goes through `step`, which decides it exactly as it would alone.
+            let run = match self.state {
+                State::Name => self.name_run(&buf[*pos..]),
+                State::Value => self.value_run(&buf[*pos..], *pos),
+                _ => 0,
+            };
+            if run > 0 {
+                *pos += run;
+                continue;
+            }
             let at = *pos;
             *pos += 1;
             if self.step(byte, at)? {
@@ -93,6 +105,33 @@ impl FieldScanner {
             }
         }
         Ok(None)
+    }
+
+    /// How many bytes the section budget still allows.
+    fn section_room(&self) -> usize {
+        self.budget.section_bytes_max - self.section_bytes
+    }
+
+    /// Consumes the leading `tchar` bytes of `rest` that fit the section budget.
+    fn name_run(&mut self, rest: &[u8]) -> usize {
+        let limit = rest.len().min(self.section_room());
+        let run = rest[..limit].iter().take_while(|&&b| chars::is(b, TCHAR)).count();
+        self.section_bytes += run;
+        run
+    }
+
+    /// Consumes the leading plain value bytes of `rest` (starting at offset `at`) that fit both the
+    /// value and the section budgets, keeping track of the last non-whitespace byte.
+    fn value_run(&mut self, rest: &[u8], at: usize) -> usize {
+        let value_room = self.budget.value_bytes_max - self.value_bytes;
+        let limit = rest.len().min(self.section_room()).min(value_room);
+        let run = rest[..limit].iter().position(|&b| !chars::is(b, FIELD_VALUE)).unwrap_or(limit);
+        if let Some(last) = rest[..run].iter().rposition(|&b| b != b' ' && b != b'\t') {
+            self.value_end = at + last + 1;
+        }
+        self.section_bytes += run;
+        self.value_bytes += run;
+        run
     }
 
     /// Consumes one byte; true when it completed the section.

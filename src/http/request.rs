@@ -219,19 +219,33 @@ impl RequestParser {
     ///
     /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
     pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<RequestHead<'b>>, RequestError> {
+        let Some(len) = self.feed(buf)? else {
+            return Ok(Parsed::Partial);
+        };
+        let head = self.build(buf, len).inspect_err(|e| self.outcome = Some(Err(*e)))?;
+        Ok(Parsed::Complete { value: head, len })
+    }
+
+    /// The byte-level half of [`RequestParser::parse`]: scans the new bytes and answers the head's
+    /// length once its empty line has arrived, without building the head or running the checks
+    /// that need it whole (Host, framing, Expect, Connection). A reader calls this after each read
+    /// and `parse` once, when it has the head.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
+    pub fn feed(&mut self, buf: &[u8]) -> Result<Option<usize>, RequestError> {
         assert!(buf.len() >= self.pos, "RequestParser::parse called with a shrunken buffer");
         let outcome = match self.outcome {
             Some(outcome) => outcome,
             None => match self.scan(buf) {
-                Ok(None) => return Ok(Parsed::Partial),
+                Ok(None) => return Ok(None),
                 Ok(Some(len)) => Ok(len),
                 Err(e) => Err(e),
             },
         };
         self.outcome = Some(outcome);
-        let len = outcome?;
-        let head = self.build(buf, len).inspect_err(|e| self.outcome = Some(Err(*e)))?;
-        Ok(Parsed::Complete { value: head, len })
+        outcome.map(Some)
     }
 
     /// Runs the byte scanners; `Some(len)` when the empty line ending the head was read.

@@ -6,7 +6,7 @@
 //! object, members that do not belong to the message's kind. The functions at the end build the
 //! replies. Nothing here knows which methods exist.
 
-use crate::json::{Number, Object, Value};
+use crate::json::{self, Number, Object, Value};
 
 /// A request id: a string or an integer. `null` is not an id.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -154,6 +154,18 @@ pub fn result(id: &Id, result: Value) -> Value {
     Value::Object(message)
 }
 
+/// The text of [`result`]`(id, result)`, written without building the outer object: the same
+/// bytes, since an object's members are encoded in key order (`id`, `jsonrpc`, `result`).
+pub fn result_text(id: &Id, result: &Value) -> String {
+    let mut out = String::with_capacity(64);
+    out.push_str("{\"id\":");
+    json::encode_into(&id.to_value(), &mut out);
+    out.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
+    json::encode_into(result, &mut out);
+    out.push('}');
+    out
+}
+
 /// An error response. `id` is `None` when the request's id could not be read: the member is then
 /// left out entirely (the 2025-11-25 schema makes it optional; `null` would not validate).
 /// `message` is a stable public code, never text derived from the input.
@@ -182,7 +194,6 @@ pub fn notification(method: &str, params: Object) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json;
 
     fn parse(text: &str) -> Result<Message, MessageError> {
         Message::from_value(json::decode(text.as_bytes(), 64).unwrap())
@@ -241,6 +252,20 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(parse(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn result_text_is_the_encoding_of_result() {
+        let results = [
+            Value::Object(Object::new()),
+            Value::from("x"),
+            json::decode(br#"{"b":[1,{"a":null}]}"#, 8).unwrap(),
+        ];
+        for id in [Id::Number(-7), Id::String("q\"uote".into())] {
+            for value in &results {
+                assert_eq!(result_text(&id, value), json::encode(&result(&id, value.clone())));
+            }
         }
     }
 

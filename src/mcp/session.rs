@@ -32,12 +32,41 @@ pub struct Owner {
     pub authorization_revision: u64,
 }
 
-impl From<&Principal> for Owner {
-    fn from(p: &Principal) -> Self {
-        Owner {
-            subject: p.subject.clone(),
-            tenant: p.tenant.clone(),
+/// A principal to compare with a session's owner, without copying it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OwnerRef<'a> {
+    pub subject: &'a str,
+    pub tenant: &'a str,
+    pub authorization_revision: u64,
+}
+
+impl<'a> From<&'a Principal> for OwnerRef<'a> {
+    fn from(p: &'a Principal) -> Self {
+        OwnerRef {
+            subject: &p.subject,
+            tenant: &p.tenant,
             authorization_revision: p.authorization_revision,
+        }
+    }
+}
+
+impl Owner {
+    /// This owner, borrowed.
+    pub fn as_ref(&self) -> OwnerRef<'_> {
+        OwnerRef {
+            subject: &self.subject,
+            tenant: &self.tenant,
+            authorization_revision: self.authorization_revision,
+        }
+    }
+}
+
+impl From<OwnerRef<'_>> for Owner {
+    fn from(o: OwnerRef<'_>) -> Self {
+        Owner {
+            subject: o.subject.to_owned(),
+            tenant: o.tenant.to_owned(),
+            authorization_revision: o.authorization_revision,
         }
     }
 }
@@ -290,7 +319,7 @@ impl SessionTable {
         &mut self,
         id: &str,
         tag: String,
-        owner: Owner,
+        owner: OwnerRef<'_>,
         now: Instant,
     ) -> Result<&mut Session, CapacityFull> {
         self.sessions.retain(|_, s| now < s.expires_at);
@@ -298,7 +327,7 @@ impl SessionTable {
             return Err(CapacityFull);
         }
         let session = Session {
-            owner,
+            owner: Owner::from(owner),
             expires_at: now + self.budget.ttl,
             initialized: false,
             tag,
@@ -314,17 +343,17 @@ impl SessionTable {
 
     /// The session `id` if it is alive and owned by `owner`. An expired session is removed; one
     /// owned by someone else is indistinguishable from a missing one.
-    pub fn find(&mut self, id: &str, owner: &Owner, now: Instant) -> Option<&mut Session> {
+    pub fn find(&mut self, id: &str, owner: OwnerRef<'_>, now: Instant) -> Option<&mut Session> {
         let k = key(id);
         if self.sessions.get(&k).is_some_and(|s| now >= s.expires_at) {
             self.sessions.remove(&k);
             return None;
         }
-        self.sessions.get_mut(&k).filter(|s| s.owner == *owner)
+        self.sessions.get_mut(&k).filter(|s| s.owner.as_ref() == owner)
     }
 
     /// Ends the session `id` if `owner` may see it. False when there was nothing to end.
-    pub fn terminate(&mut self, id: &str, owner: &Owner, now: Instant) -> bool {
+    pub fn terminate(&mut self, id: &str, owner: OwnerRef<'_>, now: Instant) -> bool {
         if self.find(id, owner, now).is_none() {
             return false;
         }
@@ -351,14 +380,14 @@ mod tests {
     fn sessions_are_found_only_by_their_owner_until_they_expire() {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
-        table.create("s1", "aa".into(), owner("alice"), t0).unwrap();
-        assert!(table.find("s1", &owner("alice"), t0 + Duration::from_secs(59)).is_some());
-        assert!(table.find("s1", &owner("mallory"), t0).is_none());
+        table.create("s1", "aa".into(), owner("alice").as_ref(), t0).unwrap();
+        assert!(table.find("s1", owner("alice").as_ref(), t0 + Duration::from_secs(59)).is_some());
+        assert!(table.find("s1", owner("mallory").as_ref(), t0).is_none());
         let mut stale = owner("alice");
         stale.authorization_revision = 2;
-        assert!(table.find("s1", &stale, t0).is_none());
-        assert!(table.find("s2", &owner("alice"), t0).is_none());
-        assert!(table.find("s1", &owner("alice"), t0 + Duration::from_secs(60)).is_none());
+        assert!(table.find("s1", stale.as_ref(), t0).is_none());
+        assert!(table.find("s2", owner("alice").as_ref(), t0).is_none());
+        assert!(table.find("s1", owner("alice").as_ref(), t0 + Duration::from_secs(60)).is_none());
         assert_eq!(table.live(t0), 0, "the expired session was removed");
     }
 
@@ -366,14 +395,17 @@ mod tests {
     fn capacity_is_never_exceeded_and_expired_sessions_free_their_place() {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
-        table.create("a", "aa".into(), owner("alice"), t0).unwrap();
-        table.create("b", "bb".into(), owner("alice"), t0).unwrap();
-        assert_eq!(table.create("c", "cc".into(), owner("alice"), t0).err(), Some(CapacityFull));
-        assert!(table.terminate("a", &owner("alice"), t0));
-        assert!(!table.terminate("a", &owner("alice"), t0));
-        table.create("c", "cc".into(), owner("alice"), t0).unwrap();
+        table.create("a", "aa".into(), owner("alice").as_ref(), t0).unwrap();
+        table.create("b", "bb".into(), owner("alice").as_ref(), t0).unwrap();
+        assert_eq!(
+            table.create("c", "cc".into(), owner("alice").as_ref(), t0).err(),
+            Some(CapacityFull)
+        );
+        assert!(table.terminate("a", owner("alice").as_ref(), t0));
+        assert!(!table.terminate("a", owner("alice").as_ref(), t0));
+        table.create("c", "cc".into(), owner("alice").as_ref(), t0).unwrap();
         let later = t0 + Duration::from_secs(60);
-        table.create("d", "dd".into(), owner("alice"), later).unwrap();
+        table.create("d", "dd".into(), owner("alice").as_ref(), later).unwrap();
         assert_eq!(table.live(later), 1);
     }
 
@@ -381,7 +413,7 @@ mod tests {
     fn polls_deliver_each_event_at_most_once_and_keep_only_the_newest() {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
-        let s = table.create("s", "ab12".into(), owner("alice"), t0).unwrap();
+        let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
         s.notify(LogLevel::Info, note(1));
         assert_eq!(s.poll().map(|e| e.id), Some("ab12-g1".into()));
         assert_eq!(s.poll(), None);
@@ -401,7 +433,7 @@ mod tests {
     fn cursors() {
         let t0 = Instant::now();
         let mut table = SessionTable::new(BUDGET);
-        let s = table.create("s", "ab12".into(), owner("alice"), t0).unwrap();
+        let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
         for n in 1..=3 {
             s.notify(LogLevel::Info, note(n));
         }

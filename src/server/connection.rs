@@ -20,11 +20,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::endpoint::{Clock, Endpoint, Rejection, Reply, Route};
 use crate::http::writer::ResponseWriter;
-use crate::http::{Parsed, RequestParser, Status};
+use crate::http::{Parsed, RequestHead, RequestParser, Status};
 use crate::limits::Limits;
-
-/// How many bytes one socket read asks for.
-const READ_CHUNK_BYTES: usize = 4096;
 
 /// What the head of an admitted request says about the rest of the exchange.
 struct Admitted {
@@ -50,21 +47,22 @@ pub fn serve(mut stream: TcpStream, endpoint: &Endpoint, fill_random: &mut dyn F
     if stream.set_write_timeout(Some(limits.socket_write_timeout)).is_err() {
         return;
     }
-    let mut conn = Connection {
-        buf: Vec::with_capacity(limits.request_head_bytes_max() + limits.request_body_bytes_max),
-        out: Vec::new(),
+    let mut input = Input {
+        buf: ReadBuffer::new(limits.request_head_bytes_max() + limits.request_body_bytes_max),
         parser: RequestParser::new(&limits),
         limits,
+        read_timeout: None,
     };
+    let mut output = Output { out: Vec::new(), limits };
     for served in 1..=limits.requests_per_connection_max {
         let last = served == limits.requests_per_connection_max;
-        match conn.exchange(&mut stream, endpoint, fill_random, last) {
+        match exchange(&mut input, &mut output, &mut stream, endpoint, fill_random, last) {
             Ok(true) => continue,
             Ok(false) => break,
             Err(Stop::Silent) => return,
             Err(Stop::Refuse(rejection)) => {
                 let reply = rejection.reply(endpoint.metadata_url());
-                conn.send(&mut stream, &reply, true);
+                output.send(&mut stream, &reply, true);
                 break;
             }
         }
@@ -72,69 +70,105 @@ pub fn serve(mut stream: TcpStream, endpoint: &Endpoint, fill_random: &mut dyn F
     close_politely(stream, &limits);
 }
 
-struct Connection {
+/// The receiving side of a connection.
+struct Input {
     /// Received bytes not yet consumed: the current request, then possibly the next.
-    buf: Vec<u8>,
-    /// The serialized response.
-    out: Vec<u8>,
+    buf: ReadBuffer,
     parser: RequestParser,
+    limits: Limits,
+    /// The read timeout the socket has now, so it is set again only when it must change.
+    read_timeout: Option<Duration>,
+}
+
+/// The sending side of a connection.
+struct Output {
+    /// The serialized response, reused from one response to the next.
+    out: Vec<u8>,
     limits: Limits,
 }
 
-impl Connection {
-    /// One request and its response. `Ok(true)` when the connection may carry another.
-    fn exchange(
-        &mut self,
-        stream: &mut TcpStream,
-        endpoint: &Endpoint,
-        fill_random: &mut dyn FnMut(&mut [u8]),
-        last: bool,
-    ) -> Result<bool, Stop> {
-        self.parser.reset();
-        let head_len = self.read_head(stream)?;
-        let admitted = self.admit(endpoint)?;
+/// One request and its response. `Ok(true)` when the connection may carry another.
+fn exchange(
+    input: &mut Input,
+    output: &mut Output,
+    stream: &mut TcpStream,
+    endpoint: &Endpoint,
+    fill_random: &mut dyn FnMut(&mut [u8]),
+    last: bool,
+) -> Result<bool, Stop> {
+    input.parser.reset();
+    let head_len = input.read_head(stream)?;
+    // The head is built once; when the body came with it (the usual case) it serves both stages.
+    let (admitted, request_len) = {
+        let head = built_head(&mut input.parser, input.buf.data())?;
+        let admitted = admit(endpoint, &head)?;
         let request_len = head_len + admitted.body_len;
-        if admitted.expect_continue && self.buf.len() < request_len {
-            self.send(stream, &Reply::empty(Status::Continue), false);
+        if input.buf.len() >= request_len {
+            let body = &input.buf.data()[head_len..request_len];
+            let reply = respond(endpoint, admitted.route, &head, body, fill_random)?;
+            let keep_alive = admitted.keep_alive && !reply.close && !last;
+            output.send(stream, &reply, !keep_alive);
+            input.buf.consume(request_len);
+            return Ok(keep_alive);
         }
-        self.read_body(stream, request_len)?;
-        let Ok(Parsed::Complete { value: head, .. }) = self.parser.parse(&self.buf) else {
-            return Err(Stop::Silent);
-        };
-        let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
-        let body = &self.buf[head_len..request_len];
-        let reply = guarded(|| endpoint.respond(admitted.route, &head, body, clock, fill_random))
-            .map_err(Stop::Refuse)?;
-        let keep_alive = admitted.keep_alive && !reply.close && !last;
-        self.send(stream, &reply, !keep_alive);
-        self.buf.drain(..request_len);
-        Ok(keep_alive)
+        (admitted, request_len)
+    };
+    if admitted.expect_continue {
+        output.send(stream, &Reply::empty(Status::Continue), false);
     }
+    input.read_body(stream, request_len)?;
+    let head = built_head(&mut input.parser, input.buf.data())?;
+    let body = &input.buf.data()[head_len..request_len];
+    let reply = respond(endpoint, admitted.route, &head, body, fill_random)?;
+    let keep_alive = admitted.keep_alive && !reply.close && !last;
+    output.send(stream, &reply, !keep_alive);
+    input.buf.consume(request_len);
+    Ok(keep_alive)
+}
 
-    /// Stages 2 and 3 of the receive order, on the complete head in the buffer.
-    fn admit(&mut self, endpoint: &Endpoint) -> Result<Admitted, Stop> {
-        let Ok(Parsed::Complete { value: head, .. }) = self.parser.parse(&self.buf) else {
-            return Err(Stop::Silent);
-        };
-        let route = guarded(|| endpoint.admit(&head)).and_then(|r| r).map_err(Stop::Refuse)?;
-        Ok(Admitted {
-            route,
-            // The parser bounded Content-Length by the body budget, which is a usize.
-            body_len: usize::try_from(head.content_length).map_err(|_| Stop::Silent)?,
-            expect_continue: head.expect_continue,
-            keep_alive: head.keep_alive,
-        })
+/// The complete head in `buf`, with the checks that need it whole; a framing error refuses it.
+fn built_head<'b>(parser: &mut RequestParser, buf: &'b [u8]) -> Result<RequestHead<'b>, Stop> {
+    match parser.parse(buf) {
+        Ok(Parsed::Complete { value, .. }) => Ok(value),
+        Ok(Parsed::Partial) => Err(Stop::Silent), // cannot happen: the head was complete
+        Err(e) => Err(Stop::Refuse(Rejection::Request(e))),
     }
+}
 
+/// Stages 2 and 3 of the receive order, on the head alone.
+fn admit(endpoint: &Endpoint, head: &RequestHead<'_>) -> Result<Admitted, Stop> {
+    let route = guarded(|| endpoint.admit(head)).and_then(|r| r).map_err(Stop::Refuse)?;
+    Ok(Admitted {
+        route,
+        // The parser bounded Content-Length by the body budget, which is a usize.
+        body_len: usize::try_from(head.content_length).map_err(|_| Stop::Silent)?,
+        expect_continue: head.expect_continue,
+        keep_alive: head.keep_alive,
+    })
+}
+
+/// Stages 4 to 8, with the time of this request.
+fn respond(
+    endpoint: &Endpoint,
+    route: Route,
+    head: &RequestHead<'_>,
+    body: &[u8],
+    fill_random: &mut dyn FnMut(&mut [u8]),
+) -> Result<Reply, Stop> {
+    let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
+    guarded(|| endpoint.respond(route, head, body, clock, fill_random)).map_err(Stop::Refuse)
+}
+
+impl Input {
     /// Reads until the head is complete; returns its length.
     fn read_head(&mut self, stream: &mut TcpStream) -> Result<usize, Stop> {
         let idle_deadline = Instant::now() + self.limits.connection_idle_timeout;
         let mut head_deadline = None;
         let cap = self.limits.request_head_bytes_max();
         loop {
-            match self.parser.parse(&self.buf) {
-                Ok(Parsed::Complete { len, .. }) => return Ok(len),
-                Ok(Parsed::Partial) => {}
+            match self.parser.feed(self.buf.data()) {
+                Ok(Some(len)) => return Ok(len),
+                Ok(None) => {}
                 Err(e) => return Err(Stop::Refuse(Rejection::Request(e))),
             }
             if !self.buf.is_empty() && head_deadline.is_none() {
@@ -165,29 +199,70 @@ impl Connection {
         room: usize,
         deadline: Instant,
     ) -> Result<(), Stop> {
-        let mut chunk = [0u8; READ_CHUNK_BYTES];
-        let want = room.min(chunk.len());
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(Stop::Silent);
             }
-            // `set_read_timeout` is per call, so it is recomputed before every read; never zero.
+            // `set_read_timeout` bounds one call, so the deadline's remainder is applied when it
+            // is shorter than a whole read timeout; never zero. The socket keeps its setting
+            // between reads, so the system call is made only when the value changes.
             let timeout =
                 remaining.min(self.limits.socket_read_timeout).max(Duration::from_millis(1));
-            stream.set_read_timeout(Some(timeout)).map_err(|_| Stop::Silent)?;
-            match stream.read(&mut chunk[..want]) {
+            if self.read_timeout != Some(timeout) {
+                stream.set_read_timeout(Some(timeout)).map_err(|_| Stop::Silent)?;
+                self.read_timeout = Some(timeout);
+            }
+            match self.buf.read_from(stream, room) {
                 Ok(0) => return Err(Stop::Silent),
-                Ok(n) => {
-                    self.buf.extend_from_slice(&chunk[..n]);
-                    return Ok(());
-                }
+                Ok(_) => return Ok(()),
                 Err(e) if is_retryable(&e) => continue,
                 Err(_) => return Err(Stop::Silent),
             }
         }
     }
+}
 
+/// Received bytes: a buffer zeroed once at its full size (the budgets fix it), whose first
+/// `filled` bytes hold data. Reads land directly in it; consumed requests are shifted out.
+struct ReadBuffer {
+    bytes: Vec<u8>,
+    filled: usize,
+}
+
+impl ReadBuffer {
+    fn new(size: usize) -> ReadBuffer {
+        ReadBuffer { bytes: vec![0; size], filled: 0 }
+    }
+
+    fn data(&self) -> &[u8] {
+        &self.bytes[..self.filled]
+    }
+
+    fn len(&self) -> usize {
+        self.filled
+    }
+
+    fn is_empty(&self) -> bool {
+        self.filled == 0
+    }
+
+    /// One read of at most `room` bytes (and never past the buffer's end) into the free space.
+    fn read_from(&mut self, stream: &mut TcpStream, room: usize) -> io::Result<usize> {
+        let end = self.bytes.len().min(self.filled + room);
+        let n = stream.read(&mut self.bytes[self.filled..end])?;
+        self.filled += n;
+        Ok(n)
+    }
+
+    /// Drops the first `n` bytes (one whole request), keeping what follows.
+    fn consume(&mut self, n: usize) {
+        self.bytes.copy_within(n..self.filled, 0);
+        self.filled -= n;
+    }
+}
+
+impl Output {
     /// Serializes and writes one reply in a single write.
     fn send(&mut self, stream: &mut TcpStream, reply: &Reply, close: bool) {
         self.out.clear();
@@ -227,6 +302,9 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, Rejection> {
     panic::catch_unwind(AssertUnwindSafe(f)).map_err(|_| Rejection::Internal)
 }
 
+/// How many bytes one draining read takes.
+const DRAIN_CHUNK_BYTES: usize = 4096;
+
 /// Shuts down the write half, then discards what the client still sends (bounded in bytes and
 /// time) so that closing does not reset the connection under the client's unread response.
 pub fn close_politely(mut stream: TcpStream, limits: &Limits) {
@@ -236,7 +314,7 @@ pub fn close_politely(mut stream: TcpStream, limits: &Limits) {
     }
     let deadline = Instant::now() + limits.drain_timeout;
     let mut drained = 0;
-    let mut chunk = [0u8; READ_CHUNK_BYTES];
+    let mut chunk = [0u8; DRAIN_CHUNK_BYTES];
     while drained < limits.drain_bytes_max {
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() || stream.set_read_timeout(Some(remaining)).is_err() {
