@@ -33,7 +33,7 @@ mod methods;
 pub mod rejection;
 pub mod reply;
 
-use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Instant, SystemTime};
 
 use crate::auth::metadata;
@@ -47,7 +47,9 @@ use crate::json::{self, Object, Value};
 use crate::limits::Limits;
 use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
-use crate::mcp::session::{self, LogLevel, OwnerRef, SessionBudget, SessionTable, StreamEvent};
+use crate::mcp::session::{
+    self, LogLevel, OwnerRef, SessionBudget, SessionKey, SessionTable, StreamEvent,
+};
 use crate::sse::Event;
 
 pub use rejection::Rejection;
@@ -103,12 +105,7 @@ pub struct Endpoint {
     config: EndpointConfig,
     metadata_url: String,
     policy: RwLock<OfflineTokenPolicy>,
-    sessions: Mutex<SessionTable>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while a lock was held is contained to its request; the data it guards stays usable.
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+    sessions: SessionTable,
 }
 
 impl Endpoint {
@@ -124,7 +121,7 @@ impl Endpoint {
             metadata_url: policy.metadata_url().to_owned(),
             config,
             policy: RwLock::new(policy),
-            sessions: Mutex::new(SessionTable::new(budget)),
+            sessions: SessionTable::new(budget),
         }
     }
 
@@ -150,7 +147,7 @@ impl Endpoint {
 
     /// Sessions alive at `now`.
     pub fn live_sessions(&self, now: Instant) -> usize {
-        lock(&self.sessions).live(now)
+        self.sessions.live(now)
     }
 
     /// Stages 2 and 3, which need only the head: the server calls this before reading a body.
@@ -276,8 +273,8 @@ impl Endpoint {
             message => {
                 check_protocol_version(head, true)?;
                 let session_id = session_id(head)?;
-                let mut sessions = lock(&self.sessions);
-                let session = sessions
+                let session = self
+                    .sessions
                     .find(session_id, OwnerRef::from(&*principal), clock.now)
                     .ok_or(Rejection::SessionNotFound)?;
                 match message {
@@ -296,7 +293,7 @@ impl Endpoint {
                     }
                     Message::Request { id, method, params } => {
                         self.authorize(&principal, requirement)?;
-                        self.call(session, &id, &method, &params, &principal)
+                        self.call(&session, &id, &method, &params, &principal)
                     }
                 }
             }
@@ -324,8 +321,8 @@ impl Endpoint {
         }
         let session_id = random_hex(random, 24);
         let tag = random_hex(random, 8);
-        let mut sessions = lock(&self.sessions);
-        let session = sessions
+        let session = self
+            .sessions
             .create(&session_id, tag, OwnerRef::from(principal), clock.now)
             .map_err(|_| Rejection::SessionCapacity)?;
         session.notify(LogLevel::Info, methods::log_message(LogLevel::Info, "session_started"));
@@ -336,7 +333,7 @@ impl Endpoint {
     /// Stage 8 for requests inside an initialized session.
     fn call(
         &self,
-        session: &mut session::Session,
+        session: &session::Session,
         id: &Id,
         method: &str,
         params: &Object,
@@ -395,8 +392,8 @@ impl Endpoint {
             (Some(_), Some(_)) => return Err(Rejection::Cursor(session::CursorError::Malformed)),
         };
         let events = {
-            let mut sessions = lock(&self.sessions);
-            let session = sessions
+            let session = self
+                .sessions
                 .find(session_id, OwnerRef::from(&*principal), clock.now)
                 .ok_or(Rejection::SessionNotFound)?;
             self.authorize(&principal, scope::CONNECT)?;
@@ -422,10 +419,9 @@ impl Endpoint {
         check_protocol_version(head, true)?;
         let session_id = session_id(head)?;
         let owner = OwnerRef::from(&*principal);
-        let mut sessions = lock(&self.sessions);
-        sessions.find(session_id, owner, clock.now).ok_or(Rejection::SessionNotFound)?;
+        self.sessions.find(session_id, owner, clock.now).ok_or(Rejection::SessionNotFound)?;
         self.authorize(&principal, scope::CONNECT)?;
-        sessions.terminate(session_id, owner, clock.now);
+        self.sessions.terminate(session_id, owner, clock.now);
         Ok(Reply::empty(Status::NoContent))
     }
 }
@@ -506,13 +502,14 @@ fn check_protocol_version(head: &RequestHead<'_>, required: bool) -> Result<(), 
     }
 }
 
-/// The one well-formed `MCP-Session-Id` of a request.
-fn session_id<'h>(head: &RequestHead<'h>) -> Result<&'h str, Rejection> {
+/// The table key of the one well-formed `MCP-Session-Id` of a request (hashed here, before any
+/// lock is taken).
+fn session_id(head: &RequestHead<'_>) -> Result<SessionKey, Rejection> {
     let mut ids = head.fields.all("mcp-session-id");
     match (ids.next(), ids.next()) {
         (None, _) => Err(Rejection::SessionMissing),
         (Some(id), None) if session::is_well_formed_id(id) => {
-            std::str::from_utf8(id).map_err(|_| Rejection::SessionMalformed)
+            std::str::from_utf8(id).map(SessionKey::of).map_err(|_| Rejection::SessionMalformed)
         }
         _ => Err(Rejection::SessionMalformed),
     }

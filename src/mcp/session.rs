@@ -17,6 +17,8 @@
 //! The table stores sessions under the SHA-256 of their id, so it never holds a raw id.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -154,49 +156,63 @@ pub struct StreamEvent {
     pub message: Value,
 }
 
-/// One live session.
-#[derive(Clone, Debug)]
+/// One live session. Its identity (owner, lifetime, tag) never changes; what does is behind
+/// its own lock or an atomic, so requests in different sessions never wait for each other and
+/// requests in the same session wait only for a few instructions.
+#[derive(Debug)]
 pub struct Session {
     owner: Owner,
     expires_at: Instant,
-    initialized: bool,
     tag: String,
-    /// GET-stream notifications still kept, oldest first, with their sequence numbers.
+    initialized: AtomicBool,
+    post_streams: AtomicU64,
+    stream: Mutex<StreamState>,
+}
+
+/// The GET stream's state.
+#[derive(Debug)]
+struct StreamState {
+    /// Notifications still kept, oldest first, with their sequence numbers.
     queue: VecDeque<(u64, Value)>,
     events_kept: usize,
-    /// The last GET sequence number issued (0: none yet).
+    /// The last sequence number issued (0: none yet).
     last_seq: u64,
-    /// The last GET sequence number delivered by a cursorless poll or a replay.
+    /// The last sequence number delivered by a cursorless poll or a replay.
     delivered_seq: u64,
-    post_streams: u64,
     log_level: LogLevel,
 }
 
 impl Session {
+    fn stream(&self) -> MutexGuard<'_, StreamState> {
+        self.stream.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// True once `notifications/initialized` has arrived.
     pub fn is_initialized(&self) -> bool {
-        self.initialized
+        self.initialized.load(Ordering::Acquire)
     }
 
-    pub fn mark_initialized(&mut self) {
-        self.initialized = true;
+    pub fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Release);
     }
 
-    pub fn set_log_level(&mut self, level: LogLevel) {
-        self.log_level = level;
+    pub fn set_log_level(&self, level: LogLevel) {
+        self.stream().log_level = level;
     }
 
     /// Queues a `notifications/message` for the GET stream if `level` passes the session's
     /// logging level, dropping the oldest kept event when the queue is full.
-    pub fn notify(&mut self, level: LogLevel, message: Value) {
-        if level < self.log_level {
+    pub fn notify(&self, level: LogLevel, message: Value) {
+        let mut stream = self.stream();
+        if level < stream.log_level {
             return;
         }
-        self.last_seq += 1;
-        if self.queue.len() >= self.events_kept {
-            self.queue.pop_front();
+        stream.last_seq += 1;
+        if stream.queue.len() >= stream.events_kept {
+            stream.queue.pop_front();
         }
-        self.queue.push_back((self.last_seq, message));
+        let seq = stream.last_seq;
+        stream.queue.push_back((seq, message));
     }
 
     fn get_event_id(&self, seq: u64) -> String {
@@ -204,32 +220,32 @@ impl Session {
     }
 
     /// The next event no GET has delivered yet; delivered from now on (at most once).
-    pub fn poll(&mut self) -> Option<StreamEvent> {
-        let (seq, message) = self.queue.iter().find(|(seq, _)| *seq > self.delivered_seq)?;
-        let event = StreamEvent { id: self.get_event_id(*seq), message: message.clone() };
-        self.delivered_seq = *seq;
-        Some(event)
+    pub fn poll(&self) -> Option<StreamEvent> {
+        let mut stream = self.stream();
+        let delivered = stream.delivered_seq;
+        let (seq, message) = stream.queue.iter().find(|(seq, _)| *seq > delivered)?.clone();
+        stream.delivered_seq = seq;
+        drop(stream);
+        Some(StreamEvent { id: self.get_event_id(seq), message })
     }
 
     /// Every kept GET event after `last_event_id`, which must be an id of this session's GET
     /// stream.
-    pub fn replay_after(&mut self, last_event_id: &str) -> Result<Vec<StreamEvent>, CursorError> {
-        let cursor = self.parse_cursor(last_event_id)?;
-        let events: Vec<StreamEvent> = self
-            .queue
-            .iter()
-            .filter(|(seq, _)| *seq > cursor)
-            .map(|(seq, message)| StreamEvent {
-                id: self.get_event_id(*seq),
-                message: message.clone(),
-            })
-            .collect();
-        let last = self.queue.back().map_or(cursor, |(seq, _)| *seq);
-        self.delivered_seq = self.delivered_seq.max(last);
-        Ok(events)
+    pub fn replay_after(&self, last_event_id: &str) -> Result<Vec<StreamEvent>, CursorError> {
+        let mut stream = self.stream();
+        let cursor = self.parse_cursor(last_event_id, stream.last_seq)?;
+        let later: Vec<(u64, Value)> =
+            stream.queue.iter().filter(|(seq, _)| *seq > cursor).cloned().collect();
+        let last = stream.queue.back().map_or(cursor, |(seq, _)| *seq);
+        stream.delivered_seq = stream.delivered_seq.max(last);
+        drop(stream);
+        Ok(later
+            .into_iter()
+            .map(|(seq, message)| StreamEvent { id: self.get_event_id(seq), message })
+            .collect())
     }
 
-    fn parse_cursor(&self, id: &str) -> Result<u64, CursorError> {
+    fn parse_cursor(&self, id: &str, last_seq: u64) -> Result<u64, CursorError> {
         let (tag, stream) = id.split_once('-').ok_or(CursorError::Malformed)?;
         if tag.is_empty() || !tag.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(CursorError::Malformed);
@@ -239,16 +255,16 @@ impl Session {
             return Err(CursorError::OtherSession);
         }
         match stream {
-            StreamRef::Get(seq) if (1..=self.last_seq).contains(&seq) => Ok(seq),
+            StreamRef::Get(seq) if (1..=last_seq).contains(&seq) => Ok(seq),
             StreamRef::Get(_) => Err(CursorError::NotIssued),
             StreamRef::Post => Err(CursorError::PostStream),
         }
     }
 
     /// Opens a new POST stream, whose event ids never collide with any other stream's.
-    pub fn open_post_stream(&mut self) -> PostStream {
-        self.post_streams += 1;
-        PostStream { tag: self.tag.clone(), stream: self.post_streams }
+    pub fn open_post_stream(&self) -> PostStream {
+        let stream = self.post_streams.fetch_add(1, Ordering::AcqRel) + 1;
+        PostStream { tag: self.tag.clone(), stream }
     }
 }
 
@@ -283,19 +299,26 @@ impl PostStream {
     }
 }
 
-/// The live sessions.
+/// The live sessions. Lookups share a read lock; only creating, ending and expiring sessions
+/// take the write lock, and neither is ever held across I/O.
 #[derive(Debug)]
 pub struct SessionTable {
     budget: SessionBudget,
-    sessions: HashMap<[u8; 32], Session>,
+    sessions: RwLock<HashMap<SessionKey, Arc<Session>>>,
 }
 
 /// The table is full of live sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CapacityFull;
 
-fn key(id: &str) -> [u8; 32] {
-    Sha256::digest(id.as_bytes()).into()
+/// A session id as the table stores it: its SHA-256 (computed outside any lock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SessionKey([u8; 32]);
+
+impl SessionKey {
+    pub fn of(id: &str) -> SessionKey {
+        SessionKey(Sha256::digest(id.as_bytes()).into())
+    }
 }
 
 /// True for a session id as MCP allows them: 1 to 128 visible ASCII characters.
@@ -305,59 +328,72 @@ pub fn is_well_formed_id(id: &[u8]) -> bool {
 
 impl SessionTable {
     pub fn new(budget: SessionBudget) -> Self {
-        SessionTable { budget, sessions: HashMap::with_capacity(budget.capacity) }
+        SessionTable { budget, sessions: RwLock::new(HashMap::with_capacity(budget.capacity)) }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, HashMap<SessionKey, Arc<Session>>> {
+        self.sessions.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, HashMap<SessionKey, Arc<Session>>> {
+        self.sessions.write().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How many sessions are alive at `now`.
     pub fn live(&self, now: Instant) -> usize {
-        self.sessions.values().filter(|s| now < s.expires_at).count()
+        self.read().values().filter(|s| now < s.expires_at).count()
     }
 
     /// Creates a session for `owner` with a caller-drawn id and event tag. Expired sessions are
     /// dropped first; if the table is still full, nothing is created.
     pub fn create(
-        &mut self,
+        &self,
         id: &str,
         tag: String,
         owner: OwnerRef<'_>,
         now: Instant,
-    ) -> Result<&mut Session, CapacityFull> {
-        self.sessions.retain(|_, s| now < s.expires_at);
-        if self.sessions.len() >= self.budget.capacity {
-            return Err(CapacityFull);
-        }
-        let session = Session {
+    ) -> Result<Arc<Session>, CapacityFull> {
+        let key = SessionKey::of(id);
+        let session = Arc::new(Session {
             owner: Owner::from(owner),
             expires_at: now + self.budget.ttl,
-            initialized: false,
             tag,
-            queue: VecDeque::with_capacity(self.budget.events_kept),
-            events_kept: self.budget.events_kept,
-            last_seq: 0,
-            delivered_seq: 0,
-            post_streams: 0,
-            log_level: LogLevel::Info,
-        };
-        Ok(self.sessions.entry(key(id)).insert_entry(session).into_mut())
+            initialized: AtomicBool::new(false),
+            post_streams: AtomicU64::new(0),
+            stream: Mutex::new(StreamState {
+                queue: VecDeque::with_capacity(self.budget.events_kept),
+                events_kept: self.budget.events_kept,
+                last_seq: 0,
+                delivered_seq: 0,
+                log_level: LogLevel::Info,
+            }),
+        });
+        let mut sessions = self.write();
+        sessions.retain(|_, s| now < s.expires_at);
+        if sessions.len() >= self.budget.capacity {
+            return Err(CapacityFull);
+        }
+        sessions.insert(key, Arc::clone(&session));
+        Ok(session)
     }
 
-    /// The session `id` if it is alive and owned by `owner`. An expired session is removed; one
-    /// owned by someone else is indistinguishable from a missing one.
-    pub fn find(&mut self, id: &str, owner: OwnerRef<'_>, now: Instant) -> Option<&mut Session> {
-        let k = key(id);
-        if self.sessions.get(&k).is_some_and(|s| now >= s.expires_at) {
-            self.sessions.remove(&k);
+    /// The session under `key` if it is alive and owned by `owner`. An expired session is
+    /// removed; one owned by someone else is indistinguishable from a missing one.
+    pub fn find(&self, key: SessionKey, owner: OwnerRef<'_>, now: Instant) -> Option<Arc<Session>> {
+        let session = self.read().get(&key).cloned()?;
+        if now >= session.expires_at {
+            self.write().remove(&key);
             return None;
         }
-        self.sessions.get_mut(&k).filter(|s| s.owner.as_ref() == owner)
+        (session.owner.as_ref() == owner).then_some(session)
     }
 
-    /// Ends the session `id` if `owner` may see it. False when there was nothing to end.
-    pub fn terminate(&mut self, id: &str, owner: OwnerRef<'_>, now: Instant) -> bool {
-        if self.find(id, owner, now).is_none() {
+    /// Ends the session under `key` if `owner` may see it. False when there was nothing to end.
+    pub fn terminate(&self, key: SessionKey, owner: OwnerRef<'_>, now: Instant) -> bool {
+        if self.find(key, owner, now).is_none() {
             return false;
         }
-        self.sessions.remove(&key(id)).is_some()
+        self.write().remove(&key).is_some()
     }
 }
 
@@ -379,30 +415,38 @@ mod tests {
     #[test]
     fn sessions_are_found_only_by_their_owner_until_they_expire() {
         let t0 = Instant::now();
-        let mut table = SessionTable::new(BUDGET);
+        let table = SessionTable::new(BUDGET);
         table.create("s1", "aa".into(), owner("alice").as_ref(), t0).unwrap();
-        assert!(table.find("s1", owner("alice").as_ref(), t0 + Duration::from_secs(59)).is_some());
-        assert!(table.find("s1", owner("mallory").as_ref(), t0).is_none());
+        assert!(
+            table
+                .find(SessionKey::of("s1"), owner("alice").as_ref(), t0 + Duration::from_secs(59))
+                .is_some()
+        );
+        assert!(table.find(SessionKey::of("s1"), owner("mallory").as_ref(), t0).is_none());
         let mut stale = owner("alice");
         stale.authorization_revision = 2;
-        assert!(table.find("s1", stale.as_ref(), t0).is_none());
-        assert!(table.find("s2", owner("alice").as_ref(), t0).is_none());
-        assert!(table.find("s1", owner("alice").as_ref(), t0 + Duration::from_secs(60)).is_none());
+        assert!(table.find(SessionKey::of("s1"), stale.as_ref(), t0).is_none());
+        assert!(table.find(SessionKey::of("s2"), owner("alice").as_ref(), t0).is_none());
+        assert!(
+            table
+                .find(SessionKey::of("s1"), owner("alice").as_ref(), t0 + Duration::from_secs(60))
+                .is_none()
+        );
         assert_eq!(table.live(t0), 0, "the expired session was removed");
     }
 
     #[test]
     fn capacity_is_never_exceeded_and_expired_sessions_free_their_place() {
         let t0 = Instant::now();
-        let mut table = SessionTable::new(BUDGET);
+        let table = SessionTable::new(BUDGET);
         table.create("a", "aa".into(), owner("alice").as_ref(), t0).unwrap();
         table.create("b", "bb".into(), owner("alice").as_ref(), t0).unwrap();
         assert_eq!(
             table.create("c", "cc".into(), owner("alice").as_ref(), t0).err(),
             Some(CapacityFull)
         );
-        assert!(table.terminate("a", owner("alice").as_ref(), t0));
-        assert!(!table.terminate("a", owner("alice").as_ref(), t0));
+        assert!(table.terminate(SessionKey::of("a"), owner("alice").as_ref(), t0));
+        assert!(!table.terminate(SessionKey::of("a"), owner("alice").as_ref(), t0));
         table.create("c", "cc".into(), owner("alice").as_ref(), t0).unwrap();
         let later = t0 + Duration::from_secs(60);
         table.create("d", "dd".into(), owner("alice").as_ref(), later).unwrap();
@@ -412,7 +456,7 @@ mod tests {
     #[test]
     fn polls_deliver_each_event_at_most_once_and_keep_only_the_newest() {
         let t0 = Instant::now();
-        let mut table = SessionTable::new(BUDGET);
+        let table = SessionTable::new(BUDGET);
         let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
         s.notify(LogLevel::Info, note(1));
         assert_eq!(s.poll().map(|e| e.id), Some("ab12-g1".into()));
@@ -432,7 +476,7 @@ mod tests {
     #[test]
     fn cursors() {
         let t0 = Instant::now();
-        let mut table = SessionTable::new(BUDGET);
+        let table = SessionTable::new(BUDGET);
         let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
         for n in 1..=3 {
             s.notify(LogLevel::Info, note(n));

@@ -38,7 +38,6 @@ open_session() {
     -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
   echo "$sid"
 }
-ours_session=$(open_session "$ours_url" "$token")
 rmcp_session=$(open_session "http://127.0.0.1:18182/mcp")
 
 run() { # name url session bearer
@@ -48,6 +47,8 @@ run() { # name url session bearer
   echo "$line" | sed -E 's/.*rps=([0-9]+).*p99_us=([0-9]+).*/\1 \2/' >> "$work/$1"
 }
 for round in $(seq 1 "$rounds"); do
+  # A fresh session each round: this server's sessions live 60 s from creation, never longer.
+  ours_session=$(open_session "$ours_url" "$token")
   run loopback-mcp-http "$ours_url" "$ours_session" "$token"
   run raw-limit http://127.0.0.1:18181/mcp "" ""
   run rmcp http://127.0.0.1:18182/mcp "$rmcp_session" ""
