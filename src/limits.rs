@@ -75,9 +75,10 @@ pub struct Limits {
     pub drain_bytes_max: usize,
     /// After an error response: at most this long is spent draining.
     pub drain_timeout: Duration,
-    /// Connections refused with 503 while every worker is busy, waiting for their 503 to be
-    /// written. Past it a refused connection is closed at once.
-    pub rejected_connections_pending_max: usize,
+    /// Connections waiting for the closer: refused with 503 while every worker is busy, or ended
+    /// by a worker and waiting for their polite close. Past it a refused connection is closed at
+    /// once, and an ended one is closed by its own worker.
+    pub closing_connections_pending_max: usize,
     /// The `retry` a GET stream tells the client to wait before it reconnects.
     pub get_stream_retry: Duration,
 }
@@ -161,7 +162,7 @@ impl Limits {
         socket_write_timeout: Duration::from_secs(2),
         drain_bytes_max: 64 * KIB,
         drain_timeout: Duration::from_millis(250),
-        rejected_connections_pending_max: 64,
+        closing_connections_pending_max: 64,
         get_stream_retry: Duration::from_secs(1),
     };
 
@@ -233,7 +234,7 @@ impl Limits {
         ];
         let counts: [(&'static str, usize); 9] = [
             ("requests_per_connection_max", self.requests_per_connection_max),
-            ("rejected_connections_pending_max", self.rejected_connections_pending_max),
+            ("closing_connections_pending_max", self.closing_connections_pending_max),
             ("json_depth_max", self.json_depth_max),
             ("header_fields_max", self.header_fields_max),
             ("accept_ranges_max", self.accept_ranges_max),

@@ -39,13 +39,19 @@ enum Stop {
     Refuse(Rejection),
 }
 
-/// Serves every request of one connection, then closes it.
-pub fn serve(mut stream: TcpStream, endpoint: &Endpoint, fill_random: &mut dyn FnMut(&mut [u8])) {
+/// Serves every request of one connection. Returns the stream when it still needs a polite close
+/// (after a response that ended the connection); `None` when it was simply dropped (the peer
+/// left, a deadline passed).
+pub fn serve(
+    mut stream: TcpStream,
+    endpoint: &Endpoint,
+    fill_random: &mut dyn FnMut(&mut [u8]),
+) -> Option<TcpStream> {
     let limits = *endpoint.limits();
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
     if stream.set_write_timeout(Some(limits.socket_write_timeout)).is_err() {
-        return;
+        return None;
     }
     let mut input = Input {
         buf: ReadBuffer::new(limits.request_head_bytes_max() + limits.request_body_bytes_max),
@@ -59,7 +65,7 @@ pub fn serve(mut stream: TcpStream, endpoint: &Endpoint, fill_random: &mut dyn F
         match exchange(&mut input, &mut output, &mut stream, endpoint, fill_random, last) {
             Ok(true) => continue,
             Ok(false) => break,
-            Err(Stop::Silent) => return,
+            Err(Stop::Silent) => return None,
             Err(Stop::Refuse(rejection)) => {
                 let reply = rejection.reply(endpoint.metadata_url());
                 output.send(&mut stream, &reply, true);
@@ -67,7 +73,7 @@ pub fn serve(mut stream: TcpStream, endpoint: &Endpoint, fill_random: &mut dyn F
             }
         }
     }
-    close_politely(stream, &limits);
+    Some(stream)
 }
 
 /// The receiving side of a connection.

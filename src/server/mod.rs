@@ -2,10 +2,12 @@
 //! feed it. Everything it does with a request is delegated to [`crate::endpoint`].
 //!
 //! Threads: one acceptor, `workers` workers (each serving one connection at a time, keep-alive
-//! included), and one rejecter. The acceptor hands each new connection to a free worker; when
-//! none is free the connection goes to the rejecter, which answers `503` with `Connection: close`
-//! and closes politely (so the client reads the 503 rather than a reset). No thread is ever
-//! started per connection.
+//! included), and one closer. The acceptor hands each new connection to a free worker; when none
+//! is free the connection goes to the closer, which answers `503` with `Connection: close`. The
+//! closer also takes over every connection a worker ends with a response (an error, a request
+//! that asked to close, the per-connection budget), shuts down its write half and drains it
+//! briefly, so the client reads the last response rather than a reset, while the worker is
+//! already free for the next connection. No thread is ever started per connection.
 //!
 //! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
 //! warning. Time and randomness for the endpoint are read here (the clock per request, the
@@ -151,21 +153,23 @@ impl BoundServer {
             EndpointConfig { allowed_origins, allowed_hosts, limits: config.limits };
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let workers = Arc::new(Handoff::new(config.workers));
-        let rejects = Arc::new(Handoff::new(config.limits.rejected_connections_pending_max));
+        let closing = Arc::new(Handoff::new(config.limits.closing_connections_pending_max));
         let stopping = Arc::new(AtomicBool::new(false));
         for _ in 0..config.workers {
-            let (handoff, endpoint) = (Arc::clone(&workers), Arc::clone(&endpoint));
-            spawn("worker", move || run_worker(&handoff, &endpoint)).map_err(ServerError::Io)?;
+            let (handoff, closing, endpoint) =
+                (Arc::clone(&workers), Arc::clone(&closing), Arc::clone(&endpoint));
+            spawn("worker", move || run_worker(&handoff, &closing, &endpoint))
+                .map_err(ServerError::Io)?;
         }
-        let (handoff, limits) = (Arc::clone(&rejects), config.limits);
-        spawn("rejecter", move || run_rejecter(&handoff, &limits)).map_err(ServerError::Io)?;
+        let (handoff, limits) = (Arc::clone(&closing), config.limits);
+        spawn("closer", move || run_closer(&handoff, &limits)).map_err(ServerError::Io)?;
         let acceptor = {
-            let (workers, rejects, stopping) =
-                (Arc::clone(&workers), Arc::clone(&rejects), Arc::clone(&stopping));
-            spawn("acceptor", move || run_acceptor(&listener, &workers, &rejects, &stopping))
+            let (workers, closing, stopping) =
+                (Arc::clone(&workers), Arc::clone(&closing), Arc::clone(&stopping));
+            spawn("acceptor", move || run_acceptor(&listener, &workers, &closing, &stopping))
                 .map_err(ServerError::Io)?
         };
-        Ok(RunningServer { port, endpoint, workers, rejects, stopping, acceptor: Some(acceptor) })
+        Ok(RunningServer { port, endpoint, workers, closing, stopping, acceptor: Some(acceptor) })
     }
 }
 
@@ -173,7 +177,16 @@ fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<JoinHandle
     thread::Builder::new().name(format!("loopback-mcp-{name}")).spawn(f)
 }
 
-fn run_worker(handoff: &Handoff, endpoint: &Endpoint) {
+/// A connection on its way out.
+#[derive(Debug)]
+enum Closing {
+    /// Refused for want of a free worker: it still gets its 503.
+    Refused(TcpStream),
+    /// Its last response is written: only the polite close remains.
+    Answered(TcpStream),
+}
+
+fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint: &Endpoint) {
     let mut fill_random = |buf: &mut [u8]| {
         // The operating system's generator does not fail on supported platforms; if it ever
         // did, a session id must not be predictable, so the request fails (the panic is caught
@@ -185,14 +198,22 @@ fn run_worker(handoff: &Handoff, endpoint: &Endpoint) {
     while let Some(stream) = handoff.take() {
         // The endpoint's own panics are already answered 500; this keeps the worker alive through
         // any other one (the connection is dropped).
-        let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-            connection::serve(stream, endpoint, &mut fill_random);
+        let ended = panic::catch_unwind(AssertUnwindSafe(|| {
+            connection::serve(stream, endpoint, &mut fill_random)
         }));
         handoff.finished();
+        if let Ok(Some(stream)) = ended {
+            // When the closer is full, this worker drains the connection itself (bounded).
+            if let Err(Closing::Answered(stream) | Closing::Refused(stream)) =
+                closing.offer(Closing::Answered(stream))
+            {
+                connection::close_politely(stream, endpoint.limits());
+            }
+        }
     }
 }
 
-fn run_rejecter(handoff: &Handoff, limits: &Limits) {
+fn run_closer(handoff: &Handoff<Closing>, limits: &Limits) {
     let mut response = Vec::new();
     let reply = Rejection::Overloaded.reply("");
     let mut writer = ResponseWriter::new(&mut response, reply.status);
@@ -203,9 +224,15 @@ fn run_rejecter(handoff: &Handoff, limits: &Limits) {
     if writer.finish(&reply.body, limits.response_bytes_max).is_err() {
         return;
     }
-    while let Some(mut stream) = handoff.take() {
-        let _ = stream.set_write_timeout(Some(limits.socket_write_timeout));
-        let _ = stream.write_all(&response);
+    while let Some(closing) = handoff.take() {
+        let stream = match closing {
+            Closing::Refused(mut stream) => {
+                let _ = stream.set_write_timeout(Some(limits.socket_write_timeout));
+                let _ = stream.write_all(&response);
+                stream
+            }
+            Closing::Answered(stream) => stream,
+        };
         connection::close_politely(stream, limits);
         handoff.finished();
     }
@@ -213,8 +240,8 @@ fn run_rejecter(handoff: &Handoff, limits: &Limits) {
 
 fn run_acceptor(
     listener: &TcpListener,
-    workers: &Handoff,
-    rejects: &Handoff,
+    workers: &Handoff<TcpStream>,
+    closing: &Handoff<Closing>,
     stopping: &AtomicBool,
 ) {
     for stream in listener.incoming() {
@@ -227,8 +254,8 @@ fn run_acceptor(
             continue;
         };
         if let Err(stream) = workers.offer(stream) {
-            // When the rejecter is full too, dropping the connection is all that is left.
-            let _ = rejects.offer(stream);
+            // When the closer is full too, dropping the connection is all that is left.
+            let _ = closing.offer(Closing::Refused(stream));
         }
     }
 }
@@ -238,8 +265,8 @@ fn run_acceptor(
 pub struct RunningServer {
     port: u16,
     endpoint: Arc<Endpoint>,
-    workers: Arc<Handoff>,
-    rejects: Arc<Handoff>,
+    workers: Arc<Handoff<TcpStream>>,
+    closing: Arc<Handoff<Closing>>,
     stopping: Arc<AtomicBool>,
     acceptor: Option<JoinHandle<()>>,
 }
@@ -270,7 +297,7 @@ impl RunningServer {
             let _ = acceptor.join();
         }
         self.workers.close();
-        self.rejects.close();
+        self.closing.close();
     }
 }
 

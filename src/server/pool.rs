@@ -1,47 +1,45 @@
-//! A fixed set of worker threads fed through a bounded hand-off, and a single thread that answers
-//! 503 to connections no worker is free to take.
+//! The bounded hand-off between the acceptor and the threads that take connections from it.
 //!
 //! The hand-off accepts a connection only when a worker is free for it: the connections waiting
 //! plus those being served never exceed the number of workers, counted exactly under one lock. So
 //! there is never a queue of connections behind busy workers and never a thread per connection,
 //! and a worker that has not yet reached its first `take` (just after start) still counts as free.
-//! A refused connection goes to the rejecter, whose own queue is bounded; when even that is full
-//! the connection is simply closed.
+//! The same hand-off, bounded by its queue alone, feeds the closer thread.
 
 use std::collections::VecDeque;
-use std::net::TcpStream;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
-/// A queue of connections, each one promised to a taker.
+/// A queue of items (connections), each one promised to a taker.
 #[derive(Debug)]
-pub struct Handoff {
-    state: Mutex<HandoffState>,
+pub struct Handoff<T> {
+    state: Mutex<HandoffState<T>>,
     ready: Condvar,
     /// The most connections waiting or being served at once.
     capacity: usize,
 }
 
-#[derive(Debug, Default)]
-struct HandoffState {
-    /// Connections taken and not yet finished.
+#[derive(Debug)]
+struct HandoffState<T> {
+    /// Items taken and not yet finished.
     busy: usize,
-    pending: VecDeque<TcpStream>,
+    pending: VecDeque<T>,
     closed: bool,
 }
 
-impl Handoff {
+impl<T> Handoff<T> {
     /// A hand-off for `capacity` takers: a connection is accepted only while fewer than
     /// `capacity` are waiting or being served.
-    pub fn new(capacity: usize) -> Handoff {
-        Handoff { state: Mutex::default(), ready: Condvar::new(), capacity }
+    pub fn new(capacity: usize) -> Handoff<T> {
+        let state = HandoffState { busy: 0, pending: VecDeque::new(), closed: false };
+        Handoff { state: Mutex::new(state), ready: Condvar::new(), capacity }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HandoffState> {
+    fn lock(&self) -> MutexGuard<'_, HandoffState<T>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Gives `stream` to a taker, or returns it when every taker is spoken for.
-    pub fn offer(&self, stream: TcpStream) -> Result<(), TcpStream> {
+    pub fn offer(&self, stream: T) -> Result<(), T> {
         let mut state = self.lock();
         if state.closed || state.pending.len() + state.busy >= self.capacity {
             return Err(stream);
@@ -54,7 +52,7 @@ impl Handoff {
 
     /// Waits for the next connection; `None` once the hand-off is closed. The caller must call
     /// [`Handoff::finished`] when done with it.
-    pub fn take(&self) -> Option<TcpStream> {
+    pub fn take(&self) -> Option<T> {
         let mut state = self.lock();
         loop {
             if let Some(stream) = state.pending.pop_front() {

@@ -46,6 +46,12 @@ run() { # name url session bearer
   echo "$1 $line"
   echo "$line" | sed -E 's/.*rps=([0-9]+).*p99_us=([0-9]+).*/\1 \2/' >> "$work/$1"
 }
+# Warm-up, not counted: first connections fault in each server's buffers and thread stacks.
+warm=$(open_session "$ours_url" "$token")
+for target in "$ours_url $warm $token" "http://127.0.0.1:18181/mcp" "http://127.0.0.1:18182/mcp $rmcp_session"; do
+  read -r url session bearer <<< "$target"
+  MCP_SESSION_ID=${session:-} MCP_BEARER=${bearer:-} wrk -t2 -c"$connections" -d2s -s "$lua" "$url" > /dev/null
+done
 for round in $(seq 1 "$rounds"); do
   # A fresh session each round: this server's sessions live 60 s from creation, never longer.
   ours_session=$(open_session "$ours_url" "$token")
