@@ -219,7 +219,9 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
     let mut line = Object::new();
     line.insert("route".into(), format!("{route:?}").to_lowercase().into());
     line.insert("connections".into(), Value::from(connections as u64));
-    line.insert("seconds".into(), us((elapsed * 1e6) as u64));
+    let seconds =
+        json::Number::parse(&format!("{elapsed:.3}")).unwrap_or_else(|| json::Number::from(0u64));
+    line.insert("seconds".into(), Value::Number(seconds));
     line.insert("operations".into(), Value::from(total.operations));
     line.insert("operations_per_second".into(), per_second(total.operations));
     line.insert("requests_per_second".into(), per_second(total.requests));

@@ -41,11 +41,13 @@ enum Stop {
 
 /// Serves every request of one connection. Returns the stream when it still needs a polite close
 /// (after a response that ended the connection); `None` when it was simply dropped (the peer
-/// left, a deadline passed).
+/// left, a deadline passed). `release` is called once, just before the response that ends the
+/// connection is written: from then on the worker no longer needs its place in the pool.
 pub fn serve(
     mut stream: TcpStream,
     endpoint: &Endpoint,
     fill_random: &mut dyn FnMut(&mut [u8]),
+    release: &mut dyn FnMut(),
 ) -> Option<TcpStream> {
     let limits = *endpoint.limits();
     // Small responses must not wait for the peer's delayed ACK (Nagle).
@@ -59,7 +61,7 @@ pub fn serve(
         limits,
         read_timeout: None,
     };
-    let mut output = Output { out: Vec::new(), limits };
+    let mut output = Output { out: Vec::new(), limits, release: Some(release) };
     for served in 1..=limits.requests_per_connection_max {
         let last = served == limits.requests_per_connection_max;
         match exchange(&mut input, &mut output, &mut stream, endpoint, fill_random, last) {
@@ -87,16 +89,18 @@ struct Input {
 }
 
 /// The sending side of a connection.
-struct Output {
+struct Output<'r> {
     /// The serialized response, reused from one response to the next.
     out: Vec<u8>,
     limits: Limits,
+    /// Called before the last response is written (see [`serve`]); taken when called.
+    release: Option<&'r mut dyn FnMut()>,
 }
 
 /// One request and its response. `Ok(true)` when the connection may carry another.
 fn exchange(
     input: &mut Input,
-    output: &mut Output,
+    output: &mut Output<'_>,
     stream: &mut TcpStream,
     endpoint: &Endpoint,
     fill_random: &mut dyn FnMut(&mut [u8]),
@@ -268,9 +272,14 @@ impl ReadBuffer {
     }
 }
 
-impl Output {
+impl Output<'_> {
     /// Serializes and writes one reply in a single write.
     fn send(&mut self, stream: &mut TcpStream, reply: &Reply, close: bool) {
+        if close {
+            if let Some(release) = self.release.take() {
+                release();
+            }
+        }
         self.out.clear();
         let mut writer = ResponseWriter::new(&mut self.out, reply.status);
         for (name, value) in &reply.fields {

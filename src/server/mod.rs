@@ -198,10 +198,18 @@ fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint
     while let Some(stream) = handoff.take() {
         // The endpoint's own panics are already answered 500; this keeps the worker alive through
         // any other one (the connection is dropped).
+        // The place in the pool is given back as soon as the last response is on its way, so a
+        // client reconnecting at once finds it free; at the latest when `serve` returns.
+        let mut released = false;
+        let mut release = || {
+            if !std::mem::replace(&mut released, true) {
+                handoff.finished();
+            }
+        };
         let ended = panic::catch_unwind(AssertUnwindSafe(|| {
-            connection::serve(stream, endpoint, &mut fill_random)
+            connection::serve(stream, endpoint, &mut fill_random, &mut release)
         }));
-        handoff.finished();
+        release();
         if let Ok(Some(stream)) = ended {
             // When the closer is full, this worker drains the connection itself (bounded).
             if let Err(Closing::Answered(stream) | Closing::Refused(stream)) =
