@@ -275,10 +275,8 @@ impl ReadBuffer {
 impl Output<'_> {
     /// Serializes and writes one reply in a single write.
     fn send(&mut self, stream: &mut TcpStream, reply: &Reply, close: bool) {
-        if close {
-            if let Some(release) = self.release.take() {
-                release();
-            }
+        if close && let Some(release) = self.release.take() {
+            release();
         }
         self.out.clear();
         let mut writer = ResponseWriter::new(&mut self.out, reply.status);
