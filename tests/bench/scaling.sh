@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The scaling table of README: `bench` (a separate process) against `serve`, for each route at 1,
+# 16 and 64 connections, then past the worker count; the server's resident memory at idle and its
+# peak under load. Loopback only; each run lasts SECONDS.
+#
+#   tests/bench/scaling.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-5}
+cargo build --release --quiet
+bin=$PWD/target/release/loopback-mcp-http
+work=$(mktemp -d)
+# Room for one session per connection on the initialize route (the default is 8).
+"$bin" serve --max-sessions 1024 < /dev/null > "$work/serve.json" &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+until [ -s "$work/serve.json" ]; do sleep 0.1; done
+read -r url token <<< "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["url"], d["tokens"]["full"])' "$work/serve.json")"
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
+peak() { awk '/^VmHWM/ {print $2}' "/proc/$pid/status"; }
+echo "idle resident memory: $(rss) KiB"
+"$bin" bench --url "$url" --token "$token" --connections 16 --seconds 2 > /dev/null  # warm-up
+echo "| route | connections | operations/s | requests/s | p50 µs | p99 µs | errors |"
+echo "|---|---|---|---|---|---|---|"
+row() { # route connections
+  "$bin" bench --url "$url" --token "$token" --route "$1" --connections "$2" --seconds "$seconds" |
+    python3 -c 'import json,sys; r = json.load(sys.stdin); print("| {route} | {connections} | {operations_per_second} | {requests_per_second} | {p50_us} | {p99_us} | {errors} |".format(**r))'
+}
+for route in ping resources initialize; do
+  for connections in 1 16 64; do
+    row "$route" "$connections"
+  done
+done
+echo "peak resident memory up to 64 busy connections: $(peak) KiB"
+for connections in 96 128; do
+  row ping "$connections"
+done
+echo "(past 64 connections the errors are 503 answers from the closer: load is shed, not queued)"
