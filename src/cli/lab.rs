@@ -73,6 +73,27 @@ impl Lab {
     }
 }
 
+/// The commonest experiment: alice's well-formed ping (200), then the same ping with one change
+/// made by `change`, predicted to get `status` and `key`.
+fn ping_with_one_change(
+    lab: &mut Lab,
+    change: fn(RequestSpec) -> RequestSpec,
+    described: &str,
+    status: u16,
+    key: Key,
+) -> Vec<Observation> {
+    let base = lab.alice.post_spec(PING);
+    let changed = change(base.clone());
+    vec![
+        Lab::observe(
+            &mut lab.alice,
+            &base,
+            probe("baseline", "a well-formed ping", 200, Key::Nothing),
+        ),
+        Lab::observe(&mut lab.alice, &changed, probe("changed", described, status, key)),
+    ]
+}
+
 fn open(local: &LocalServer, role: Role) -> Result<McpClient, String> {
     let mut client = local.client(role);
     client.initialize(PROTOCOL_VERSION).map_err(|e| format!("{}: initialize: {e}", role.name()))?;
@@ -125,90 +146,52 @@ const EXPERIMENTS: [Experiment; 11] = [
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
         run: |lab| {
-            let base = lab.alice.post_spec(PING);
-            let changed = base.clone().set("Accept", "application/json");
-            Ok(vec![
-                Lab::observe(
-                    &mut lab.alice,
-                    &base,
-                    probe("baseline", "a well-formed ping", 200, Key::Nothing),
-                ),
-                Lab::observe(
-                    &mut lab.alice,
-                    &changed,
-                    probe("changed", "Accept: application/json", 406, Key::Code("not_acceptable")),
-                ),
-            ])
+            Ok(ping_with_one_change(
+                lab,
+                |base| base.set("Accept", "application/json"),
+                "Accept: application/json",
+                406,
+                Key::Code("not_acceptable"),
+            ))
         },
     },
     Experiment {
         name: "content-type-text-plain",
         explanation: "A POST body must be declared application/json: 415. This is this project's hardening rule, not a MUST of the transport specification.",
         run: |lab| {
-            let base = lab.alice.post_spec(PING);
-            let changed = base.clone().set("Content-Type", "text/plain");
-            Ok(vec![
-                Lab::observe(
-                    &mut lab.alice,
-                    &base,
-                    probe("baseline", "a well-formed ping", 200, Key::Nothing),
-                ),
-                Lab::observe(
-                    &mut lab.alice,
-                    &changed,
-                    probe(
-                        "changed",
-                        "Content-Type: text/plain",
-                        415,
-                        Key::Code("unsupported_media_type"),
-                    ),
-                ),
-            ])
+            Ok(ping_with_one_change(
+                lab,
+                |base| base.set("Content-Type", "text/plain"),
+                "Content-Type: text/plain",
+                415,
+                Key::Code("unsupported_media_type"),
+            ))
         },
     },
     Experiment {
         name: "missing-protocol-version",
         explanation: "After initialize every request carries MCP-Protocol-Version: 2025-11-25; without it: 400.",
         run: |lab| {
-            let base = lab.alice.post_spec(PING);
-            let changed = base.clone().without("MCP-Protocol-Version");
-            Ok(vec![
-                Lab::observe(
-                    &mut lab.alice,
-                    &base,
-                    probe("baseline", "a well-formed ping", 200, Key::Nothing),
-                ),
-                Lab::observe(
-                    &mut lab.alice,
-                    &changed,
-                    probe(
-                        "changed",
-                        "no MCP-Protocol-Version",
-                        400,
-                        Key::Code("protocol_version_unsupported"),
-                    ),
-                ),
-            ])
+            Ok(ping_with_one_change(
+                lab,
+                |base| base.without("MCP-Protocol-Version"),
+                "no MCP-Protocol-Version",
+                400,
+                Key::Code("protocol_version_unsupported"),
+            ))
         },
     },
     Experiment {
         name: "missing-session-id",
         explanation: "Every request after initialize carries the session id; without it: 400 (a stale or unknown one would be 404).",
         run: |lab| {
-            let base = lab.alice.post_spec(PING);
-            let changed = base.clone().without("MCP-Session-Id");
-            Ok(vec![
-                Lab::observe(
-                    &mut lab.alice,
-                    &base,
-                    probe("baseline", "a well-formed ping", 200, Key::Nothing),
-                ),
-                Lab::observe(
-                    &mut lab.alice,
-                    &changed,
-                    probe("changed", "no MCP-Session-Id", 400, Key::Code("session_missing")),
-                ),
-            ])
+            Ok(ping_with_one_change(
+                lab,
+                |base| base.without("MCP-Session-Id"),
+                "no MCP-Session-Id",
+                400,
+                Key::Code("session_missing"),
+            ))
         },
     },
     Experiment {
