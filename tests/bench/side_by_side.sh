@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Side by side, in one run: keep-alive pings with wrk against this server (`serve`), the minimal
 # std::net responder and the official Rust SDK server from ../shared/bench/ (built beforehand in a
-# scratch copy, see that folder's README). Prints one RESULT line per server and round, then the
-# ratios of the medians. Loopback only; each run is bounded by its duration.
+# scratch copy, see that folder's README). Prints one RESULT line per server and round (with the
+# server's CPU time per request, user and system), then the ratios of the medians. Loopback only; each run is bounded by its duration.
 #
 #   tests/bench/side_by_side.sh PEERS_DIR [SECONDS] [CONNECTIONS] [ROUNDS]
 #   e.g. tests/bench/side_by_side.sh /tmp/benchpeers 5 16 3
@@ -40,10 +40,16 @@ open_session() {
 }
 rmcp_session=$(open_session "http://127.0.0.1:18182/mcp")
 
-run() { # name url session bearer
-  local line
+# cpu PID: the process's user and system CPU time so far, in clock ticks
+cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }
+ticks=$(getconf CLK_TCK)
+run() { # name url session bearer pid
+  local line u0 s0 u1 s1 good
+  read -r u0 s0 <<< "$(cpu "$5")"
   line=$(MCP_SESSION_ID=$3 MCP_BEARER=$4 wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$lua" "$2" | grep '^RESULT')
-  echo "$1 $line"
+  read -r u1 s1 <<< "$(cpu "$5")"
+  good=$(echo "$line" | sed -E 's/.*good=([0-9]+).*/\1/')
+  echo "$1 $line $(python3 -c 'import sys; t, n, u, s = map(int, sys.argv[1:]); print(f"user_us_per_req={u / t * 1e6 / max(n, 1):.2f} sys_us_per_req={s / t * 1e6 / max(n, 1):.2f}")' "$ticks" "$good" $((u1 - u0)) $((s1 - s0)))"
   echo "$line" | sed -E 's/.*rps=([0-9]+).*p99_us=([0-9]+).*/\1 \2/' >> "$work/$1"
 }
 # Warm-up, not counted: first connections fault in each server's buffers and thread stacks.
@@ -55,9 +61,9 @@ done
 for round in $(seq 1 "$rounds"); do
   # A fresh session each round: this server's sessions live 60 s from creation, never longer.
   ours_session=$(open_session "$ours_url" "$token")
-  run loopback-mcp-http "$ours_url" "$ours_session" "$token"
-  run raw-limit http://127.0.0.1:18181/mcp "" ""
-  run rmcp http://127.0.0.1:18182/mcp "$rmcp_session" ""
+  run loopback-mcp-http "$ours_url" "$ours_session" "$token" "${pids[0]}"
+  run raw-limit http://127.0.0.1:18181/mcp "" "" "${pids[1]}"
+  run rmcp http://127.0.0.1:18182/mcp "$rmcp_session" "" "${pids[2]}"
 done
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ours=$(cut -d' ' -f1 "$work/loopback-mcp-http" | median)
