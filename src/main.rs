@@ -17,7 +17,7 @@ usage: loopback-mcp-http demo [--trace]
        loopback-mcp-http attack [--trace]
        loopback-mcp-http lab list | lab run <name|all> [--trace]
        loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
-                               [--max-sessions N] [--session-ttl-secs N] [--workers N]
+                               [--max-sessions N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]
        loopback-mcp-http inspect <request|response|json|sse> [FILE]
        loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize]
                                [--url URL --token T]
