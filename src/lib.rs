@@ -34,5 +34,6 @@ pub mod inspect;
 pub mod json;
 pub mod limits;
 pub mod mcp;
+pub mod random;
 pub mod server;
 pub mod sse;

@@ -2,17 +2,20 @@
 //! order, the expiry boundary, revocation and revision changes, Unicode and malformed claims, and
 //! that nothing the policy returns ever contains a token.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use loopback_mcp_http::auth::claims::ClaimError;
-use loopback_mcp_http::auth::fixtures::{self, Fixture, Role};
+use loopback_mcp_http::auth::fixtures::{self, Fixture, FixtureError, Role};
 use loopback_mcp_http::auth::policy::{
     Denial, InvalidTokenReason as R, OfflineTokenPolicy, Principal,
 };
 use loopback_mcp_http::auth::scope::{self, Requirement};
 use loopback_mcp_http::json;
+use loopback_mcp_http::random::RandomUnavailable;
 
 const PORT: u16 = 8123;
 const META: &str = "http://127.0.0.1:8123/.well-known/oauth-protected-resource/mcp";
@@ -21,19 +24,8 @@ fn now() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000)
 }
 
-/// A deterministic stand-in for the operating system's generator.
-fn counter_random() -> impl FnMut(&mut [u8]) {
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    move |buf: &mut [u8]| {
-        for b in buf.iter_mut() {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            *b = (state >> 56) as u8;
-        }
-    }
-}
-
 fn fixture() -> Fixture {
-    Fixture::build(PORT, now(), &mut counter_random()).expect("fixture builds")
+    Fixture::build(PORT, now(), &mut common::deterministic_random()).expect("fixture builds")
 }
 
 fn bearer(token: &str) -> Vec<u8> {
@@ -373,15 +365,30 @@ fn malformed_claims_are_refused_when_the_fixture_is_built() {
 
 #[test]
 fn a_repeating_random_source_is_refused() {
-    let mut zeros = |buf: &mut [u8]| buf.fill(0);
+    let mut zeros = |buf: &mut [u8]| {
+        buf.fill(0);
+        Ok(())
+    };
     let result = Fixture::build(PORT, now(), &mut zeros);
-    assert_eq!(result.err(), Some(ClaimError::DuplicateToken));
+    assert_eq!(result.err(), Some(FixtureError::Claims(ClaimError::DuplicateToken)));
+}
+
+#[test]
+fn a_failing_random_source_builds_no_fixture() {
+    let failure = RandomUnavailable { os_error: Some(38) };
+    let mut failing = |_: &mut [u8]| Err(failure);
+    let result = Fixture::build(PORT, now(), &mut failing);
+    assert_eq!(result.err(), Some(FixtureError::Random(failure)));
 }
 
 #[test]
 fn fixture_tokens_are_random_per_build_and_carry_no_role() {
     let a = fixture();
-    let b = Fixture::build(PORT, now(), &mut |buf: &mut [u8]| buf.fill_with(rand_byte)).unwrap();
+    let mut second_source = |buf: &mut [u8]| {
+        buf.fill_with(rand_byte);
+        Ok(())
+    };
+    let b = Fixture::build(PORT, now(), &mut second_source).unwrap();
     let tokens_a: BTreeSet<&str> = a.tokens().map(|(_, t)| t).collect();
     let tokens_b: BTreeSet<&str> = b.tokens().map(|(_, t)| t).collect();
     assert_eq!(tokens_a.len(), Role::ALL.len());

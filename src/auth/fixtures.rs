@@ -21,11 +21,13 @@
 //! on every run and say nothing about their role.
 
 use std::collections::BTreeSet;
+use std::fmt;
 use std::time::{Duration, SystemTime};
 
 use super::claims::{ClaimError, TokenClaims};
 use super::policy::OfflineTokenPolicy;
 use super::scope::{MCP_CONNECT, RESOURCES_READ};
+use crate::random::{self, FillRandom, RandomUnavailable};
 
 /// The issuer the policy trusts: deliberately a name that can never resolve (`.invalid`).
 pub const ISSUER: &str = "https://issuer.loopback-mcp-http.invalid";
@@ -151,6 +153,26 @@ impl Role {
     }
 }
 
+/// Why the fixture could not be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixtureError {
+    /// The random source failed.
+    Random(RandomUnavailable),
+    /// A token was refused, e.g. a repeating random source produced one twice.
+    Claims(ClaimError),
+}
+
+impl fmt::Display for FixtureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FixtureError::Random(e) => e.fmt(f),
+            FixtureError::Claims(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for FixtureError {}
+
 /// A policy with every role registered, and the tokens that go with them.
 #[derive(Clone, Debug)]
 pub struct Fixture {
@@ -165,8 +187,8 @@ impl Fixture {
     pub fn build(
         port: u16,
         now: SystemTime,
-        fill_random: &mut dyn FnMut(&mut [u8]),
-    ) -> Result<Fixture, ClaimError> {
+        fill_random: &mut FillRandom<'_>,
+    ) -> Result<Fixture, FixtureError> {
         let mut policy = OfflineTokenPolicy::for_loopback_port(port, ISSUER);
         let subjects = [
             ("alice", "acme"),
@@ -182,8 +204,8 @@ impl Fixture {
         let resource = policy.resource().to_owned();
         let mut tokens = Vec::with_capacity(Role::ALL.len());
         for role in Role::ALL {
-            let token = random_token(fill_random);
-            policy.register(&token, role.claims(&resource, now))?;
+            let token = random::hex(fill_random, TOKEN_BYTES).map_err(FixtureError::Random)?;
+            policy.register(&token, role.claims(&resource, now)).map_err(FixtureError::Claims)?;
             tokens.push((role, token));
         }
         policy.revoke(&Role::Revoked.token_id());
@@ -212,9 +234,5 @@ impl Fixture {
     }
 }
 
-/// 32 random bytes as 64 lowercase hex digits.
-fn random_token(fill_random: &mut dyn FnMut(&mut [u8])) -> String {
-    let mut bytes = [0u8; 32];
-    fill_random(&mut bytes);
-    crate::decimal::hex(&bytes)
-}
+/// Random bytes per token: 64 hex digits.
+const TOKEN_BYTES: usize = 32;

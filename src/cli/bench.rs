@@ -148,12 +148,7 @@ impl Target {
         let limits = Limits { sessions_active_max: 1024, ..Limits::DEFAULT };
         let bound = server::bind(ServerConfig { limits, ..ServerConfig::default() })
             .map_err(|e| e.to_string())?;
-        let mut fill = |buf: &mut [u8]| {
-            if let Err(e) = getrandom::fill(buf) {
-                panic!("the operating system's random generator failed: {e}");
-            }
-        };
-        let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut fill)
+        let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
             .map_err(|e| e.to_string())?;
         let server = bound.start(fixture.policy.clone()).map_err(|e| e.to_string())?;
         Ok(Target {

@@ -23,7 +23,7 @@ impl LocalServer {
     pub fn start(trace: bool) -> Result<LocalServer, String> {
         let config = ServerConfig { workers: 8, ..ServerConfig::default() };
         let bound = server::bind(config).map_err(|e| e.to_string())?;
-        let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut fill_random)
+        let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
             .map_err(|e| format!("cannot build the fixture tokens: {e}"))?;
         let server = bound.start(fixture.policy.clone()).map_err(|e| e.to_string())?;
         Ok(LocalServer { server, fixture, trace })
@@ -37,12 +37,5 @@ impl LocalServer {
             trace.secret(token);
         }
         McpClient::new(self.server.address(), self.fixture.token(role), trace)
-    }
-}
-
-fn fill_random(buf: &mut [u8]) {
-    if let Err(e) = getrandom::fill(buf) {
-        eprintln!("error: the operating system's random generator failed: {e}");
-        std::process::exit(1);
     }
 }

@@ -76,7 +76,7 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     };
     let port = bound.port();
-    let fixture = match Fixture::build(port, SystemTime::now(), &mut fill_random) {
+    let fixture = match Fixture::build(port, SystemTime::now(), &mut server::fill_os_random) {
         Ok(fixture) => fixture,
         Err(e) => {
             eprintln!("error: cannot build the fixture tokens: {e}");
@@ -97,13 +97,6 @@ pub fn run(args: &[String]) -> ExitCode {
     // stdin ended: keep serving until the process is killed.
     loop {
         std::thread::park();
-    }
-}
-
-fn fill_random(buf: &mut [u8]) {
-    if let Err(e) = getrandom::fill(buf) {
-        eprintln!("error: the operating system's random generator failed: {e}");
-        std::process::exit(1);
     }
 }
 

@@ -50,6 +50,7 @@ use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, SessionBudget, SessionKey, SessionTable, StreamEvent,
 };
+use crate::random::{self, FillRandom};
 use crate::sse::Event;
 
 pub use rejection::Rejection;
@@ -188,7 +189,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         body: &[u8],
         clock: Clock,
-        random: &mut dyn FnMut(&mut [u8]),
+        random: &mut FillRandom<'_>,
     ) -> Reply {
         let result = match route {
             Route::Metadata => Ok(Reply::json(Status::Ok, &self.policy().metadata())),
@@ -205,7 +206,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         body: &[u8],
         clock: Clock,
-        random: &mut dyn FnMut(&mut [u8]),
+        random: &mut FillRandom<'_>,
     ) -> Reply {
         match self.admit(head) {
             Ok(route) => self.respond(route, head, body, clock, random),
@@ -259,7 +260,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         body: &[u8],
         clock: Clock,
-        random: &mut dyn FnMut(&mut [u8]),
+        random: &mut FillRandom<'_>,
     ) -> Result<Reply, Rejection> {
         let value = json::decode(body, self.limits().json_depth_max)
             .map_err(|e| Rejection::Json(e.kind))?;
@@ -309,7 +310,7 @@ impl Endpoint {
         params: &Object,
         principal: &Principal,
         clock: Clock,
-        random: &mut dyn FnMut(&mut [u8]),
+        random: &mut FillRandom<'_>,
     ) -> Result<Reply, Rejection> {
         if head.fields.get("mcp-session-id").is_some() {
             return Err(Rejection::SessionOnInitialize);
@@ -319,8 +320,8 @@ impl Endpoint {
             let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
             return Ok(Reply::json(Status::Ok, &error));
         }
-        let session_id = random_hex(random, 24);
-        let tag = random_hex(random, 8);
+        let session_id = random::hex(random, 24)?;
+        let tag = random::hex(random, 8)?;
         let session = self
             .sessions
             .create(&session_id, tag, OwnerRef::from(principal), clock.now)
@@ -428,12 +429,6 @@ impl Endpoint {
 
 fn stream_event(event: StreamEvent) -> Event {
     Event { id: Some(event.id), event: None, data: Some(json::encode(&event.message)), retry: None }
-}
-
-fn random_hex(random: &mut dyn FnMut(&mut [u8]), bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    random(&mut buf);
-    crate::decimal::hex(&buf)
 }
 
 /// What a message needs from its token: `resources/list` reads tenant data; everything else

@@ -14,6 +14,7 @@ use crate::http::{RequestError, Status};
 use crate::json::JsonErrorKind;
 use crate::mcp::jsonrpc::{self, MessageError, code};
 use crate::mcp::session::CursorError;
+use crate::random::RandomUnavailable;
 
 /// A refused request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,8 +69,16 @@ pub enum Rejection {
     Cursor(CursorError),
     /// Every worker is busy.
     Overloaded,
-    /// A bug on the server's side (a panic, an event that would not encode).
+    /// A failure on the server's side: a panic, an event that would not encode, or a random
+    /// source that could not deliver a session id.
     Internal,
+}
+
+/// Without randomness no session id can be drawn: the request fails whole, nothing is created.
+impl From<RandomUnavailable> for Rejection {
+    fn from(_: RandomUnavailable) -> Rejection {
+        Rejection::Internal
+    }
 }
 
 impl Rejection {

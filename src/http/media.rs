@@ -96,7 +96,7 @@ impl<'a> MediaType<'a> {
             return Err(MediaError { kind: MediaErrorKind::WildcardInvalid, offset: 0 });
         }
         cursor.skip_ows();
-        cursor.expect_end()?;
+        cursor.require_end()?;
         Ok(media)
     }
 
@@ -161,7 +161,7 @@ impl<'a> Accept<'a> {
                     if cursor.at_end() {
                         break;
                     }
-                    cursor.expect(b',')?;
+                    cursor.require(b',')?;
                 }
             }
         }
@@ -226,11 +226,11 @@ impl<'a> Cursor<'a> {
         MediaError { kind, offset: self.pos }
     }
 
-    fn expect(&mut self, byte: u8) -> Result<(), MediaError> {
+    fn require(&mut self, byte: u8) -> Result<(), MediaError> {
         if self.eat(byte) { Ok(()) } else { Err(self.error(MediaErrorKind::Syntax)) }
     }
 
-    fn expect_end(&self) -> Result<(), MediaError> {
+    fn require_end(&self) -> Result<(), MediaError> {
         if self.at_end() { Ok(()) } else { Err(self.error(MediaErrorKind::Syntax)) }
     }
 
@@ -254,7 +254,7 @@ impl<'a> Cursor<'a> {
     /// `type "/" subtype parameters`.
     fn media_type(&mut self) -> Result<MediaType<'a>, MediaError> {
         let type_ = self.token()?;
-        self.expect(b'/')?;
+        self.require(b'/')?;
         let subtype = self.token()?;
         let mut params = Vec::new();
         loop {
@@ -274,7 +274,7 @@ impl<'a> Cursor<'a> {
 
     fn param(&mut self) -> Result<MediaParam<'a>, MediaError> {
         let name = self.token()?;
-        self.expect(b'=')?;
+        self.require(b'=')?;
         let quoted = self.peek() == Some(b'"');
         let value = if quoted { self.quoted_string()? } else { self.token()?.as_bytes().into() };
         Ok(MediaParam { name, value, quoted })
@@ -282,7 +282,7 @@ impl<'a> Cursor<'a> {
 
     /// `DQUOTE *( qdtext / quoted-pair ) DQUOTE`, unescaped.
     fn quoted_string(&mut self) -> Result<Cow<'a, [u8]>, MediaError> {
-        self.expect(b'"')?;
+        self.require(b'"')?;
         let start = self.pos;
         let mut unescaped: Option<Vec<u8>> = None;
         loop {

@@ -22,6 +22,7 @@ use crate::endpoint::{Clock, Endpoint, Rejection, Reply, Route};
 use crate::http::writer::ResponseWriter;
 use crate::http::{Parsed, RequestHead, RequestParser, Status};
 use crate::limits::Limits;
+use crate::random::FillRandom;
 
 /// What the head of an admitted request says about the rest of the exchange.
 struct Admitted {
@@ -46,7 +47,7 @@ enum Stop {
 pub fn serve(
     mut stream: TcpStream,
     endpoint: &Endpoint,
-    fill_random: &mut dyn FnMut(&mut [u8]),
+    fill_random: &mut FillRandom<'_>,
     release: &mut dyn FnMut(),
 ) -> Option<TcpStream> {
     let limits = *endpoint.limits();
@@ -103,7 +104,7 @@ fn exchange(
     output: &mut Output<'_>,
     stream: &mut TcpStream,
     endpoint: &Endpoint,
-    fill_random: &mut dyn FnMut(&mut [u8]),
+    fill_random: &mut FillRandom<'_>,
     last: bool,
 ) -> Result<bool, Stop> {
     input.parser.reset();
@@ -163,7 +164,7 @@ fn respond(
     route: Route,
     head: &RequestHead<'_>,
     body: &[u8],
-    fill_random: &mut dyn FnMut(&mut [u8]),
+    fill_random: &mut FillRandom<'_>,
 ) -> Result<Reply, Stop> {
     let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
     guarded(|| endpoint.respond(route, head, body, clock, fill_random)).map_err(Stop::Refuse)

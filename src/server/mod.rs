@@ -28,6 +28,7 @@ use crate::auth::policy::OfflineTokenPolicy;
 use crate::endpoint::{Endpoint, EndpointConfig, Rejection};
 use crate::http::writer::ResponseWriter;
 use crate::limits::{Limits, LimitsError};
+use crate::random::RandomUnavailable;
 use pool::Handoff;
 
 /// How the server is started.
@@ -186,15 +187,14 @@ enum Closing {
     Answered(TcpStream),
 }
 
+/// The operating system's generator, the only randomness the server and the commands use. It
+/// does not fail on supported platforms; if it ever did, the caller gets an error (an initialize
+/// is answered 500 and creates nothing) rather than predictable bytes.
+pub fn fill_os_random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
+    getrandom::fill(buf).map_err(|e| RandomUnavailable { os_error: e.raw_os_error() })
+}
+
 fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint: &Endpoint) {
-    let mut fill_random = |buf: &mut [u8]| {
-        // The operating system's generator does not fail on supported platforms; if it ever
-        // did, a session id must not be predictable, so the request fails (the panic is caught
-        // around the endpoint and answered 500) rather than go on with weak bytes.
-        if let Err(e) = getrandom::fill(buf) {
-            panic!("the operating system's random generator failed: {e}");
-        }
-    };
     while let Some(stream) = handoff.take() {
         // The endpoint's own panics are already answered 500; this keeps the worker alive through
         // any other one (the connection is dropped).
@@ -207,7 +207,7 @@ fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint
             }
         };
         let ended = panic::catch_unwind(AssertUnwindSafe(|| {
-            connection::serve(stream, endpoint, &mut fill_random, &mut release)
+            connection::serve(stream, endpoint, &mut fill_os_random, &mut release)
         }));
         release();
         if let Ok(Some(stream)) = ended {

@@ -6,6 +6,19 @@ pub mod server;
 
 use loopback_mcp_http::http::{Parsed, RequestError, RequestHead, RequestParser};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::random::RandomUnavailable;
+
+/// A deterministic stand-in for the operating system's generator (a 64-bit LCG, top byte).
+pub fn deterministic_random() -> impl FnMut(&mut [u8]) -> Result<(), RandomUnavailable> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    move |buf: &mut [u8]| {
+        for b in buf.iter_mut() {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            *b = (state >> 56) as u8;
+        }
+        Ok(())
+    }
+}
 
 /// `byte` repeated `n` times.
 pub fn rep(byte: u8, n: usize) -> Vec<u8> {

@@ -32,10 +32,8 @@ pub fn start() -> TestServer {
 
 pub fn start_with(config: ServerConfig) -> TestServer {
     let bound = server::bind(config).expect("bind");
-    let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut |buf: &mut [u8]| {
-        getrandom::fill(buf).expect("random")
-    })
-    .expect("fixture");
+    let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
+        .expect("fixture");
     let server = bound.start(fixture.policy.clone()).expect("start");
     let secrets = fixture.tokens().map(|(_, t)| t.to_owned()).collect();
     TestServer { server, fixture, secrets: Mutex::new(secrets) }

@@ -1,0 +1,36 @@
+//! Randomness as the pure core receives it: a fill function handed in by the caller, which may
+//! fail, and the one way ids and tokens are drawn from it (bytes as lowercase hex).
+//!
+//! Deliberately draws nothing itself: the operating system's generator is read only by the shell
+//! ([`crate::server::fill_os_random`]), so tests can hand the core a deterministic or a failing
+//! source. A failed draw is an error value, never a panic and never weaker bytes.
+
+use std::fmt;
+
+/// The random source could not deliver; nothing that needed it was created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RandomUnavailable {
+    /// The operating system's error number, when there was one.
+    pub os_error: Option<i32>,
+}
+
+impl fmt::Display for RandomUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.os_error {
+            Some(errno) => write!(f, "the random generator failed (os error {errno})"),
+            None => f.write_str("the random generator failed"),
+        }
+    }
+}
+
+impl std::error::Error for RandomUnavailable {}
+
+/// A source of random bytes: fills the whole buffer or fails.
+pub type FillRandom<'a> = dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable> + 'a;
+
+/// `bytes` random bytes as `2 * bytes` lowercase hex digits.
+pub fn hex(fill: &mut FillRandom<'_>, bytes: usize) -> Result<String, RandomUnavailable> {
+    let mut buf = vec![0u8; bytes];
+    fill(&mut buf)?;
+    Ok(crate::decimal::hex(&buf))
+}

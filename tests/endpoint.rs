@@ -1,0 +1,78 @@
+//! The endpoint driven without sockets: a parsed head, a body, a clock and a random source in, a
+//! reply out. Covers what the socket tests cannot arrange, such as a random source that fails.
+
+mod common;
+
+use std::time::{Duration, Instant, SystemTime};
+
+use loopback_mcp_http::auth::fixtures::{Fixture, Role};
+use loopback_mcp_http::endpoint::{Clock, Endpoint, EndpointConfig, Reply};
+use loopback_mcp_http::http::{Parsed, RequestParser};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::random::RandomUnavailable;
+
+const PORT: u16 = 8123;
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+fn clock(now: Instant) -> Clock {
+    Clock { now, wall: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000) }
+}
+
+/// An endpoint with one session slot, and the `full` role's token.
+fn endpoint() -> (Endpoint, String) {
+    let wall = clock(Instant::now()).wall;
+    let fixture = Fixture::build(PORT, wall, &mut common::deterministic_random()).expect("fixture");
+    let config = EndpointConfig {
+        allowed_origins: EndpointConfig::default_origins(PORT),
+        allowed_hosts: EndpointConfig::default_hosts(PORT),
+        limits: Limits { sessions_active_max: 1, ..Limits::DEFAULT },
+    };
+    (Endpoint::new(config, fixture.policy.clone()), fixture.token(Role::Full).to_owned())
+}
+
+fn initialize_bytes(token: &str) -> Vec<u8> {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n{INITIALIZE}",
+        INITIALIZE.len()
+    )
+    .into_bytes()
+}
+
+fn send(
+    endpoint: &Endpoint,
+    bytes: &[u8],
+    now: Instant,
+    random: &mut dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable>,
+) -> Reply {
+    let parsed = RequestParser::new(endpoint.limits()).parse(bytes).expect("a valid head");
+    let Parsed::Complete { value: head, len } = parsed else { panic!("a complete head") };
+    endpoint.handle(&head, &bytes[len..], clock(now), random)
+}
+
+fn session_id(reply: &Reply) -> Option<&str> {
+    reply.fields.iter().find(|(name, _)| *name == "MCP-Session-Id").map(|(_, v)| v.as_ref())
+}
+
+#[test]
+fn initialize_with_a_failing_random_source_is_500_and_leaves_nothing_behind() {
+    let (endpoint, token) = endpoint();
+    let now = Instant::now();
+    let request = initialize_bytes(&token);
+    let mut failing = |_: &mut [u8]| Err(RandomUnavailable { os_error: None });
+
+    let refused = send(&endpoint, &request, now, &mut failing);
+    assert_eq!(refused.status.code(), 500);
+    assert_eq!(
+        String::from_utf8_lossy(&refused.body),
+        r#"{"error":{"code":-32603,"message":"internal_error"},"jsonrpc":"2.0"}"#
+    );
+    assert_eq!(session_id(&refused), None);
+    assert_eq!(endpoint.live_sessions(now), 0);
+
+    // The one slot is still free: a working source gets the session.
+    let accepted = send(&endpoint, &request, now, &mut common::deterministic_random());
+    assert_eq!(accepted.status.code(), 200);
+    assert_eq!(session_id(&accepted).map(str::len), Some(48));
+    assert_eq!(endpoint.live_sessions(now), 1);
+}
