@@ -19,7 +19,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::endpoint::{Clock, Endpoint, Rejection, Reply, Route};
-use crate::http::writer::ResponseWriter;
+use crate::http::writer::{ResponseWriter, WriteError};
 use crate::http::{Parsed, RequestHead, RequestParser, Status};
 use crate::limits::Limits;
 use crate::random::FillRandom;
@@ -29,6 +29,7 @@ struct Admitted {
     route: Route,
     body_len: usize,
     expect_continue: bool,
+    /// The head allows another request and the per-connection budget is not spent.
     keep_alive: bool,
 }
 
@@ -112,13 +113,11 @@ fn exchange(
     // The head is built once; when the body came with it (the usual case) it serves both stages.
     let (admitted, request_len) = {
         let head = built_head(&mut input.parser, input.buf.data())?;
-        let admitted = admit(endpoint, &head)?;
+        let admitted = admit(endpoint, &head, last)?;
         let request_len = head_len + admitted.body_len;
         if input.buf.len() >= request_len {
             let body = &input.buf.data()[head_len..request_len];
-            let reply = respond(endpoint, admitted.route, &head, body, fill_random)?;
-            let keep_alive = admitted.keep_alive && !reply.close && !last;
-            output.send(stream, &reply, !keep_alive);
+            let keep_alive = answer(endpoint, output, stream, &admitted, &head, body, fill_random)?;
             input.buf.consume(request_len);
             return Ok(keep_alive);
         }
@@ -130,10 +129,27 @@ fn exchange(
     input.read_body(stream, request_len)?;
     let head = built_head(&mut input.parser, input.buf.data())?;
     let body = &input.buf.data()[head_len..request_len];
-    let reply = respond(endpoint, admitted.route, &head, body, fill_random)?;
-    let keep_alive = admitted.keep_alive && !reply.close && !last;
-    output.send(stream, &reply, !keep_alive);
+    let keep_alive = answer(endpoint, output, stream, &admitted, &head, body, fill_random)?;
     input.buf.consume(request_len);
+    Ok(keep_alive)
+}
+
+/// Stages 4 to 8 with the time of this request, then the response; `Ok(true)` when the
+/// connection may carry another request.
+fn answer(
+    endpoint: &Endpoint,
+    output: &mut Output<'_>,
+    stream: &mut TcpStream,
+    admitted: &Admitted,
+    head: &RequestHead<'_>,
+    body: &[u8],
+    fill_random: &mut FillRandom<'_>,
+) -> Result<bool, Stop> {
+    let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
+    let reply = guarded(|| endpoint.respond(admitted.route, head, body, clock, fill_random))
+        .map_err(Stop::Refuse)?;
+    let keep_alive = admitted.keep_alive && !reply.close;
+    output.send(stream, &reply, !keep_alive);
     Ok(keep_alive)
 }
 
@@ -146,28 +162,17 @@ fn built_head<'b>(parser: &mut RequestParser, buf: &'b [u8]) -> Result<RequestHe
     }
 }
 
-/// Stages 2 and 3 of the receive order, on the head alone.
-fn admit(endpoint: &Endpoint, head: &RequestHead<'_>) -> Result<Admitted, Stop> {
+/// Stages 2 and 3 of the receive order, on the head alone. `last`: the connection's request
+/// budget ends with this request, whatever the head asks.
+fn admit(endpoint: &Endpoint, head: &RequestHead<'_>, last: bool) -> Result<Admitted, Stop> {
     let route = guarded(|| endpoint.admit(head)).and_then(|r| r).map_err(Stop::Refuse)?;
     Ok(Admitted {
         route,
         // The parser bounded Content-Length by the body budget, which is a usize.
         body_len: usize::try_from(head.content_length).map_err(|_| Stop::Silent)?,
         expect_continue: head.expect_continue,
-        keep_alive: head.keep_alive,
+        keep_alive: head.keep_alive && !last,
     })
-}
-
-/// Stages 4 to 8, with the time of this request.
-fn respond(
-    endpoint: &Endpoint,
-    route: Route,
-    head: &RequestHead<'_>,
-    body: &[u8],
-    fill_random: &mut FillRandom<'_>,
-) -> Result<Reply, Stop> {
-    let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
-    guarded(|| endpoint.respond(route, head, body, clock, fill_random)).map_err(Stop::Refuse)
 }
 
 impl Input {
@@ -279,29 +284,34 @@ impl Output<'_> {
         if close && let Some(release) = self.release.take() {
             release();
         }
-        self.out.clear();
-        let mut writer = ResponseWriter::new(&mut self.out, reply.status);
-        for (name, value) in &reply.fields {
-            writer.field(name, value.as_bytes());
-        }
-        if close {
-            writer.field("Connection", b"close");
-        }
-        if writer.finish(&reply.body, self.limits.response_bytes_max).is_err() {
+        let max = self.limits.response_bytes_max;
+        if serialize(&mut self.out, reply, close, max).is_err() {
             // The reply itself was invalid or too large: a bug here, never the client's doing.
-            self.out.clear();
             let fallback = Rejection::Internal.reply("");
-            let mut writer = ResponseWriter::new(&mut self.out, fallback.status);
-            for (name, value) in &fallback.fields {
-                writer.field(name, value.as_bytes());
-            }
-            writer.field("Connection", b"close");
-            if writer.finish(&fallback.body, self.limits.response_bytes_max).is_err() {
+            if serialize(&mut self.out, &fallback, true, max).is_err() {
                 return;
             }
         }
         let _ = stream.write_all(&self.out);
     }
+}
+
+/// `reply` as bytes in `out` (cleared first), with `Connection: close` when `close`.
+pub fn serialize(
+    out: &mut Vec<u8>,
+    reply: &Reply,
+    close: bool,
+    max: usize,
+) -> Result<usize, WriteError> {
+    out.clear();
+    let mut writer = ResponseWriter::new(out, reply.status);
+    for (name, value) in &reply.fields {
+        writer.field(name, value.as_bytes());
+    }
+    if close {
+        writer.field("Connection", b"close");
+    }
+    writer.finish(&reply.body, max)
 }
 
 fn is_retryable(e: &io::Error) -> bool {

@@ -26,7 +26,6 @@ use std::{fmt, io};
 
 use crate::auth::policy::OfflineTokenPolicy;
 use crate::endpoint::{Endpoint, EndpointConfig, Rejection};
-use crate::http::writer::ResponseWriter;
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
 use pool::Handoff;
@@ -223,13 +222,8 @@ fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint
 
 fn run_closer(handoff: &Handoff<Closing>, limits: &Limits) {
     let mut response = Vec::new();
-    let reply = Rejection::Overloaded.reply("");
-    let mut writer = ResponseWriter::new(&mut response, reply.status);
-    for (name, value) in &reply.fields {
-        writer.field(name, value.as_bytes());
-    }
-    writer.field("Connection", b"close");
-    if writer.finish(&reply.body, limits.response_bytes_max).is_err() {
+    let overloaded = Rejection::Overloaded.reply("");
+    if connection::serialize(&mut response, &overloaded, true, limits.response_bytes_max).is_err() {
         return;
     }
     while let Some(closing) = handoff.take() {
