@@ -13,7 +13,7 @@
 mod common;
 
 use common::{Verdict, assert_split_invariant, cat, parse_once, rep};
-use loopback_mcp_http::http::{Parsed, RequestParser};
+use loopback_mcp_http::http::{Occurrence, Parsed, RequestParser};
 use loopback_mcp_http::limits::Limits;
 
 /// What a row expects.
@@ -411,6 +411,25 @@ fn field_values_are_reported_trimmed_in_order() {
         ("X".into(), b"\xff".to_vec()),
     ];
     assert_eq!(fields, expected);
+}
+
+#[test]
+fn single_tells_absent_once_and_repeated_apart_case_insensitively() {
+    let input = b"GET / HTTP/1.1\r\nHost: a\r\nX-One: 1\r\nx-two: 2\r\nX-TWO: 3\r\n\r\n";
+    let Ok(Parsed::Complete { value: head, .. }) =
+        RequestParser::new(&Limits::DEFAULT).parse(input)
+    else {
+        panic!("not accepted");
+    };
+    let cases: [(&str, Occurrence<'_>); 4] = [
+        ("x-absent", Occurrence::Absent),
+        ("x-one", Occurrence::Once(b"1")),
+        ("X-ONE", Occurrence::Once(b"1")),
+        ("X-Two", Occurrence::Repeated),
+    ];
+    for (name, expected) in cases {
+        assert_eq!(head.fields.single(name), expected, "{name}");
+    }
 }
 
 #[test]

@@ -42,7 +42,7 @@ use std::sync::Arc;
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
-use crate::http::{Method, RequestHead, Status};
+use crate::http::{Method, Occurrence, RequestHead, Status};
 use crate::json::{self, Object, Value};
 use crate::limits::Limits;
 use crate::mcp::PROTOCOL_VERSION;
@@ -59,6 +59,10 @@ pub use reply::Reply;
 /// The one MCP path.
 pub const MCP_PATH: &str = "/mcp";
 const MCP_ALLOW: &str = "GET, POST, DELETE";
+/// Random bytes in a session id (48 hex digits: 192 bits, never guessable).
+const SESSION_ID_RANDOM_BYTES: usize = 24;
+/// Random bytes in a session's event-id tag (16 hex digits), so ids differ across sessions.
+const EVENT_TAG_RANDOM_BYTES: usize = 8;
 
 /// What the endpoint is configured with.
 #[derive(Clone, Debug)]
@@ -224,10 +228,9 @@ impl Endpoint {
         if !host_ok {
             return Err(Rejection::HostNotAllowed);
         }
-        let mut origins = head.fields.all("origin");
-        match (origins.next(), origins.next()) {
-            (None, _) => Ok(()),
-            (Some(origin), None)
+        match head.fields.single("origin") {
+            Occurrence::Absent => Ok(()),
+            Occurrence::Once(origin)
                 if self.config.allowed_origins.iter().any(|o| o.as_bytes() == origin) =>
             {
                 Ok(())
@@ -320,8 +323,8 @@ impl Endpoint {
             let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
             return Ok(Reply::json(Status::Ok, &error));
         }
-        let session_id = random::hex(random, 24)?;
-        let tag = random::hex(random, 8)?;
+        let session_id = random::hex(random, SESSION_ID_RANDOM_BYTES)?;
+        let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
         let session = self
             .sessions
             .create(&session_id, tag, OwnerRef::from(principal), clock.now)
@@ -383,14 +386,11 @@ impl Endpoint {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
         check_protocol_version(head, true)?;
         let session_id = session_id(head)?;
-        let mut cursors = head.fields.all("last-event-id");
-        let cursor = match (cursors.next(), cursors.next()) {
-            (None, _) => None,
-            (Some(value), None) => Some(
-                std::str::from_utf8(value)
-                    .map_err(|_| Rejection::Cursor(session::CursorError::Malformed))?,
-            ),
-            (Some(_), Some(_)) => return Err(Rejection::Cursor(session::CursorError::Malformed)),
+        let malformed = Rejection::Cursor(session::CursorError::Malformed);
+        let cursor = match head.fields.single("last-event-id") {
+            Occurrence::Absent => None,
+            Occurrence::Once(value) => Some(std::str::from_utf8(value).map_err(|_| malformed)?),
+            Occurrence::Repeated => return Err(malformed),
         };
         let events = {
             let session = self
@@ -474,9 +474,10 @@ fn check_accept(
 /// A POST body must be declared `application/json` (UTF-8): this project's hardening rule, not a
 /// MUST of the transport specification.
 fn check_json_content_type(head: &RequestHead<'_>) -> Result<(), Rejection> {
-    let mut types = head.fields.all("content-type");
-    match (types.next(), types.next()) {
-        (Some(value), None) if MediaType::parse(value).is_ok_and(|m| m.is_json_utf8()) => Ok(()),
+    match head.fields.single("content-type") {
+        Occurrence::Once(value) if MediaType::parse(value).is_ok_and(|m| m.is_json_utf8()) => {
+            Ok(())
+        }
         _ => Err(Rejection::UnsupportedMediaType),
     }
 }
@@ -489,10 +490,9 @@ fn check_no_body(head: &RequestHead<'_>) -> Result<(), Rejection> {
 
 /// `MCP-Protocol-Version`: at most one, and only 2025-11-25; required unless this is initialize.
 fn check_protocol_version(head: &RequestHead<'_>, required: bool) -> Result<(), Rejection> {
-    let mut versions = head.fields.all("mcp-protocol-version");
-    match (versions.next(), versions.next()) {
-        (None, _) if !required => Ok(()),
-        (Some(version), None) if version == PROTOCOL_VERSION.as_bytes() => Ok(()),
+    match head.fields.single("mcp-protocol-version") {
+        Occurrence::Absent if !required => Ok(()),
+        Occurrence::Once(version) if version == PROTOCOL_VERSION.as_bytes() => Ok(()),
         _ => Err(Rejection::ProtocolVersion),
     }
 }
@@ -500,10 +500,9 @@ fn check_protocol_version(head: &RequestHead<'_>, required: bool) -> Result<(), 
 /// The table key of the one well-formed `MCP-Session-Id` of a request (hashed here, before any
 /// lock is taken).
 fn session_id(head: &RequestHead<'_>) -> Result<SessionKey, Rejection> {
-    let mut ids = head.fields.all("mcp-session-id");
-    match (ids.next(), ids.next()) {
-        (None, _) => Err(Rejection::SessionMissing),
-        (Some(id), None) if session::is_well_formed_id(id) => {
+    match head.fields.single("mcp-session-id") {
+        Occurrence::Absent => Err(Rejection::SessionMissing),
+        Occurrence::Once(id) if session::is_well_formed_id(id) => {
             std::str::from_utf8(id).map(SessionKey::of).map_err(|_| Rejection::SessionMalformed)
         }
         _ => Err(Rejection::SessionMalformed),

@@ -63,6 +63,16 @@ impl<'b> Field<'b> {
     }
 }
 
+/// How often a field name occurs in a head, for fields that may occur at most once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Occurrence<'b> {
+    Absent,
+    /// Exactly one field line, with this value.
+    Once(&'b [u8]),
+    /// Two or more field lines.
+    Repeated,
+}
+
 /// The field lines of a head, in the order they arrived.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct FieldList<'b> {
@@ -97,6 +107,16 @@ impl<'b> FieldList<'b> {
     /// The values of every field line with this name (case-insensitive), in order.
     pub fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'b [u8]> + 's {
         self.fields.iter().filter(move |f| f.name.eq_ignore_ascii_case(name)).map(|f| f.value)
+    }
+
+    /// Whether this name (case-insensitive) is absent, present once (with its value) or repeated.
+    pub fn single(&self, name: &str) -> Occurrence<'b> {
+        let mut values = self.all(name);
+        match (values.next(), values.next()) {
+            (None, _) => Occurrence::Absent,
+            (Some(value), None) => Occurrence::Once(value),
+            (Some(_), Some(_)) => Occurrence::Repeated,
+        }
     }
 
     /// How many field lines carry this name (case-insensitive).

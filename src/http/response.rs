@@ -19,7 +19,7 @@ use super::error::{HeadErrorKind, ResponseError, ResponseErrorKind};
 use super::fields::{FieldBudget, FieldScanner};
 use super::framing::{self, ConnectionOptions};
 use super::request::{VERSION_LEN, Version, version_byte_fits};
-use super::{FieldList, Parsed};
+use super::{FieldList, Occurrence, Parsed};
 use crate::decimal::{self, Decimal};
 use crate::limits::Limits;
 
@@ -264,13 +264,12 @@ impl ResponseParser {
         // the representation it stands for, but never has content itself.
         let length_forbidden = self.status < 200 || self.status == 204;
         let not_modified = self.status == 304;
-        let mut lengths = fields.all("content-length");
-        let length = match (lengths.next(), lengths.next()) {
-            (None, _) if length_forbidden || not_modified => return Ok(0),
-            (None, _) => return fail(ResponseErrorKind::ContentLengthMissing),
-            (Some(_), _) if length_forbidden => return fail(ResponseErrorKind::ContentForbidden),
-            (Some(_), Some(_)) => return fail(ResponseErrorKind::ContentLengthDuplicate),
-            (Some(value), None) => decimal::parse(value),
+        let length = match fields.single("content-length") {
+            Occurrence::Absent if length_forbidden || not_modified => return Ok(0),
+            Occurrence::Absent => return fail(ResponseErrorKind::ContentLengthMissing),
+            _ if length_forbidden => return fail(ResponseErrorKind::ContentForbidden),
+            Occurrence::Repeated => return fail(ResponseErrorKind::ContentLengthDuplicate),
+            Occurrence::Once(value) => decimal::parse(value),
         };
         match length {
             Decimal::NotDigits => fail(ResponseErrorKind::ContentLengthInvalid),
