@@ -9,7 +9,7 @@
 //! by a unit test or a fuzz target. Bad input becomes a typed error, and each error type maps to
 //! an HTTP status in exactly one place.
 //!
-//! Modules, in reading order:
+//! Modules, in reading order. The pure core:
 //!
 //! - [`limits`]: every budget, one struct, relations checked at compile time.
 //! - [`http`]: the request head parser, framing rules, media types, the response writer and the
@@ -17,9 +17,20 @@
 //! - [`json`]: strict RFC 8259 decoding (explicit stack, duplicate keys refused) and encoding.
 //! - [`sse`]: the event encoder and the strict, bounded stream parser.
 //! - [`auth`]: the offline token policy, challenges, protected-resource metadata, fixture roles.
+//! - [`mcp`]: JSON-RPC messages, the session table and its event ids.
+//! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
+//! - [`endpoint`]: the receive order, from a parsed head and body to a reply; every refusal's
+//!   status in one table.
 //! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
 //!
-//! Invariants stated as absences: no module here opens a socket, spawns a thread, reads a clock
+//! The shell, the only modules that touch sockets, threads, clocks and the operating system's
+//! random generator:
+//!
+//! - [`server`]: the loopback listener, the worker pool, one connection's loop.
+//! - [`client`]: one connection from the client side, the MCP client and its redacted trace.
+//! - [`cli`]: the commands (`demo`, `attack`, `lab`, `serve`, `inspect`, `bench`).
+//!
+//! Invariants stated as absences: no core module opens a socket, spawns a thread, reads a clock
 //! or draws randomness; no error value holds bytes of the input; no parser recurses on input
 //! structure; no buffer grows past a budget because a peer asked it to.
 #![forbid(unsafe_code)]

@@ -16,10 +16,10 @@
 //! element run when it ends, in this order:
 //!
 //! 1. at the end of the request line: the version (505 if well-formed but not 1.0/1.1), then the
-//!    target form ([`super::target`], 400), then the method (a visible byte that is not a token
+//!    target form (`http::target`, 400), then the method (a visible byte that is not a token
 //!    byte: 400; a token this server does not know: 501);
 //! 2. at the end of the head: Host, Transfer-Encoding, Content-Length, the body budget (413),
-//!    Expect (417), Connection ([`super::framing`]).
+//!    Expect (417), Connection (`http::framing`).
 //!
 //! Because the verdict depends only on the bytes and never on how they were split into reads,
 //! feeding a request in one piece or one byte at a time gives the same answer; the tests and the
