@@ -1,16 +1,18 @@
 //! `attack`: hostile requests against a fresh in-process server, each of which must be refused
-//! with one exact status.
+//! with one exact status and public error code.
 //!
-//! Every attack is listed on stderr with the status it got. The summary line on stdout says how
-//! many were blocked; the verdict is BLOCK (exit 0) only when every one got its expected status,
-//! and an attack that got through is named on stderr (exit 1).
+//! Every attack is listed on stderr with the status and public error code it got. The summary
+//! line on stdout says how many were blocked; the verdict is BLOCK (exit 0) only when every one
+//! got its expected status and code (a 403 for a missing scope is not a 403 for a foreign
+//! tenant), and an attack that got through is named on stderr (exit 1).
 
 use std::process::ExitCode;
 
 use super::local::{LocalServer, PROFILE};
 use crate::auth::fixtures::Role;
-use crate::client::mcp::{McpClient, RequestSpec};
+use crate::client::mcp::{McpClient, RequestSpec, error_code};
 use crate::json::{Object, Value};
+use crate::limits::Limits;
 use crate::mcp::PROTOCOL_VERSION;
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":90,"method":"ping"}"#;
@@ -24,6 +26,8 @@ struct Targets {
     mallory: McpClient,
     narrow: McpClient,
     carol: McpClient,
+    /// An event id mallory really received on her GET stream: a cursor of another session.
+    mallory_event_id: String,
 }
 
 impl Targets {
@@ -36,11 +40,19 @@ impl Targets {
             client.initialized().map_err(|e| format!("{}: initialized: {e}", role.name()))?;
             Ok(client)
         };
+        let mut mallory = open(Role::OtherSubject)?;
+        let mallory_event_id = mallory
+            .poll_stream(None)
+            .map_err(|e| format!("other_subject: GET stream: {e}"))?
+            .into_iter()
+            .find_map(|event| event.id)
+            .ok_or("other_subject: the GET stream carried no event id")?;
         let mut targets = Targets {
             alice: open(Role::Full)?,
-            mallory: open(Role::OtherSubject)?,
+            mallory,
             narrow: open(Role::ConnectOnly)?,
             carol: open(Role::TenantDenied)?,
+            mallory_event_id,
             local,
         };
         // Requests below carry other clients' session ids: every trace must hide all of them.
@@ -62,6 +74,10 @@ impl Targets {
 
     fn token(&self, role: Role) -> String {
         self.local.fixture.token(role).to_owned()
+    }
+
+    fn limits(&self) -> &Limits {
+        self.local.server.endpoint().limits()
     }
 
     fn host(&self) -> String {
@@ -92,6 +108,8 @@ enum Sender {
 struct Attack {
     name: &'static str,
     blocked_by: u16,
+    /// The public error code the refusal must carry in its body.
+    code: &'static str,
     sender: Sender,
     build: fn(&Targets) -> Vec<u8>,
     then: Option<fn(&Targets)>,
@@ -128,14 +146,16 @@ fn run_all(mut t: Targets) -> (usize, usize) {
             Sender::Narrow => &mut t.narrow,
             Sender::Carol => &mut t.carol,
         };
-        let status = client.send(&bytes).ok().map(|r| r.status);
-        let shown = status.map_or("no response".to_owned(), |s| s.to_string());
-        if status == Some(attack.blocked_by) {
+        let response = client.send(&bytes).ok();
+        let got = response.as_ref().map(|r| (r.status, error_code(r)));
+        let shown = got.as_ref().map_or("no response".to_owned(), |(s, c)| format!("{s} {c}"));
+        if got.as_ref().is_some_and(|(s, c)| *s == attack.blocked_by && c == attack.code) {
             blocked += 1;
-            eprintln!("blocked      {shown:>11}  {}", attack.name);
+            eprintln!("blocked      {shown:<36} {}", attack.name);
         } else {
             through += 1;
-            eprintln!("GOT THROUGH  {shown:>11}  {} (expected {})", attack.name, attack.blocked_by);
+            let expected = format!("{} {}", attack.blocked_by, attack.code);
+            eprintln!("GOT THROUGH  {shown:<36} {} (expected {expected})", attack.name);
         }
         if let Some(then) = attack.then {
             then(&t);
@@ -161,6 +181,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "foreign Origin (a browser page elsewhere)",
         blocked_by: 403,
+        code: "origin_not_allowed",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::Full).with("Origin", "http://evil.example").bytes(),
         then: None,
@@ -168,6 +189,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "DNS rebinding (foreign Host)",
         blocked_by: 421,
+        code: "host_not_allowed",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::Full).set("Host", "evil.example").bytes(),
         then: None,
@@ -175,6 +197,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token issued for another resource (audience)",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::WrongAudience).bytes(),
         then: None,
@@ -182,6 +205,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token whose authorization request named another resource",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::WrongAuthorizationResource).bytes(),
         then: None,
@@ -189,6 +213,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token whose token request named another resource",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::WrongTokenResource).bytes(),
         then: None,
@@ -196,6 +221,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token from another issuer",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::WrongIssuer).bytes(),
         then: None,
@@ -203,6 +229,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "expired token",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::Expired).bytes(),
         then: None,
@@ -210,6 +237,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token at a stale authorization revision",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Alice,
         build: |t| t.initialize_as(Role::StaleRevision).bytes(),
         then: None,
@@ -217,6 +245,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "another subject's token on a live session",
         blocked_by: 404,
+        code: "session_not_found",
         sender: Sender::Mallory,
         build: |t| {
             t.mallory
@@ -229,6 +258,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "a session id alone, without a token",
         blocked_by: 401,
+        code: "missing_credentials",
         sender: Sender::Alice,
         build: |t| t.alice.post_spec(PING).without("Authorization").bytes(),
         then: None,
@@ -236,6 +266,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "skipping the scope step-up (connect-only token lists resources)",
         blocked_by: 403,
+        code: "insufficient_scope",
         sender: Sender::Narrow,
         build: |t| t.narrow.post_spec(LIST).bytes(),
         then: None,
@@ -243,6 +274,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "tenant outside the ACL reads resources",
         blocked_by: 403,
+        code: "forbidden",
         sender: Sender::Carol,
         build: |t| t.carol.post_spec(LIST).bytes(),
         then: None,
@@ -250,6 +282,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token in the query string",
         blocked_by: 400,
+        code: "query_forbidden",
         sender: Sender::Alice,
         build: |t| {
             raw(format!(
@@ -263,6 +296,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "request smuggling (Transfer-Encoding with Content-Length)",
         blocked_by: 400,
+        code: "transfer_encoding_with_content_length",
         sender: Sender::Alice,
         build: |t| {
             raw(format!(
@@ -275,6 +309,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "request smuggling (space before the colon)",
         blocked_by: 400,
+        code: "whitespace_before_colon",
         sender: Sender::Alice,
         build: |t| {
             raw(format!(
@@ -287,6 +322,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "bare LF line ending",
         blocked_by: 400,
+        code: "bare_lf",
         sender: Sender::Alice,
         build: |t| raw(format!("GET /mcp HTTP/1.1\nHost: {}\r\n\r\n", t.host())),
         then: None,
@@ -294,20 +330,26 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "oversize header value",
         blocked_by: 431,
+        code: "field_value_too_large",
         sender: Sender::Alice,
-        build: |t| t.alice.post_spec(PING).with("X-Filler", &"x".repeat(4096)).bytes(),
+        build: |t| {
+            let filler = "x".repeat(t.limits().header_value_bytes_max + 1);
+            t.alice.post_spec(PING).with("X-Filler", &filler).bytes()
+        },
         then: None,
     },
     Attack {
         name: "oversize body",
         blocked_by: 413,
+        code: "content_length_too_large",
         sender: Sender::Alice,
-        build: |t| t.alice.post_spec(&" ".repeat(16 * 1024 + 1)).bytes(),
+        build: |t| t.alice.post_spec(&" ".repeat(t.limits().request_body_bytes_max + 1)).bytes(),
         then: None,
     },
     Attack {
         name: "duplicate JSON key (ping, then initialize)",
         blocked_by: 400,
+        code: "json_duplicate_key",
         sender: Sender::Alice,
         build: |t| {
             t.alice
@@ -319,6 +361,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "JSON-RPC batch",
         blocked_by: 400,
+        code: "batch_not_supported",
         sender: Sender::Alice,
         build: |t| t.alice.post_spec(&format!("[{PING}]")).bytes(),
         then: None,
@@ -326,6 +369,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "Draft protocol version in the header",
         blocked_by: 400,
+        code: "protocol_version_unsupported",
         sender: Sender::Alice,
         build: |t| t.alice.post_spec(PING).set("MCP-Protocol-Version", "2026-07-28").bytes(),
         then: None,
@@ -333,6 +377,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "unsolicited JSON-RPC response",
         blocked_by: 400,
+        code: "unsolicited_response",
         sender: Sender::Alice,
         build: |t| t.alice.post_spec(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#).bytes(),
         then: None,
@@ -340,18 +385,15 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "Last-Event-ID from another session",
         blocked_by: 400,
+        code: "last_event_id_other_session",
         sender: Sender::Alice,
-        build: |t| {
-            t.alice
-                .session_spec("GET")
-                .with("Last-Event-ID", &format!("{}-g1", "0123456789abcdef"))
-                .bytes()
-        },
+        build: |t| t.alice.session_spec("GET").with("Last-Event-ID", &t.mallory_event_id).bytes(),
         then: Some(revoke_connect_only),
     },
     Attack {
         name: "revoked token on a live session",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Narrow,
         build: |t| t.narrow.post_spec(PING).bytes(),
         then: Some(bump_mallorys_revision),
@@ -359,6 +401,7 @@ const ATTACKS: [Attack; 25] = [
     Attack {
         name: "token outlived by a revision change on a live session",
         blocked_by: 401,
+        code: "invalid_token",
         sender: Sender::Mallory,
         build: |t| t.mallory.post_spec(PING).bytes(),
         then: None,
