@@ -21,10 +21,11 @@ pub struct Limits {
     /// Largest request body, from `Content-Length`. Over it: 413, decided before any body byte
     /// is read.
     pub request_body_bytes_max: usize,
-    /// Deepest nesting of JSON arrays and objects. Over it: 400.
+    /// Deepest nesting of JSON arrays and objects. Over it: 400. At most [`JSON_DEPTH_CEILING`].
     pub json_depth_max: usize,
     /// Largest single header field value, counted from its first non-whitespace byte to the end
-    /// of its line. Over it: 431, as soon as the byte that crosses it arrives.
+    /// of its line. Over it: 431, as soon as the byte that crosses it arrives. A client also
+    /// bounds a response's reason phrase by it.
     pub header_value_bytes_max: usize,
     /// Most header field lines in one head. The first byte of one line more: 431.
     pub header_fields_max: usize,
@@ -43,7 +44,7 @@ pub struct Limits {
     /// Largest whole response (head and body). The server never writes a bigger one; the client
     /// refuses a bigger one before reading its body.
     pub response_bytes_max: usize,
-    /// Sessions alive at once. A new session past it fails closed (503) and allocates nothing.
+    /// Sessions alive at once. A new session past it fails closed (503) and is never stored.
     pub sessions_active_max: usize,
     /// Lifetime of a session, fixed at creation and never extended by use. Afterwards: 404.
     pub session_ttl: Duration,
@@ -53,7 +54,8 @@ pub struct Limits {
     pub sse_event_bytes_max: usize,
     /// Most SSE events a client accepts from one stream.
     pub sse_stream_events_max: usize,
-    /// Requests being processed at once. One more: 503.
+    /// Requests being processed at once: the server runs exactly this many worker threads, each
+    /// serving one connection at a time. One connection more: 503.
     pub requests_in_processing_max: usize,
     /// Longest wait for one socket read. On expiry the connection is closed.
     pub socket_read_timeout: Duration,
@@ -70,6 +72,12 @@ pub struct Limits {
     pub requests_per_connection_max: usize,
     /// Longest wait for one socket write.
     pub socket_write_timeout: Duration,
+    /// Longest time to write one whole response, in total: a peer that stops reading (or reads a
+    /// byte now and then) cannot hold a worker beyond it. On expiry the connection is closed.
+    pub response_write_deadline: Duration,
+    /// After a failed `accept` (out of file descriptors, say), the acceptor waits this long
+    /// before it tries again, instead of spinning.
+    pub accept_error_pause: Duration,
     /// After an error response: at most this many unread bytes are drained (so the peer reads the
     /// response instead of a reset) before the connection is closed.
     pub drain_bytes_max: usize,
@@ -94,7 +102,8 @@ pub enum LimitsError {
     SseEventExceedsResponse,
     /// The head deadline must be longer than one socket read.
     HeadDeadlineNotAboveReadTimeout,
-    /// A byte budget above [`BYTES_CEILING`] or a count above [`COUNT_CEILING`].
+    /// A byte budget above [`BYTES_CEILING`], a count above [`COUNT_CEILING`], a duration above
+    /// [`DURATION_CEILING`] or a JSON depth above [`JSON_DEPTH_CEILING`].
     AboveCeiling(&'static str),
     /// More header fields than the header section could hold (each line takes at least 4 bytes).
     FieldsExceedSection,
@@ -105,6 +114,14 @@ pub enum LimitsError {
 pub const BYTES_CEILING: usize = 1 << 30;
 /// The largest count budget [`Limits::validate`] accepts.
 pub const COUNT_CEILING: usize = 1 << 20;
+/// The longest duration [`Limits::validate`] accepts: one day. Deadlines are added to the current
+/// instant, and a sum past what the clock can hold would panic.
+pub const DURATION_CEILING: Duration = Duration::from_secs(24 * 60 * 60);
+/// The deepest JSON nesting [`Limits::validate`] accepts. The decoder itself uses an explicit
+/// stack, but dropping, cloning and comparing a decoded value recurse once per level on the
+/// thread's stack: 1024 levels take a small fraction of a worker's stack, ten thousands overflow
+/// it and abort the process.
+pub const JSON_DEPTH_CEILING: usize = 1024;
 /// The fewest bytes one field line can take: a one-byte name, the colon and CRLF.
 const FIELD_LINE_BYTES_MIN: usize = 4;
 
@@ -160,6 +177,8 @@ impl Limits {
         connection_idle_timeout: Duration::from_secs(5),
         requests_per_connection_max: 1000,
         socket_write_timeout: Duration::from_secs(2),
+        response_write_deadline: Duration::from_secs(5),
+        accept_error_pause: Duration::from_millis(50),
         drain_bytes_max: 64 * KIB,
         drain_timeout: Duration::from_millis(250),
         closing_connections_pending_max: 64,
@@ -189,22 +208,6 @@ impl Limits {
         if let Err(e) = self.check_magnitudes() {
             return Err(e);
         }
-        let durations: [(&'static str, Duration); 7] = [
-            ("socket_read_timeout", self.socket_read_timeout),
-            ("socket_write_timeout", self.socket_write_timeout),
-            ("request_body_deadline", self.request_body_deadline),
-            ("connection_idle_timeout", self.connection_idle_timeout),
-            ("drain_timeout", self.drain_timeout),
-            ("get_stream_retry", self.get_stream_retry),
-            ("session_ttl", self.session_ttl),
-        ];
-        let mut i = 0;
-        while i < durations.len() {
-            if durations[i].1.is_zero() {
-                return Err(LimitsError::Zero(durations[i].0));
-            }
-            i += 1;
-        }
         if self.header_value_bytes_max > self.header_section_bytes_max {
             return Err(LimitsError::HeaderValueExceedsSection);
         }
@@ -232,10 +235,9 @@ impl Limits {
             ("response_bytes_max", self.response_bytes_max),
             ("sse_event_bytes_max", self.sse_event_bytes_max),
         ];
-        let counts: [(&'static str, usize); 9] = [
+        let counts: [(&'static str, usize); 8] = [
             ("requests_per_connection_max", self.requests_per_connection_max),
             ("closing_connections_pending_max", self.closing_connections_pending_max),
-            ("json_depth_max", self.json_depth_max),
             ("header_fields_max", self.header_fields_max),
             ("accept_ranges_max", self.accept_ranges_max),
             ("sessions_active_max", self.sessions_active_max),
@@ -243,24 +245,34 @@ impl Limits {
             ("sse_stream_events_max", self.sse_stream_events_max),
             ("requests_in_processing_max", self.requests_in_processing_max),
         ];
-        let mut i = 0;
-        while i < bytes.len() {
-            let (name, value) = bytes[i];
-            if value == 0 {
-                return Err(LimitsError::Zero(name));
-            }
-            if value > BYTES_CEILING {
-                return Err(LimitsError::AboveCeiling(name));
-            }
-            i += 1;
+        let durations: [(&'static str, Duration); 10] = [
+            ("socket_read_timeout", self.socket_read_timeout),
+            ("socket_write_timeout", self.socket_write_timeout),
+            ("request_head_deadline", self.request_head_deadline),
+            ("request_body_deadline", self.request_body_deadline),
+            ("connection_idle_timeout", self.connection_idle_timeout),
+            ("response_write_deadline", self.response_write_deadline),
+            ("accept_error_pause", self.accept_error_pause),
+            ("drain_timeout", self.drain_timeout),
+            ("get_stream_retry", self.get_stream_retry),
+            ("session_ttl", self.session_ttl),
+        ];
+        if let Err(e) = within(&bytes, BYTES_CEILING) {
+            return Err(e);
+        }
+        if let Err(e) = within(&counts, COUNT_CEILING) {
+            return Err(e);
+        }
+        if let Err(e) = within(&[("json_depth_max", self.json_depth_max)], JSON_DEPTH_CEILING) {
+            return Err(e);
         }
         let mut i = 0;
-        while i < counts.len() {
-            let (name, value) = counts[i];
-            if value == 0 {
+        while i < durations.len() {
+            let (name, value) = durations[i];
+            if value.is_zero() {
                 return Err(LimitsError::Zero(name));
             }
-            if value > COUNT_CEILING {
+            if value.as_nanos() > DURATION_CEILING.as_nanos() {
                 return Err(LimitsError::AboveCeiling(name));
             }
             i += 1;
@@ -270,6 +282,22 @@ impl Limits {
         }
         Ok(())
     }
+}
+
+/// Each named budget non-zero and at most `ceiling`.
+const fn within(budgets: &[(&'static str, usize)], ceiling: usize) -> Result<(), LimitsError> {
+    let mut i = 0;
+    while i < budgets.len() {
+        let (name, value) = budgets[i];
+        if value == 0 {
+            return Err(LimitsError::Zero(name));
+        }
+        if value > ceiling {
+            return Err(LimitsError::AboveCeiling(name));
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 impl Default for Limits {

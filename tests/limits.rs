@@ -9,7 +9,11 @@ use common::{Verdict, assert_split_invariant, cat, parse_once, rep};
 use loopback_mcp_http::http::writer::{ResponseWriter, WriteErrorKind};
 use loopback_mcp_http::http::{Parsed, ResponseErrorKind, ResponseParser, Status};
 use loopback_mcp_http::json::{self, JsonErrorKind};
-use loopback_mcp_http::limits::Limits;
+use std::time::Duration;
+
+use loopback_mcp_http::limits::{
+    BYTES_CEILING, COUNT_CEILING, DURATION_CEILING, JSON_DEPTH_CEILING, Limits, LimitsError,
+};
 use loopback_mcp_http::sse::{self, SseErrorKind};
 
 const HEAD_START: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\n";
@@ -250,5 +254,43 @@ fn sse_event_count_holds_at_max_and_refuses_max_plus_one() {
         assert_eq!(sse::parse_stream(&stream(max), &limits).map(|e| e.len()), Ok(max));
         let error = sse::parse_stream(&stream(max + 1), &limits).unwrap_err();
         assert_eq!(error.kind, SseErrorKind::TooManyEvents { limit: max });
+    }
+}
+
+#[test]
+fn ceilings_hold_at_max_and_refuse_max_plus_one() {
+    let d = Limits::DEFAULT;
+    let one_ns = Duration::from_nanos(1);
+    // (at the ceiling, one past it, the budget named in the refusal)
+    let cases: [(Limits, Limits, &str); 5] = [
+        (
+            Limits { json_depth_max: JSON_DEPTH_CEILING, ..d },
+            Limits { json_depth_max: JSON_DEPTH_CEILING + 1, ..d },
+            "json_depth_max",
+        ),
+        (
+            Limits { request_body_bytes_max: BYTES_CEILING, ..d },
+            Limits { request_body_bytes_max: BYTES_CEILING + 1, ..d },
+            "request_body_bytes_max",
+        ),
+        (
+            Limits { sessions_active_max: COUNT_CEILING, ..d },
+            Limits { sessions_active_max: COUNT_CEILING + 1, ..d },
+            "sessions_active_max",
+        ),
+        (
+            Limits { session_ttl: DURATION_CEILING, ..d },
+            Limits { session_ttl: DURATION_CEILING + one_ns, ..d },
+            "session_ttl",
+        ),
+        (
+            Limits { response_write_deadline: DURATION_CEILING, ..d },
+            Limits { response_write_deadline: DURATION_CEILING + one_ns, ..d },
+            "response_write_deadline",
+        ),
+    ];
+    for (at_max, over, name) in cases {
+        assert_eq!(at_max.validate(), Ok(()), "{name} at its ceiling");
+        assert_eq!(over.validate(), Err(LimitsError::AboveCeiling(name)), "{name} past it");
     }
 }

@@ -44,7 +44,6 @@ fn initialize_answers_2025_11_25_whatever_version_is_proposed() {
 #[test]
 fn session_ids_are_unique_and_unpredictable_looking() {
     let t = start_with(ServerConfig {
-        workers: 16,
         limits: Limits { sessions_active_max: 64, ..Limits::DEFAULT },
         ..ServerConfig::default()
     });
@@ -237,7 +236,7 @@ fn delete_ends_the_session_for_every_method() {
 #[test]
 fn sessions_expire_at_their_fixed_lifetime_even_when_used() {
     let limits = Limits { session_ttl: Duration::from_millis(600), ..Limits::DEFAULT };
-    let t = start_with(ServerConfig { workers: 16, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let session = t.open_session(Role::Full);
     let created = Instant::now();
     while created.elapsed() < Duration::from_millis(400) {
@@ -255,7 +254,7 @@ fn sessions_expire_at_their_fixed_lifetime_even_when_used() {
 #[test]
 fn capacity_full_fails_closed_and_allocates_nothing() {
     let limits = Limits { sessions_active_max: 3, ..Limits::DEFAULT };
-    let t = start_with(ServerConfig { workers: 16, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let sessions: Vec<String> = (0..3).map(|_| t.open_session(Role::Full)).collect();
     for _ in 0..3 {
         let response = t.raw(&t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
@@ -414,7 +413,7 @@ fn resources_list_is_an_event_stream_carrying_the_response_with_the_same_id() {
 
 #[test]
 fn thirty_two_concurrent_pings_in_one_session_are_all_answered() {
-    let t = Arc::new(start_with(ServerConfig { workers: 40, ..ServerConfig::default() }));
+    let t = Arc::new(start_with(ServerConfig::default()));
     let session = Arc::new(t.open_session(Role::Full));
     let handles: Vec<_> = (0..32)
         .map(|i| {
@@ -435,7 +434,7 @@ fn thirty_two_concurrent_pings_in_one_session_are_all_answered() {
 
 #[test]
 fn sessions_of_different_principals_work_side_by_side_under_concurrency() {
-    let t = Arc::new(start_with(ServerConfig { workers: 16, ..ServerConfig::default() }));
+    let t = Arc::new(start_with(ServerConfig::default()));
     let handles: Vec<_> = [Role::Full, Role::OtherSubject, Role::Unicode, Role::ConnectOnly]
         .into_iter()
         .map(|role| {

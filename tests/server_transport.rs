@@ -165,7 +165,6 @@ fn host_must_be_one_of_the_servers_loopback_authorities() {
 #[test]
 fn origin_must_be_absent_or_exactly_allowed() {
     let t = start_with(ServerConfig {
-        workers: 16,
         extra_origins: vec!["http://app.example:3000".into()],
         ..ServerConfig::default()
     });
@@ -395,7 +394,7 @@ fn a_slow_head_is_cut_at_its_total_deadline_without_a_response() {
         socket_read_timeout: Duration::from_millis(200),
         ..Limits::DEFAULT
     };
-    let t = start_with(ServerConfig { workers: 4, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let mut stream = TcpStream::connect(t.server.address()).unwrap();
     stream.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
     let started = Instant::now();
@@ -430,7 +429,7 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
         socket_read_timeout: Duration::from_millis(200),
         ..Limits::DEFAULT
     };
-    let t = start_with(ServerConfig { workers: 4, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let bytes = t.post_bytes(Role::Full, None, INIT, &[]);
     let mut conn = t.connect();
     conn.send(&bytes[..bytes.len() - 10]).unwrap();
@@ -446,7 +445,7 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
 #[test]
 fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let limits = Limits { connection_idle_timeout: Duration::from_millis(300), ..Limits::DEFAULT };
-    let t = start_with(ServerConfig { workers: 4, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let mut conn = t.connect();
     assert_eq!(
         t.exchange(&mut conn, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status,
@@ -459,7 +458,7 @@ fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
 #[test]
 fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
     let limits = Limits { requests_in_processing_max: 1, ..Limits::DEFAULT };
-    let t = start_with(ServerConfig { workers: 1, limits, ..ServerConfig::default() });
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     // Hold the only worker with a kept-alive connection, on which the session is opened.
     let mut held = t.connect();
     let response = t.exchange(&mut held, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
@@ -494,6 +493,43 @@ fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
 }
 
 #[test]
+fn a_peer_that_never_reads_loses_its_worker_at_the_response_write_deadline() {
+    let limits = Limits {
+        requests_in_processing_max: 1,
+        requests_per_connection_max: 1 << 20,
+        response_write_deadline: Duration::from_millis(500),
+        socket_write_timeout: Duration::from_millis(200),
+        ..Limits::DEFAULT
+    };
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    // Pipelined discovery requests, never read: the responses fill both socket buffers and
+    // the server's write blocks. Without a total write deadline the only worker would stay
+    // with this connection for up to a million write timeouts.
+    let request =
+        request("GET", "/.well-known/oauth-protected-resource/mcp", &[("Host", &t.host())], b"")
+            .repeat(256);
+    let mut flood = TcpStream::connect(t.server.address()).unwrap();
+    flood.set_write_timeout(Some(Duration::from_millis(200))).unwrap();
+    let started = Instant::now();
+    while flood.write_all(&request).is_ok() {
+        assert!(started.elapsed() < Duration::from_secs(20), "the buffers never filled");
+    }
+    // The flood is blocked (the server stopped reading); the worker must come back while the
+    // flooding connection is still open.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = t.raw(&t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 503, "only the pool may refuse meanwhile");
+        assert!(Instant::now() < deadline, "the worker never came back");
+        thread::sleep(Duration::from_millis(50));
+    }
+    drop(flood);
+}
+
+#[test]
 fn the_server_refuses_to_bind_anything_but_loopback() {
     for address in ["0.0.0.0", "::", "::1", "127.0.0.2", "10.0.0.1"] {
         let config = ServerConfig { address: address.parse().unwrap(), ..ServerConfig::default() };
@@ -503,14 +539,18 @@ fn the_server_refuses_to_bind_anything_but_loopback() {
     let bad_origin =
         ServerConfig { extra_origins: vec!["not an origin".into()], ..ServerConfig::default() };
     assert!(server::bind(bad_origin).is_err());
-    let zero_workers = ServerConfig { workers: 0, ..ServerConfig::default() };
-    assert!(server::bind(zero_workers).is_err());
+    let zero_workers = Limits { requests_in_processing_max: 0, ..Limits::DEFAULT };
+    let error = server::bind(ServerConfig { limits: zero_workers, ..ServerConfig::default() });
+    assert!(error.unwrap_err().to_string().contains("requests_in_processing_max"));
+    let tiny_responses =
+        Limits { response_bytes_max: 64, sse_event_bytes_max: 64, ..Limits::DEFAULT };
+    let error = server::bind(ServerConfig { limits: tiny_responses, ..ServerConfig::default() });
+    assert!(error.unwrap_err().to_string().contains("cannot hold the server's own 503"));
 }
 
 #[test]
 fn extra_hosts_extend_the_host_allowlist_for_a_proxy_in_front() {
     let t = start_with(ServerConfig {
-        workers: 4,
         extra_hosts: vec!["localhost:9".into()],
         ..ServerConfig::default()
     });

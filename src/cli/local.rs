@@ -6,6 +6,7 @@ use std::time::SystemTime;
 use crate::auth::fixtures::{Fixture, Role};
 use crate::client::mcp::McpClient;
 use crate::client::trace::Trace;
+use crate::limits::Limits;
 use crate::server::{self, RunningServer, ServerConfig};
 
 /// The profile name every summary line carries.
@@ -21,7 +22,8 @@ pub struct LocalServer {
 impl LocalServer {
     /// Starts a server with the default budgets and a few workers.
     pub fn start(trace: bool) -> Result<LocalServer, String> {
-        let config = ServerConfig { workers: 8, ..ServerConfig::default() };
+        let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
+        let config = ServerConfig { limits, ..ServerConfig::default() };
         let bound = server::bind(config).map_err(|e| e.to_string())?;
         let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
             .map_err(|e| format!("cannot build the fixture tokens: {e}"))?;

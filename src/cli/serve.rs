@@ -51,8 +51,10 @@ pub fn config(args: &[String]) -> Result<ServerConfig, String> {
         limits.session_ttl = Duration::from_secs(secs);
     }
     if let Some(workers) = flags.one("workers")? {
-        config.workers = workers;
-        limits.requests_in_processing_max = limits.requests_in_processing_max.max(workers);
+        if workers == 0 {
+            return Err("--workers must be at least 1".into());
+        }
+        limits.requests_in_processing_max = workers;
     }
     config.limits = limits;
     Ok(config)

@@ -4,10 +4,12 @@
 //! For each request: read the head under a total deadline (idle time before its first byte, then
 //! the head deadline from that byte, each socket read also bounded), let the endpoint admit it,
 //! send `100 Continue` if asked and admitted, read exactly `Content-Length` body bytes under the
-//! body deadline, let the endpoint respond, and write the response in one write. Bytes after the
-//! body are the next request. The connection closes after any error response, after a request
-//! that asks to close, after the per-connection request budget, and whenever a deadline passes
-//! (then without a response: a partial request is never dispatched).
+//! body deadline, let the endpoint respond, and write the response in one write call (more only
+//! when the socket takes part of it) under the response write deadline. Bytes after the body are
+//! the next request. The connection closes after any error response, after a request that asks
+//! to close, after the per-connection request budget, and whenever a deadline passes (then
+//! without a response: a partial request is never dispatched, and a response the peer does not
+//! read is abandoned).
 //!
 //! Closing after an error is done politely: `Connection: close`, a shutdown of the write half, and
 //! a short bounded drain of whatever the client still sends, so the client reads the response
@@ -54,16 +56,14 @@ pub fn serve(
     let limits = *endpoint.limits();
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
-    if stream.set_write_timeout(Some(limits.socket_write_timeout)).is_err() {
-        return None;
-    }
     let mut input = Input {
         buf: ReadBuffer::new(limits.request_head_bytes_max() + limits.request_body_bytes_max),
         parser: RequestParser::new(&limits),
         limits,
         read_timeout: None,
     };
-    let mut output = Output { out: Vec::new(), limits, release: Some(release) };
+    let mut output =
+        Output { out: Vec::new(), limits, write_timeout: None, release: Some(release) };
     for served in 1..=limits.requests_per_connection_max {
         let last = served == limits.requests_per_connection_max;
         match exchange(&mut input, &mut output, &mut stream, endpoint, fill_random, last) {
@@ -72,7 +72,9 @@ pub fn serve(
             Err(Stop::Silent) => return None,
             Err(Stop::Refuse(rejection)) => {
                 let reply = rejection.reply(endpoint.metadata_url());
-                output.send(&mut stream, &reply, true);
+                if output.send(&mut stream, &reply, true).is_err() {
+                    return None;
+                }
                 break;
             }
         }
@@ -95,6 +97,8 @@ struct Output<'r> {
     /// The serialized response, reused from one response to the next.
     out: Vec<u8>,
     limits: Limits,
+    /// The write timeout the socket has now, so it is set again only when it must change.
+    write_timeout: Option<Duration>,
     /// Called before the last response is written (see [`serve`]); taken when called.
     release: Option<&'r mut dyn FnMut()>,
 }
@@ -124,7 +128,7 @@ fn exchange(
         (admitted, request_len)
     };
     if admitted.expect_continue {
-        output.send(stream, &Reply::empty(Status::Continue), false);
+        output.send(stream, &Reply::empty(Status::Continue), false)?;
     }
     input.read_body(stream, request_len)?;
     let head = built_head(&mut input.parser, input.buf.data())?;
@@ -148,9 +152,8 @@ fn answer(
     let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
     let reply = guarded(|| endpoint.respond(admitted.route, head, body, clock, fill_random))
         .map_err(Stop::Refuse)?;
-    let keep_alive = admitted.keep_alive && !reply.close;
-    output.send(stream, &reply, !keep_alive);
-    Ok(keep_alive)
+    let closing = output.send(stream, &reply, !admitted.keep_alive || reply.close)?;
+    Ok(!closing)
 }
 
 /// The complete head in `buf`, with the checks that need it whole; a framing error refuses it.
@@ -216,15 +219,10 @@ impl Input {
         deadline: Instant,
     ) -> Result<(), Stop> {
         loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(Stop::Silent);
-            }
-            // `set_read_timeout` bounds one call, so the deadline's remainder is applied when it
-            // is shorter than a whole read timeout; never zero. The socket keeps its setting
-            // between reads, so the system call is made only when the value changes.
+            // The socket keeps its setting between reads, so the system call is made only when
+            // the value changes.
             let timeout =
-                remaining.min(self.limits.socket_read_timeout).max(Duration::from_millis(1));
+                call_timeout(deadline, self.limits.socket_read_timeout).ok_or(Stop::Silent)?;
             if self.read_timeout != Some(timeout) {
                 stream.set_read_timeout(Some(timeout)).map_err(|_| Stop::Silent)?;
                 self.read_timeout = Some(timeout);
@@ -279,20 +277,48 @@ impl ReadBuffer {
 }
 
 impl Output<'_> {
-    /// Serializes and writes one reply in a single write.
-    fn send(&mut self, stream: &mut TcpStream, reply: &Reply, close: bool) {
+    /// Serializes and writes one reply in a single write, within the response write deadline.
+    /// Returns whether the connection closes after it: when asked, or when the reply could not
+    /// be serialized and a closing 500 went out instead. A failed write ends the connection
+    /// silently: the peer is not reading, and a partial response cannot be followed by another.
+    fn send(&mut self, stream: &mut TcpStream, reply: &Reply, close: bool) -> Result<bool, Stop> {
+        let max = self.limits.response_bytes_max;
+        let close = match serialize(&mut self.out, reply, close, max) {
+            Ok(_) => close,
+            Err(_) => {
+                // The reply itself was invalid or too large: a bug here, never the client's doing.
+                let fallback = Rejection::Internal.reply("");
+                serialize(&mut self.out, &fallback, true, max).map_err(|_| Stop::Silent)?;
+                true
+            }
+        };
         if close && let Some(release) = self.release.take() {
             release();
         }
-        let max = self.limits.response_bytes_max;
-        if serialize(&mut self.out, reply, close, max).is_err() {
-            // The reply itself was invalid or too large: a bug here, never the client's doing.
-            let fallback = Rejection::Internal.reply("");
-            if serialize(&mut self.out, &fallback, true, max).is_err() {
-                return;
+        self.write_all(stream).map_err(|_| Stop::Silent)?;
+        Ok(close)
+    }
+
+    /// Writes `out` whole before the response write deadline, each write also bounded by the
+    /// socket write timeout (set again only when the remaining time is shorter).
+    fn write_all(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        let deadline = Instant::now() + self.limits.response_write_deadline;
+        let mut written = 0;
+        while written < self.out.len() {
+            let timeout = call_timeout(deadline, self.limits.socket_write_timeout)
+                .ok_or(io::ErrorKind::TimedOut)?;
+            if self.write_timeout != Some(timeout) {
+                stream.set_write_timeout(Some(timeout))?;
+                self.write_timeout = Some(timeout);
+            }
+            match stream.write(&self.out[written..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => written += n,
+                Err(e) if is_retryable(&e) => continue,
+                Err(e) => return Err(e),
             }
         }
-        let _ = stream.write_all(&self.out);
+        Ok(())
     }
 }
 
@@ -312,6 +338,14 @@ pub fn serialize(
         writer.field("Connection", b"close");
     }
     writer.finish(&reply.body, max)
+}
+
+/// The timeout for one socket call toward `deadline`: a whole `per_call` timeout, or the
+/// deadline's remainder when that is shorter (never zero, which would mean no timeout at all).
+/// `None` once the deadline has passed.
+fn call_timeout(deadline: Instant, per_call: Duration) -> Option<Duration> {
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    (!remaining.is_zero()).then(|| remaining.min(per_call).max(Duration::from_millis(1)))
 }
 
 fn is_retryable(e: &io::Error) -> bool {

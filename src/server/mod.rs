@@ -22,6 +22,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 use std::{fmt, io};
 
 use crate::auth::policy::OfflineTokenPolicy;
@@ -42,8 +43,7 @@ pub struct ServerConfig {
     /// Extra allowed `Host` values, besides the server's own two loopback authorities (for a
     /// loopback proxy in front of it, which keeps the client's `Host`).
     pub extra_hosts: Vec<String>,
-    /// Worker threads: the most connections served at once.
-    pub workers: usize,
+    /// Every budget; `requests_in_processing_max` is the number of worker threads.
     pub limits: Limits,
 }
 
@@ -54,7 +54,6 @@ impl Default for ServerConfig {
             port: 0,
             extra_origins: Vec::new(),
             extra_hosts: Vec::new(),
-            workers: Limits::DEFAULT.requests_in_processing_max,
             limits: Limits::DEFAULT,
         }
     }
@@ -67,8 +66,8 @@ pub enum ServerError {
     NotLoopback(IpAddr),
     /// The budgets are inconsistent.
     Limits(LimitsError),
-    /// No workers, or more than the processing budget.
-    Workers(usize),
+    /// The response budget cannot hold even the fixed 503 the server answers when it is full.
+    ResponseBudget(usize),
     /// An allowed origin that is not `http://host[:port]` or `https://host[:port]`.
     Origin(String),
     /// An allowed host that is not `host[:port]`.
@@ -83,8 +82,8 @@ impl fmt::Display for ServerError {
                 write!(f, "refusing to listen on {address}: this server binds 127.0.0.1 only")
             }
             ServerError::Limits(e) => write!(f, "invalid limits: {e}"),
-            ServerError::Workers(n) => {
-                write!(f, "workers must be between 1 and requests_in_processing_max, not {n}")
+            ServerError::ResponseBudget(n) => {
+                write!(f, "response_bytes_max {n} cannot hold the server's own 503 reply")
             }
             ServerError::Origin(origin) => write!(f, "not an origin: {origin:?}"),
             ServerError::Host(host) => write!(f, "not a host: {host:?}"),
@@ -94,6 +93,15 @@ impl fmt::Display for ServerError {
 }
 
 impl std::error::Error for ServerError {}
+
+/// The bytes of the 503 the closer answers when every worker is busy, written once.
+fn overloaded_response(limits: &Limits) -> Result<Vec<u8>, ServerError> {
+    let mut response = Vec::new();
+    let overloaded = Rejection::Overloaded.reply("");
+    connection::serialize(&mut response, &overloaded, true, limits.response_bytes_max)
+        .map_err(|_| ServerError::ResponseBudget(limits.response_bytes_max))?;
+    Ok(response)
+}
 
 /// A listener bound to its port, not yet serving. The port is known here, so the token policy
 /// (whose resource identifier names the port) can be built before serving starts.
@@ -110,9 +118,7 @@ pub fn bind(config: ServerConfig) -> Result<BoundServer, ServerError> {
         return Err(ServerError::NotLoopback(config.address));
     }
     config.limits.validate().map_err(ServerError::Limits)?;
-    if config.workers == 0 || config.workers > config.limits.requests_in_processing_max {
-        return Err(ServerError::Workers(config.workers));
-    }
+    overloaded_response(&config.limits)?;
     if let Some(bad) = config.extra_origins.iter().find(|o| !is_origin(o)) {
         return Err(ServerError::Origin(bad.clone()));
     }
@@ -152,21 +158,25 @@ impl BoundServer {
         let endpoint_config =
             EndpointConfig { allowed_origins, allowed_hosts, limits: config.limits };
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
-        let workers = Arc::new(Handoff::new(config.workers));
-        let closing = Arc::new(Handoff::new(config.limits.closing_connections_pending_max));
+        let limits = config.limits;
+        let overloaded = overloaded_response(&limits)?;
+        let workers = Arc::new(Handoff::new(limits.requests_in_processing_max));
+        let closing = Arc::new(Handoff::new(limits.closing_connections_pending_max));
         let stopping = Arc::new(AtomicBool::new(false));
-        for _ in 0..config.workers {
+        for _ in 0..limits.requests_in_processing_max {
             let (handoff, closing, endpoint) =
                 (Arc::clone(&workers), Arc::clone(&closing), Arc::clone(&endpoint));
             spawn("worker", move || run_worker(&handoff, &closing, &endpoint))
                 .map_err(ServerError::Io)?;
         }
-        let (handoff, limits) = (Arc::clone(&closing), config.limits);
-        spawn("closer", move || run_closer(&handoff, &limits)).map_err(ServerError::Io)?;
+        let handoff = Arc::clone(&closing);
+        spawn("closer", move || run_closer(&handoff, &overloaded, &limits))
+            .map_err(ServerError::Io)?;
         let acceptor = {
             let (workers, closing, stopping) =
                 (Arc::clone(&workers), Arc::clone(&closing), Arc::clone(&stopping));
-            spawn("acceptor", move || run_acceptor(&listener, &workers, &closing, &stopping))
+            let pause = limits.accept_error_pause;
+            spawn("acceptor", move || run_acceptor(&listener, &workers, &closing, &stopping, pause))
                 .map_err(ServerError::Io)?
         };
         Ok(RunningServer { port, endpoint, workers, closing, stopping, acceptor: Some(acceptor) })
@@ -220,17 +230,15 @@ fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint
     }
 }
 
-fn run_closer(handoff: &Handoff<Closing>, limits: &Limits) {
-    let mut response = Vec::new();
-    let overloaded = Rejection::Overloaded.reply("");
-    if connection::serialize(&mut response, &overloaded, true, limits.response_bytes_max).is_err() {
-        return;
-    }
+/// Answers refused connections with `overloaded` (the 503) and closes every connection politely.
+fn run_closer(handoff: &Handoff<Closing>, overloaded: &[u8], limits: &Limits) {
     while let Some(closing) = handoff.take() {
         let stream = match closing {
             Closing::Refused(mut stream) => {
+                // A few hundred bytes on a fresh connection: they fit in the socket's send
+                // buffer, so one write within one write timeout is all it takes.
                 let _ = stream.set_write_timeout(Some(limits.socket_write_timeout));
-                let _ = stream.write_all(&response);
+                let _ = stream.write_all(overloaded);
                 stream
             }
             Closing::Answered(stream) => stream,
@@ -245,6 +253,7 @@ fn run_acceptor(
     workers: &Handoff<TcpStream>,
     closing: &Handoff<Closing>,
     stopping: &AtomicBool,
+    accept_error_pause: Duration,
 ) {
     for stream in listener.incoming() {
         if stopping.load(Ordering::Acquire) {
@@ -252,7 +261,8 @@ fn run_acceptor(
         }
         let Ok(stream) = stream else {
             // Out of file descriptors or a connection reset before accept: nothing to answer.
-            thread::yield_now();
+            // Pausing keeps a persistent failure (no descriptors left) from spinning a core.
+            thread::sleep(accept_error_pause);
             continue;
         };
         if let Err(stream) = workers.offer(stream) {

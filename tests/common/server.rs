@@ -25,9 +25,10 @@ pub struct TestServer {
     secrets: Mutex<Vec<String>>,
 }
 
-/// A server with 16 workers and the default budgets.
+/// A server with 16 workers and otherwise the default budgets.
 pub fn start() -> TestServer {
-    start_with(ServerConfig { workers: 16, ..ServerConfig::default() })
+    let limits = Limits { requests_in_processing_max: 16, ..Limits::DEFAULT };
+    start_with(ServerConfig { limits, ..ServerConfig::default() })
 }
 
 pub fn start_with(config: ServerConfig) -> TestServer {
