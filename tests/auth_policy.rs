@@ -232,7 +232,7 @@ fn expiry_is_exclusive_at_the_instant_of_expiry() {
 fn revocation_takes_effect_on_the_next_decision() {
     let mut f = fixture();
     assert!(decide(&f, Role::Full, &scope::CONNECT).is_ok());
-    assert!(f.revoke(Role::Full));
+    assert!(Role::Full.revoke_in(&mut f.policy));
     assert_eq!(decide(&f, Role::Full, &scope::CONNECT), Err(Denial::InvalidToken(R::Revoked)));
     // Other tokens of the same subject are untouched; unknown ids are reported.
     assert!(decide(&f, Role::ConnectOnly, &scope::CONNECT).is_ok());
@@ -242,7 +242,7 @@ fn revocation_takes_effect_on_the_next_decision() {
 #[test]
 fn a_revision_change_invalidates_every_earlier_token_of_that_subject_only() {
     let mut f = fixture();
-    assert_eq!(f.bump_revision(Role::Full), Some(2));
+    assert_eq!(Role::Full.bump_revision_in(&mut f.policy), Some(2));
     for role in [Role::Full, Role::ConnectOnly] {
         assert_eq!(decide(&f, role, &scope::CONNECT), Err(Denial::InvalidToken(R::StaleRevision)));
     }

@@ -225,7 +225,7 @@ fn revocation_on_a_live_session_fails_the_very_next_request() {
         t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
         200
     );
-    assert!(t.server.endpoint().policy_mut().revoke(&Role::Full.token_id()));
+    assert!(Role::Full.revoke_in(&mut t.server.endpoint().policy_mut()));
     let response =
         t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (401, "invalid_token"));
@@ -245,8 +245,7 @@ fn revocation_on_a_live_session_fails_the_very_next_request() {
 fn a_revision_change_on_a_live_session_fails_the_very_next_request() {
     let t = start();
     let session = t.open_session(Role::Full);
-    let (subject, tenant) = Role::Full.subject_and_tenant();
-    assert_eq!(t.server.endpoint().policy_mut().bump_revision(subject, tenant), Some(2));
+    assert_eq!(Role::Full.bump_revision_in(&mut t.server.endpoint().policy_mut()), Some(2));
     for role in [Role::Full, Role::ConnectOnly] {
         let response = t.raw(&t.post_bytes(role, Some(&session), PING, &[])).unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (401, "invalid_token"));

@@ -106,6 +106,19 @@ impl Role {
         format!("tid-{}", self.name())
     }
 
+    /// Revokes this role's token in `policy` (a fixture's, or a running server's through
+    /// [`crate::endpoint::Endpoint::policy_mut`]). False when `policy` does not know it.
+    pub fn revoke_in(self, policy: &mut OfflineTokenPolicy) -> bool {
+        policy.revoke(&self.token_id())
+    }
+
+    /// Moves the authorization revision of this role's subject and tenant forward in `policy`:
+    /// the new revision, or `None` when `policy` does not know the subject.
+    pub fn bump_revision_in(self, policy: &mut OfflineTokenPolicy) -> Option<u64> {
+        let (subject, tenant) = self.subject_and_tenant();
+        policy.bump_revision(subject, tenant)
+    }
+
     /// Who the role's token was issued to, and in which tenant.
     pub const fn subject_and_tenant(self) -> (&'static str, &'static str) {
         match self {
@@ -220,17 +233,6 @@ impl Fixture {
     /// Every role with its token, in role order.
     pub fn tokens(&self) -> impl Iterator<Item = (Role, &str)> {
         self.tokens.iter().map(|(r, t)| (*r, t.as_str()))
-    }
-
-    /// Revokes the token of `role`.
-    pub fn revoke(&mut self, role: Role) -> bool {
-        self.policy.revoke(&role.token_id())
-    }
-
-    /// Moves the authorization revision of `role`'s subject and tenant forward.
-    pub fn bump_revision(&mut self, role: Role) -> Option<u64> {
-        let (subject, tenant) = role.subject_and_tenant();
-        self.policy.bump_revision(subject, tenant)
     }
 }
 

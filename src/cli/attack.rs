@@ -165,12 +165,11 @@ fn run_all(mut t: Targets) -> (usize, usize) {
 }
 
 fn revoke_connect_only(t: &Targets) {
-    t.local.server.endpoint().policy_mut().revoke(&Role::ConnectOnly.token_id());
+    Role::ConnectOnly.revoke_in(&mut t.local.server.endpoint().policy_mut());
 }
 
 fn bump_mallorys_revision(t: &Targets) {
-    let (subject, tenant) = Role::OtherSubject.subject_and_tenant();
-    t.local.server.endpoint().policy_mut().bump_revision(subject, tenant);
+    Role::OtherSubject.bump_revision_in(&mut t.local.server.endpoint().policy_mut());
 }
 
 fn raw(text: String) -> Vec<u8> {

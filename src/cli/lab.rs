@@ -398,7 +398,7 @@ const EXPERIMENTS: [Experiment; 11] = [
                 &narrow_ping,
                 probe("baseline", "ping on a live session", 200, Key::Nothing),
             );
-            lab.local.server.endpoint().policy_mut().revoke(&Role::ConnectOnly.token_id());
+            Role::ConnectOnly.revoke_in(&mut lab.local.server.endpoint().policy_mut());
             let revoked = Lab::observe(
                 &mut narrow,
                 &narrow_ping,
@@ -409,8 +409,7 @@ const EXPERIMENTS: [Experiment; 11] = [
                     Key::Header("www-authenticate", r#"error="invalid_token""#),
                 ),
             );
-            let (subject, tenant) = Role::OtherSubject.subject_and_tenant();
-            lab.local.server.endpoint().policy_mut().bump_revision(subject, tenant);
+            Role::OtherSubject.bump_revision_in(&mut lab.local.server.endpoint().policy_mut());
             let bumped = Lab::observe(
                 &mut mallory,
                 &mallory_ping,

@@ -186,19 +186,16 @@ fn command(endpoint: &crate::endpoint::Endpoint, text: &str) -> Value {
     let mut reply = Object::new();
     match verb {
         "revoke" => {
-            if !endpoint.policy_mut().revoke(&role.token_id()) {
+            if !role.revoke_in(&mut endpoint.policy_mut()) {
                 return failure("unknown_token");
             }
         }
-        "bump-revision" => {
-            let (subject, tenant) = role.subject_and_tenant();
-            match endpoint.policy_mut().bump_revision(subject, tenant) {
-                Some(revision) => {
-                    reply.insert("revision".into(), Value::from(revision));
-                }
-                None => return failure("unknown_subject"),
+        "bump-revision" => match role.bump_revision_in(&mut endpoint.policy_mut()) {
+            Some(revision) => {
+                reply.insert("revision".into(), Value::from(revision));
             }
-        }
+            None => return failure("unknown_subject"),
+        },
         _ => return failure("unknown_command"),
     }
     reply.insert("ok".into(), true.into());

@@ -109,6 +109,8 @@ pub enum Route {
 pub struct Endpoint {
     config: EndpointConfig,
     metadata_url: String,
+    /// The protected-resource metadata, encoded once: nothing in it changes while serving.
+    metadata_document: String,
     policy: RwLock<OfflineTokenPolicy>,
     sessions: SessionTable,
 }
@@ -124,6 +126,7 @@ impl Endpoint {
         };
         Endpoint {
             metadata_url: policy.metadata_url().to_owned(),
+            metadata_document: json::encode(&policy.metadata()),
             config,
             policy: RwLock::new(policy),
             sessions: SessionTable::new(budget),
@@ -160,7 +163,7 @@ impl Endpoint {
         self.check_host_and_origin(head)?;
         let route = route(head)?;
         if route != Route::Metadata {
-            check_protocol_version(head, false)?;
+            check_protocol_version(head)?;
         }
         match route {
             Route::McpPost => {
@@ -196,7 +199,7 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
     ) -> Reply {
         let result = match route {
-            Route::Metadata => Ok(Reply::json(Status::Ok, &self.policy().metadata())),
+            Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
             Route::McpPost => self.post(head, body, clock, random),
             Route::McpGet => self.get(head, clock),
             Route::McpDelete => self.delete(head, clock),
@@ -275,7 +278,7 @@ impl Endpoint {
                 self.initialize(head, &id, &params, &principal, clock, random)
             }
             message => {
-                check_protocol_version(head, true)?;
+                require_protocol_version(head)?;
                 let session_id = session_id(head)?;
                 let session = self
                     .sessions
@@ -358,7 +361,7 @@ impl Endpoint {
             },
             "resources/list" => {
                 let response =
-                    jsonrpc::result(id, methods::resources_list_result(&principal.tenant));
+                    jsonrpc::result_text(id, &methods::resources_list_result(&principal.tenant));
                 session.notify(
                     LogLevel::Info,
                     methods::log_message(LogLevel::Info, "resources_listed"),
@@ -367,7 +370,7 @@ impl Endpoint {
                 let event = Event {
                     id: Some(stream.event_id(1)),
                     event: None,
-                    data: Some(json::encode(&response)),
+                    data: Some(response),
                     retry: None,
                 };
                 Reply::event_stream(&[event], self.limits().sse_event_bytes_max)
@@ -384,7 +387,7 @@ impl Endpoint {
     /// one after it), a `retry` field, and the end of the stream.
     fn get(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
-        check_protocol_version(head, true)?;
+        require_protocol_version(head)?;
         let session_id = session_id(head)?;
         let malformed = Rejection::Cursor(session::CursorError::Malformed);
         let cursor = match head.fields.single("last-event-id") {
@@ -417,12 +420,18 @@ impl Endpoint {
     /// DELETE ends the session: 204, and 404 for that id from then on.
     fn delete(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
-        check_protocol_version(head, true)?;
+        require_protocol_version(head)?;
         let session_id = session_id(head)?;
-        let owner = OwnerRef::from(&*principal);
-        self.sessions.find(session_id, owner, clock.now).ok_or(Rejection::SessionNotFound)?;
+        let session = self
+            .sessions
+            .find(session_id, OwnerRef::from(&*principal), clock.now)
+            .ok_or(Rejection::SessionNotFound)?;
         self.authorize(&principal, scope::CONNECT)?;
-        self.sessions.terminate(session_id, owner, clock.now);
+        // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
+        // 404 as any later request for the id.
+        if !self.sessions.end(session_id, &session) {
+            return Err(Rejection::SessionNotFound);
+        }
         Ok(Reply::empty(Status::NoContent))
     }
 }
@@ -488,12 +497,20 @@ fn check_no_body(head: &RequestHead<'_>) -> Result<(), Rejection> {
     if head.content_length == 0 { Ok(()) } else { Err(Rejection::BodyNotAllowed) }
 }
 
-/// `MCP-Protocol-Version`: at most one, and only 2025-11-25; required unless this is initialize.
-fn check_protocol_version(head: &RequestHead<'_>, required: bool) -> Result<(), Rejection> {
+/// Stage 3: a present `MCP-Protocol-Version` is one field naming 2025-11-25.
+fn check_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
     match head.fields.single("mcp-protocol-version") {
-        Occurrence::Absent if !required => Ok(()),
+        Occurrence::Absent => Ok(()),
         Occurrence::Once(version) if version == PROTOCOL_VERSION.as_bytes() => Ok(()),
         _ => Err(Rejection::ProtocolVersion),
+    }
+}
+
+/// Stage 6: after initialize the header must be there (its value was judged at stage 3).
+fn require_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
+    match head.fields.get("mcp-protocol-version") {
+        Some(_) => Ok(()),
+        None => Err(Rejection::ProtocolVersion),
     }
 }
 
@@ -502,9 +519,7 @@ fn check_protocol_version(head: &RequestHead<'_>, required: bool) -> Result<(), 
 fn session_id(head: &RequestHead<'_>) -> Result<SessionKey, Rejection> {
     match head.fields.single("mcp-session-id") {
         Occurrence::Absent => Err(Rejection::SessionMissing),
-        Occurrence::Once(id) if session::is_well_formed_id(id) => {
-            std::str::from_utf8(id).map(SessionKey::of).map_err(|_| Rejection::SessionMalformed)
-        }
+        Occurrence::Once(id) if session::is_well_formed_id(id) => Ok(SessionKey::of(id)),
         _ => Err(Rejection::SessionMalformed),
     }
 }

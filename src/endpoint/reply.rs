@@ -26,13 +26,13 @@ pub const JSON: &str = "application/json";
 pub const EVENT_STREAM: &str = "text/event-stream";
 
 impl Reply {
-    /// A JSON body with this status. Responses at 400 and above close the connection.
+    /// A JSON body with this status.
     pub fn json(status: Status, value: &Value) -> Reply {
         Reply {
             status,
             fields: vec![("Content-Type", JSON.into()), ("Cache-Control", "no-store".into())],
             body: json::encode(value).into_bytes(),
-            close: status.code() >= 400,
+            close: false,
         }
     }
 

@@ -145,17 +145,9 @@ pub mod code {
     pub const SERVER_ERROR: i64 = -32000;
 }
 
-/// `{"id": id, "jsonrpc": "2.0", "result": result}`.
-pub fn result(id: &Id, result: Value) -> Value {
-    let mut message = Object::new();
-    message.insert("jsonrpc".into(), "2.0".into());
-    message.insert("id".into(), id.to_value());
-    message.insert("result".into(), result);
-    Value::Object(message)
-}
-
-/// The text of [`result`]`(id, result)`, written without building the outer object: the same
-/// bytes, since an object's members are encoded in key order (`id`, `jsonrpc`, `result`).
+/// `{"id": id, "jsonrpc": "2.0", "result": result}` as text, written without building the outer
+/// object: the bytes the encoder would produce for it, since an object's members are encoded in
+/// key order (`id`, `jsonrpc`, `result`).
 pub fn result_text(id: &Id, result: &Value) -> String {
     let mut out = String::with_capacity(64);
     out.push_str("{\"id\":");
@@ -253,6 +245,15 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(parse(text), expected, "{text}");
         }
+    }
+
+    /// The result object built the slow way, to check [`result_text`] against.
+    fn result(id: &Id, result: Value) -> Value {
+        let mut message = Object::new();
+        message.insert("jsonrpc".into(), "2.0".into());
+        message.insert("id".into(), id.to_value());
+        message.insert("result".into(), result);
+        Value::Object(message)
     }
 
     #[test]

@@ -316,8 +316,8 @@ pub struct CapacityFull;
 pub struct SessionKey([u8; 32]);
 
 impl SessionKey {
-    pub fn of(id: &str) -> SessionKey {
-        SessionKey(Sha256::digest(id.as_bytes()).into())
+    pub fn of(id: &[u8]) -> SessionKey {
+        SessionKey(Sha256::digest(id).into())
     }
 }
 
@@ -345,7 +345,7 @@ impl SessionTable {
     }
 
     /// Creates a session for `owner` with a caller-drawn id and event tag. Expired sessions are
-    /// dropped first; if the table is still full, nothing is created.
+    /// dropped first; if the table is still full, nothing is built or stored.
     pub fn create(
         &self,
         id: &str,
@@ -353,7 +353,12 @@ impl SessionTable {
         owner: OwnerRef<'_>,
         now: Instant,
     ) -> Result<Arc<Session>, CapacityFull> {
-        let key = SessionKey::of(id);
+        let key = SessionKey::of(id.as_bytes());
+        let mut sessions = self.write();
+        sessions.retain(|_, s| now < s.expires_at);
+        if sessions.len() >= self.budget.capacity {
+            return Err(CapacityFull);
+        }
         let session = Arc::new(Session {
             owner: Owner::from(owner),
             expires_at: now + self.budget.ttl,
@@ -368,11 +373,6 @@ impl SessionTable {
                 log_level: LogLevel::Info,
             }),
         });
-        let mut sessions = self.write();
-        sessions.retain(|_, s| now < s.expires_at);
-        if sessions.len() >= self.budget.capacity {
-            return Err(CapacityFull);
-        }
         sessions.insert(key, Arc::clone(&session));
         Ok(session)
     }
@@ -388,12 +388,14 @@ impl SessionTable {
         (session.owner.as_ref() == owner).then_some(session)
     }
 
-    /// Ends the session under `key` if `owner` may see it. False when there was nothing to end.
-    pub fn terminate(&self, key: SessionKey, owner: OwnerRef<'_>, now: Instant) -> bool {
-        if self.find(key, owner, now).is_none() {
-            return false;
+    /// Ends `session`, found under `key` by [`SessionTable::find`]. False when it had already
+    /// ended (another request ended it, or it expired and was dropped, in between).
+    pub fn end(&self, key: SessionKey, session: &Arc<Session>) -> bool {
+        let mut sessions = self.write();
+        match sessions.get(&key) {
+            Some(stored) if Arc::ptr_eq(stored, session) => sessions.remove(&key).is_some(),
+            _ => false,
         }
-        self.write().remove(&key).is_some()
     }
 }
 
@@ -419,17 +421,17 @@ mod tests {
         table.create("s1", "aa".into(), owner("alice").as_ref(), t0).unwrap();
         assert!(
             table
-                .find(SessionKey::of("s1"), owner("alice").as_ref(), t0 + Duration::from_secs(59))
+                .find(SessionKey::of(b"s1"), owner("alice").as_ref(), t0 + Duration::from_secs(59))
                 .is_some()
         );
-        assert!(table.find(SessionKey::of("s1"), owner("mallory").as_ref(), t0).is_none());
+        assert!(table.find(SessionKey::of(b"s1"), owner("mallory").as_ref(), t0).is_none());
         let mut stale = owner("alice");
         stale.authorization_revision = 2;
-        assert!(table.find(SessionKey::of("s1"), stale.as_ref(), t0).is_none());
-        assert!(table.find(SessionKey::of("s2"), owner("alice").as_ref(), t0).is_none());
+        assert!(table.find(SessionKey::of(b"s1"), stale.as_ref(), t0).is_none());
+        assert!(table.find(SessionKey::of(b"s2"), owner("alice").as_ref(), t0).is_none());
         assert!(
             table
-                .find(SessionKey::of("s1"), owner("alice").as_ref(), t0 + Duration::from_secs(60))
+                .find(SessionKey::of(b"s1"), owner("alice").as_ref(), t0 + Duration::from_secs(60))
                 .is_none()
         );
         assert_eq!(table.live(t0), 0, "the expired session was removed");
@@ -445,8 +447,9 @@ mod tests {
             table.create("c", "cc".into(), owner("alice").as_ref(), t0).err(),
             Some(CapacityFull)
         );
-        assert!(table.terminate(SessionKey::of("a"), owner("alice").as_ref(), t0));
-        assert!(!table.terminate(SessionKey::of("a"), owner("alice").as_ref(), t0));
+        let a = table.find(SessionKey::of(b"a"), owner("alice").as_ref(), t0).unwrap();
+        assert!(table.end(SessionKey::of(b"a"), &a));
+        assert!(!table.end(SessionKey::of(b"a"), &a), "ended once only");
         table.create("c", "cc".into(), owner("alice").as_ref(), t0).unwrap();
         let later = t0 + Duration::from_secs(60);
         table.create("d", "dd".into(), owner("alice").as_ref(), later).unwrap();
