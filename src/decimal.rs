@@ -1,8 +1,10 @@
 //! Numbers as ASCII digits: reading `1*DIGIT` with checked arithmetic, writing a decimal without
-//! going through `fmt`, and writing random bytes as lowercase hex (tokens, session ids).
+//! going through `fmt`, and hexadecimal both ways (random bytes as lowercase hex for tokens and
+//! session ids; single hex digits for `%XX` and `\uXXXX` escapes).
 //!
 //! Every length, delay and id the codecs read as digits goes through [`parse`], so there is one
-//! place where overflow is handled. Signs, spaces, `_` separators and hex are never digits here.
+//! place where overflow is handled. Signs, spaces, `_` separators and hex are never decimal
+//! digits here.
 
 /// What a run of bytes says as a decimal number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,12 +51,23 @@ pub(crate) fn push(out: &mut Vec<u8>, mut n: u64) {
 
 /// `bytes` as lowercase hexadecimal, two digits per byte.
 pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().flat_map(|&b| hex_pair(b)).map(char::from).collect()
+}
+
+/// One byte as two lowercase hexadecimal digits.
+pub(crate) fn hex_pair(byte: u8) -> [u8; 2] {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    bytes
-        .iter()
-        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
-        .map(char::from)
-        .collect()
+    [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]]
+}
+
+/// The value of one hexadecimal digit, either case.
+pub(crate) fn hex_value(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

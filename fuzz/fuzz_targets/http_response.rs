@@ -15,6 +15,7 @@ const TINY: Limits = Limits {
     sse_event_bytes_max: 64,
     ..Limits::DEFAULT
 };
+const _: () = assert!(TINY.validate().is_ok());
 
 fn verdict<'b>(
     result: Result<Parsed<Response<'b>>, ResponseError>,

@@ -8,7 +8,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::limits::{BYTES_CEILING, COUNT_CEILING, Limits};
 use loopback_mcp_http::sse::{self, Event, SseParser};
 
 #[derive(Arbitrary, Debug)]
@@ -34,11 +34,12 @@ fuzz_target!(|data: &[u8]| {
     let split = data.first().map_or(0, |&b| usize::from(b) * data.len() / 256);
     assert_eq!(parse_split(data, split, &limits), whole);
     // Re-encoding may lengthen an event ("data:x" becomes "data: x"), so the round trip of
-    // parsed events is checked without the size budget; the budget itself is checked below.
+    // parsed events is checked with the budgets at their ceilings; the budget itself is checked
+    // below.
     let unbounded = Limits {
-        sse_event_bytes_max: usize::MAX / 2,
-        response_bytes_max: usize::MAX,
-        sse_stream_events_max: usize::MAX,
+        sse_event_bytes_max: BYTES_CEILING,
+        response_bytes_max: BYTES_CEILING,
+        sse_stream_events_max: COUNT_CEILING,
         ..limits
     };
     if let Ok(events) = &whole {

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use super::chars::{self, FIELD_VALUE, TCHAR};
 use super::error::{HeadError, HeadErrorKind};
+use crate::limits::Limits;
 
 /// The three budgets of a header section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +21,17 @@ pub(crate) struct FieldBudget {
     pub value_bytes_max: usize,
     pub fields_max: usize,
     pub section_bytes_max: usize,
+}
+
+impl FieldBudget {
+    /// The header budgets of `limits`, the same for requests and responses.
+    pub fn from_limits(limits: &Limits) -> FieldBudget {
+        FieldBudget {
+            value_bytes_max: limits.header_value_bytes_max,
+            fields_max: limits.header_fields_max,
+            section_bytes_max: limits.header_section_bytes_max,
+        }
+    }
 }
 
 /// Where one field line's name and (whitespace-trimmed) value lie in the buffer.

@@ -23,7 +23,8 @@ pub(crate) struct Framing {
     pub keep_alive: bool,
 }
 
-/// The first two field lines with one name, and how many there were.
+/// The first two field lines with one name: the second is kept to point a duplicate's error at
+/// it. (Like `FieldList::single`, but over spans, so framing allocates nothing.)
 #[derive(Clone, Copy, Default)]
 struct Lines<'s> {
     first: Option<&'s FieldSpan>,

@@ -325,12 +325,7 @@ impl<'a> Cursor<'a> {
             return Err(MediaError { kind: MediaErrorKind::WildcardInvalid, offset: start });
         }
         let mut quality = None;
-        let mut kept = Vec::with_capacity(media.params.len());
-        for param in media.params {
-            if !param.name.eq_ignore_ascii_case("q") {
-                kept.push(param);
-                continue;
-            }
+        for param in media.params.iter().filter(|p| p.name.eq_ignore_ascii_case("q")) {
             let invalid = MediaError { kind: MediaErrorKind::QualityInvalid, offset: start };
             if quality.is_some() {
                 return Err(invalid);
@@ -341,7 +336,9 @@ impl<'a> Cursor<'a> {
             }
             quality = Some(parse_qvalue(&param.value).ok_or(invalid)?);
         }
-        media.params = kept;
+        if quality.is_some() {
+            media.params.retain(|p| !p.name.eq_ignore_ascii_case("q"));
+        }
         Ok(MediaRange { media, quality: quality.unwrap_or(1000) })
     }
 }

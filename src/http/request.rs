@@ -30,7 +30,7 @@
 
 use super::error::{RequestError, RequestErrorKind};
 use super::fields::{FieldBudget, FieldScanner};
-use super::framing;
+use super::framing::{self, Framing};
 use super::target;
 use super::{FieldList, Parsed};
 use crate::limits::Limits;
@@ -164,16 +164,15 @@ pub struct RequestParser {
     fields: FieldScanner,
     /// Set once a verdict is reached: `Ok(head length)` or the error.
     outcome: Option<Result<usize, RequestError>>,
+    /// The whole-head checks' result, kept so a second `parse` of the same head (after its body
+    /// arrived) does not run them again.
+    framing: Option<Framing>,
 }
 
 impl RequestParser {
     /// A parser enforcing the head budgets of `limits`.
     pub fn new(limits: &Limits) -> Self {
-        let fields = FieldBudget {
-            value_bytes_max: limits.header_value_bytes_max,
-            fields_max: limits.header_fields_max,
-            section_bytes_max: limits.header_section_bytes_max,
-        };
+        let fields = FieldBudget::from_limits(limits);
         RequestParser {
             budget: HeadBudget {
                 leading_empty_lines_max: limits.leading_empty_lines_max,
@@ -193,6 +192,7 @@ impl RequestParser {
             version: None,
             fields: FieldScanner::new(fields),
             outcome: None,
+            framing: None,
         }
     }
 
@@ -206,6 +206,7 @@ impl RequestParser {
         self.version = None;
         self.fields.reset();
         self.outcome = None;
+        self.framing = None;
     }
 
     /// Parses the bytes received so far for this request.
@@ -301,7 +302,7 @@ impl RequestParser {
                         return fail(RequestErrorKind::MethodTooLong { limit });
                     }
                     // A visible byte that is not a token byte is judged with the method, after
-                    // the version and the target (precedence step 4).
+                    // the version and the target (step 1 of the order in the module docs).
                     self.method_not_token |= !chars::is(byte, TCHAR);
                 }
                 b'\r' => return fail(RequestErrorKind::TargetMissing),
@@ -373,14 +374,18 @@ impl RequestParser {
         Ok(())
     }
 
-    /// Turns the recorded spans into a head, after the whole-head framing checks.
-    fn build<'b>(&self, buf: &'b [u8], len: usize) -> Result<RequestHead<'b>, RequestError> {
+    /// Turns the recorded spans into a head, after the whole-head framing checks (run once).
+    fn build<'b>(&mut self, buf: &'b [u8], len: usize) -> Result<RequestHead<'b>, RequestError> {
         let head = &buf[..len];
         let (Some(method), Some(version)) = (self.method, self.version) else {
             unreachable!("a complete head has a checked request line")
         };
         let spans = self.fields.fields();
-        let framing = framing::check(head, spans, version, self.budget.body_bytes_max)?;
+        let framing = match self.framing {
+            Some(framing) => framing,
+            None => framing::check(head, spans, version, self.budget.body_bytes_max)?,
+        };
+        self.framing = Some(framing);
         let fields = FieldList::from_spans(head, spans);
         let target = ascii_str(&head[self.target_start..self.version_start - 1]);
         Ok(RequestHead {

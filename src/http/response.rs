@@ -66,6 +66,8 @@ pub struct ResponseParser {
     fields: FieldScanner,
     /// The head length once the empty line has been read.
     head_len: Option<usize>,
+    /// Head and body length, once the framing of a complete head was judged.
+    total: Option<usize>,
     /// The error, once one was found: later calls repeat it.
     failed: Option<ResponseError>,
 }
@@ -73,11 +75,7 @@ pub struct ResponseParser {
 impl ResponseParser {
     /// A parser enforcing the response budget and the header budgets of `limits`.
     pub fn new(limits: &Limits) -> Self {
-        let fields = FieldBudget {
-            value_bytes_max: limits.header_value_bytes_max,
-            fields_max: limits.header_fields_max,
-            section_bytes_max: limits.header_section_bytes_max,
-        };
+        let fields = FieldBudget::from_limits(limits);
         ResponseParser {
             response_bytes_max: limits.response_bytes_max,
             reason_bytes_max: limits.header_value_bytes_max,
@@ -90,6 +88,7 @@ impl ResponseParser {
             reason_end: 0,
             fields: FieldScanner::new(fields),
             head_len: None,
+            total: None,
             failed: None,
         }
     }
@@ -102,6 +101,7 @@ impl ResponseParser {
         self.status = 0;
         self.fields.reset();
         self.head_len = None;
+        self.total = None;
         self.failed = None;
     }
 
@@ -130,7 +130,23 @@ impl ResponseParser {
                 }
             },
         };
-        self.complete(buf, head_len)
+        let total = match self.total {
+            Some(total) => total,
+            None => match self.framed_total(buf, head_len) {
+                Ok(total) => {
+                    self.total = Some(total);
+                    total
+                }
+                Err(error) => {
+                    self.failed = Some(error);
+                    return Err(error);
+                }
+            },
+        };
+        if buf.len() < total {
+            return Ok(Parsed::Partial);
+        }
+        Ok(Parsed::Complete { value: self.response(buf, head_len, total), len: total })
     }
 
     fn scan(&mut self, buf: &[u8]) -> Result<Option<usize>, ResponseError> {
@@ -216,48 +232,45 @@ impl ResponseParser {
         Ok(())
     }
 
-    /// Applies the framing rules to a complete head and waits for the body.
-    fn complete<'b>(
-        &self,
-        buf: &'b [u8],
-        head_len: usize,
-    ) -> Result<Parsed<Response<'b>>, ResponseError> {
-        let head = &buf[..head_len];
-        let fields = FieldList::from_spans(head, self.fields.fields());
+    /// Applies the framing rules to a complete head (once): the length of head and body.
+    fn framed_total(&self, buf: &[u8], head_len: usize) -> Result<usize, ResponseError> {
+        let fields = FieldList::from_spans(&buf[..head_len], self.fields.fields());
         let body_len = self.body_length(&fields, head_len)?;
-        let fail = |kind| Err(ResponseError::new(kind, head_len));
         let limit = self.response_bytes_max;
         let total = u64::try_from(head_len).ok().and_then(|h| h.checked_add(body_len));
         let Some(total) = total.filter(|&t| framing::within(t, limit)) else {
-            return fail(ResponseErrorKind::ResponseTooLarge { limit });
+            return Err(ResponseError::new(
+                ResponseErrorKind::ResponseTooLarge { limit },
+                head_len,
+            ));
         };
         // `total` is within a usize budget, so it fits a usize.
-        let total = usize::try_from(total).unwrap_or(usize::MAX);
-        if buf.len() < total {
-            return Ok(Parsed::Partial);
-        }
+        Ok(usize::try_from(total).unwrap_or(usize::MAX))
+    }
+
+    /// The complete response in `buf[..total]`.
+    fn response<'b>(&self, buf: &'b [u8], head_len: usize, total: usize) -> Response<'b> {
+        let head = &buf[..head_len];
+        let fields = FieldList::from_spans(head, self.fields.fields());
         let mut connection = ConnectionOptions::default();
         let version = self.version.unwrap_or(Version::Http11);
         let keep_alive =
             fields.all("connection").all(|v| connection.read(v)) && connection.keep_alive(version);
-        Ok(Parsed::Complete {
-            value: Response {
-                version,
-                status: self.status,
-                reason: &head[self.reason_start..self.reason_end],
-                fields,
-                body: &buf[head_len..total],
-                keep_alive,
-            },
-            len: total,
-        })
+        Response {
+            version,
+            status: self.status,
+            reason: &head[self.reason_start..self.reason_end],
+            fields,
+            body: &buf[head_len..total],
+            keep_alive,
+        }
     }
 
     /// The body length the head announces, or why the framing is refused. Errors point at the
     /// end of the head, where they are decided.
     fn body_length(&self, fields: &FieldList<'_>, head_len: usize) -> Result<u64, ResponseError> {
         let fail = |kind| Err(ResponseError::new(kind, head_len));
-        if fields.count("transfer-encoding") > 0 {
+        if fields.get("transfer-encoding").is_some() {
             return fail(ResponseErrorKind::TransferEncodingUnsupported);
         }
         // 1xx and 204 never carry Content-Length (RFC 9110 §8.6); 304 may, naming the length of

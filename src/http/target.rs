@@ -15,6 +15,7 @@
 
 use super::chars::{self, PATH};
 use super::error::RequestErrorKind;
+use crate::decimal::hex_value;
 
 /// Checks a complete target. On failure returns the kind and the offset within the target of
 /// the byte that decided it.
@@ -54,15 +55,6 @@ fn decode_percent(target: &[u8], at: usize) -> Option<u8> {
     let hi = hex_value(*target.get(at + 1)?)?;
     let lo = hex_value(*target.get(at + 2)?)?;
     Some(hi << 4 | lo)
-}
-
-fn hex_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'0'..=b'9' => Some(byte - b'0'),
-        b'a'..=b'f' => Some(byte - b'a' + 10),
-        b'A'..=b'F' => Some(byte - b'A' + 10),
-        _ => None,
-    }
 }
 
 /// Refuses any segment that is, once decoded, `.` or `..`.

@@ -341,7 +341,7 @@ impl Decoder<'_> {
         let digits = self.bytes.get(self.pos..self.pos + 4).ok_or(invalid)?;
         let mut code = 0u32;
         for &d in digits {
-            code = code << 4 | char::from(d).to_digit(16).ok_or(invalid)?;
+            code = code << 4 | u32::from(crate::decimal::hex_value(d).ok_or(invalid)?);
         }
         self.pos += 4;
         Ok(code)

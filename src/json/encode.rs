@@ -96,10 +96,8 @@ fn write_string(s: &str, out: &mut String) {
         };
         out.push_str(&s[run_start..i]);
         if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+            out.extend(crate::decimal::hex_pair(byte).map(char::from));
         } else {
             out.push_str(escape);
         }

@@ -52,14 +52,6 @@ impl Value {
         }
     }
 
-    /// The boolean, if this is one.
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
     /// The number, if this is one.
     pub fn as_number(&self) -> Option<&Number> {
         match self {

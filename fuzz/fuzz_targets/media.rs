@@ -1,0 +1,50 @@
+//! Fuzzes the media-type and Accept parsers with raw header values.
+//!
+//! Checked on every input: no panic; an accepted `Content-Type` has no wildcard; an accepted
+//! Accept list stays within its range budget, has no weight left among the parameters and only
+//! weights from 0 to 1000; a type the MCP rule finds listed also has a weight above zero under
+//! RFC negotiation; and two field lines that parse on their own parse to the same ranges when
+//! sent as one comma-joined line (RFC 9110 §5.3).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use loopback_mcp_http::http::media::{Accept, MediaType};
+
+/// A small range budget, so its edge is reached quickly; and the default one.
+const RANGE_BUDGETS: [usize; 2] = [3, 16];
+const PROBES: [(&str, &str); 3] =
+    [("application", "json"), ("text", "event-stream"), ("text", "plain")];
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(media) = MediaType::parse(data) {
+        assert!(media.type_ != "*" && media.subtype != "*");
+    }
+    for ranges_max in RANGE_BUDGETS {
+        check_accept(data, ranges_max);
+    }
+});
+
+fn check_accept(data: &[u8], ranges_max: usize) {
+    let Ok(accept) = Accept::parse([data], ranges_max) else {
+        return;
+    };
+    assert!(accept.ranges.len() <= ranges_max);
+    for range in &accept.ranges {
+        assert!(range.quality <= 1000);
+        assert!(range.media.params.iter().all(|p| !p.name.eq_ignore_ascii_case("q")));
+    }
+    for (type_, subtype) in PROBES {
+        if accept.lists(type_, subtype) {
+            assert!(accept.quality(type_, subtype) > 0, "{type_}/{subtype}");
+        }
+    }
+    // Split the value in two field lines at the first comma, if any: when both halves parse,
+    // the joined value is the same list.
+    let Some(comma) = data.iter().position(|&b| b == b',') else {
+        return;
+    };
+    let (first, second) = (&data[..comma], &data[comma + 1..]);
+    if let Ok(lines) = Accept::parse([first, second], ranges_max) {
+        assert_eq!(lines, accept);
+    }
+}
