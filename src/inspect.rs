@@ -51,9 +51,6 @@ pub fn inspect(subject: Subject, input: &[u8], limits: &Limits) -> Report {
     }
 }
 
-const REDACTED_FIELDS: [&str; 5] =
-    ["authorization", "proxy-authorization", "cookie", "set-cookie", "mcp-session-id"];
-
 fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Object>())
 }
@@ -75,7 +72,7 @@ fn incomplete() -> Report {
 
 fn fields_value(fields: &FieldList<'_>) -> Value {
     let shown = fields.iter().map(|f| {
-        let redact = REDACTED_FIELDS.iter().any(|r| f.name.eq_ignore_ascii_case(r));
+        let redact = crate::http::CREDENTIAL_FIELDS.iter().any(|r| f.name.eq_ignore_ascii_case(r));
         let value = if redact {
             format!("<redacted: {} bytes>", f.value.len())
         } else {

@@ -89,6 +89,13 @@ pub struct Limits {
     pub closing_connections_pending_max: usize,
     /// The `retry` a GET stream tells the client to wait before it reconnects.
     pub get_stream_retry: Duration,
+    /// A client's timeout for connecting and for each read and write.
+    pub client_io_timeout: Duration,
+    /// Interim (1xx) responses a client reads before the final one. One more: the exchange
+    /// fails, so a server cannot keep a client reading `100 Continue` forever.
+    pub interim_responses_max: usize,
+    /// Longest line `serve` reads on its control plane (stdin); a longer one is refused whole.
+    pub control_line_bytes_max: usize,
 }
 
 /// A relation between two budgets that a hand-built [`Limits`] broke.
@@ -183,6 +190,9 @@ impl Limits {
         drain_timeout: Duration::from_millis(250),
         closing_connections_pending_max: 64,
         get_stream_retry: Duration::from_secs(1),
+        client_io_timeout: Duration::from_secs(10),
+        interim_responses_max: 4,
+        control_line_bytes_max: 256,
     };
 
     /// The most bytes a complete request head can occupy under these budgets: leading empty
@@ -225,7 +235,7 @@ impl Limits {
 
     /// Every budget non-zero (except the leading-empty-line allowance) and under its ceiling.
     const fn check_magnitudes(&self) -> Result<(), LimitsError> {
-        let bytes: [(&'static str, usize); 8] = [
+        let bytes: [(&'static str, usize); 9] = [
             ("drain_bytes_max", self.drain_bytes_max),
             ("request_body_bytes_max", self.request_body_bytes_max),
             ("header_value_bytes_max", self.header_value_bytes_max),
@@ -234,8 +244,9 @@ impl Limits {
             ("method_bytes_max", self.method_bytes_max),
             ("response_bytes_max", self.response_bytes_max),
             ("sse_event_bytes_max", self.sse_event_bytes_max),
+            ("control_line_bytes_max", self.control_line_bytes_max),
         ];
-        let counts: [(&'static str, usize); 8] = [
+        let counts: [(&'static str, usize); 9] = [
             ("requests_per_connection_max", self.requests_per_connection_max),
             ("closing_connections_pending_max", self.closing_connections_pending_max),
             ("header_fields_max", self.header_fields_max),
@@ -244,8 +255,9 @@ impl Limits {
             ("sse_events_kept_per_session_max", self.sse_events_kept_per_session_max),
             ("sse_stream_events_max", self.sse_stream_events_max),
             ("requests_in_processing_max", self.requests_in_processing_max),
+            ("interim_responses_max", self.interim_responses_max),
         ];
-        let durations: [(&'static str, Duration); 10] = [
+        let durations: [(&'static str, Duration); 11] = [
             ("socket_read_timeout", self.socket_read_timeout),
             ("socket_write_timeout", self.socket_write_timeout),
             ("request_head_deadline", self.request_head_deadline),
@@ -256,6 +268,7 @@ impl Limits {
             ("drain_timeout", self.drain_timeout),
             ("get_stream_retry", self.get_stream_retry),
             ("session_ttl", self.session_ttl),
+            ("client_io_timeout", self.client_io_timeout),
         ];
         if let Err(e) = within(&bytes, BYTES_CEILING) {
             return Err(e);

@@ -3,7 +3,8 @@
 //! - `demo`, `attack`, `lab`: the normal path, the refused attacks and the one-change experiments,
 //!   each against a fresh in-process server, with `--trace` for the redacted wire trace;
 //! - `serve`: a server on a loopback port, with a control plane on stdin;
-//! - `inspect <request|response|json|sse> [FILE]`: one codec's verdict on some bytes.
+//! - `inspect <request|response|json|sse> [FILE]`: one codec's verdict on some bytes;
+//! - `bench`: a closed-loop load generator, or `bench codec` for the codecs alone.
 //!
 //! Usage errors exit with status 2. Nothing here parses protocol bytes itself.
 #![forbid(unsafe_code)]
@@ -25,7 +26,8 @@ usage: loopback-mcp-http demo [--trace]
 
 demo: runs the normal path of a session against a fresh server and prints one JSON line with
 the verdict PASS (exit 0) or FAIL. attack: runs hostile requests and prints BLOCK (exit 0) only
-when every one is refused with its expected status; each is listed on stderr. lab: changes one
+when every one is refused with its expected status and public error code; each is listed on
+stderr. lab: changes one
 thing in a correct request and compares the predicted status with the observed one. --trace
 prints every request and response to stderr with tokens and session ids redacted.
 
@@ -55,7 +57,7 @@ fn main() -> ExitCode {
         "attack" if plain.is_empty() => Ok(cli::attack::run(trace)),
         "lab" => cli::lab::run(&plain, trace),
         "demo" | "attack" => Err(format!("{command} takes only --trace")),
-        "serve" => Ok(cli::serve::run(rest)),
+        "serve" => cli::serve::run(rest),
         "bench" => cli::bench::run(rest),
         "inspect" => cli::inspect::run(rest),
         "-h" | "--help" | "help" => {

@@ -4,6 +4,7 @@
 use std::process::{Command, Output};
 
 use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::limits::Limits;
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopback-mcp-http");
 
@@ -15,7 +16,8 @@ fn run(args: &[&str]) -> Output {
 fn summary(output: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().unwrap_or("");
-    json::decode(last.as_bytes(), 64).unwrap_or_else(|e| panic!("not a JSON line ({e}): {stdout}"))
+    json::decode(last.as_bytes(), Limits::DEFAULT.json_depth_max)
+        .unwrap_or_else(|e| panic!("not a JSON line ({e}): {stdout}"))
 }
 
 fn text<'v>(value: &'v Value, key: &str) -> &'v str {

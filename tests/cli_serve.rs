@@ -6,7 +6,8 @@ use std::net::SocketAddr;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use loopback_mcp_http::client::{HttpConnection, request};
+use loopback_mcp_http::client::HttpConnection;
+use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
 
@@ -36,7 +37,7 @@ impl Serve {
     fn line(&mut self) -> Value {
         let mut line = String::new();
         self.stdout.read_line(&mut line).unwrap();
-        json::decode(line.trim_end().as_bytes(), 64)
+        json::decode(line.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
             .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"))
     }
 
@@ -61,21 +62,10 @@ fn text<'v>(value: &'v Value, key: &str) -> &'v str {
 
 fn initialize(port: u16, token: &str) -> u16 {
     let address: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let mut conn =
-        HttpConnection::connect(address, &Limits::DEFAULT, Duration::from_secs(10)).unwrap();
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#;
-    let bytes = request(
-        "POST",
-        "/mcp",
-        &[
-            ("Host", &format!("127.0.0.1:{port}")),
-            ("Accept", "application/json, text/event-stream"),
-            ("Content-Type", "application/json"),
-            ("Authorization", &format!("Bearer {token}")),
-        ],
-        body.as_bytes(),
-    );
-    conn.exchange(&bytes).unwrap().status
+    let request = RequestSpec::mcp_post(&address.to_string(), token, None, body.as_bytes());
+    conn.exchange(&request.bytes()).unwrap().status
 }
 
 #[test]

@@ -395,7 +395,11 @@ fn resources_list_is_an_event_stream_carrying_the_response_with_the_same_id() {
             "{:?}",
             events[0].id
         );
-        let message = json::decode(events[0].data.as_deref().unwrap().as_bytes(), 64).unwrap();
+        let message = json::decode(
+            events[0].data.as_deref().unwrap().as_bytes(),
+            Limits::DEFAULT.json_depth_max,
+        )
+        .unwrap();
         assert_eq!(message.get("id"), Some(&Value::from(3i64)));
         let resources = message
             .get("result")

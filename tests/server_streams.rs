@@ -21,7 +21,11 @@ fn get(t: &TestServer, session: &str, extra: &[(&str, &str)]) -> (u16, Vec<Event
 }
 
 fn event_name(event: &Event) -> String {
-    let message = json::decode(event.data.as_deref().unwrap_or("").as_bytes(), 64).unwrap();
+    let message = json::decode(
+        event.data.as_deref().unwrap_or("").as_bytes(),
+        Limits::DEFAULT.json_depth_max,
+    )
+    .unwrap();
     assert_eq!(message.get("method").and_then(Value::as_str), Some("notifications/message"));
     assert!(message.get("id").is_none(), "a GET stream never carries a JSON-RPC response");
     message

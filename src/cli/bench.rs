@@ -20,15 +20,18 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::args::Flags;
-use crate::auth::fixtures::{Fixture, Role};
-use crate::client::http::{ClientResponse, HttpConnection, request};
+use super::local::start_with_fixture;
+use crate::auth::fixtures::Role;
+use crate::client::http::{ClientResponse, HttpConnection};
+use crate::client::mcp::RequestSpec;
 use crate::http::{Parsed, RequestParser};
 use crate::json::{self, Object, Value};
 use crate::limits::Limits;
-use crate::server::{self, RunningServer, ServerConfig};
+use crate::mcp::PROTOCOL_VERSION;
+use crate::server::{RunningServer, ServerConfig};
 use crate::sse::{self, Event};
 
 /// What one operation is.
@@ -146,11 +149,8 @@ struct Target {
 impl Target {
     fn in_process() -> Result<Target, String> {
         let limits = Limits { sessions_active_max: 1024, ..Limits::DEFAULT };
-        let bound = server::bind(ServerConfig { limits, ..ServerConfig::default() })
-            .map_err(|e| e.to_string())?;
-        let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
-            .map_err(|e| e.to_string())?;
-        let server = bound.start(fixture.policy.clone()).map_err(|e| e.to_string())?;
+        let config = ServerConfig { limits, ..ServerConfig::default() };
+        let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
         Ok(Target {
             address: server.address(),
             token: fixture.token(Role::Full).to_owned(),
@@ -231,7 +231,8 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
     Value::Object(line)
 }
 
-/// One connection's closed loop.
+/// One connection's closed loop. A failed operation drops the connection and, for the session
+/// routes, the session too (it may have expired or been ended): the next operation starts over.
 fn drive(
     address: SocketAddr,
     token: &str,
@@ -241,35 +242,27 @@ fn drive(
     stop: &AtomicBool,
 ) -> Tally {
     let mut tally = Tally::default();
-    let host = address.to_string();
-    let bearer = format!("Bearer {token}");
-    let mut conn = None;
+    let mut link = Link { address, host: address.to_string(), token, conn: None };
     let mut session = None;
     start.wait();
     let mut next_id = (index as u64) << 32;
     while !stop.load(Ordering::Acquire) {
         next_id += 1;
         let ok = match route {
-            Route::Initialize => {
-                initialize_and_delete(&mut conn, address, &host, &bearer, next_id, &mut tally)
-            }
+            Route::Initialize => link.initialize_and_delete(next_id, &mut tally),
             Route::Ping | Route::Resources => {
                 if session.is_none() {
-                    session = open_session(&mut conn, address, &host, &bearer, &mut tally);
+                    session = link.open_session(&mut tally);
                 }
-                match &session {
-                    Some(id) => {
-                        one_call(&mut conn, address, &host, &bearer, id, route, next_id, &mut tally)
-                    }
-                    None => false,
-                }
+                session.as_deref().is_some_and(|id| link.call(id, route, next_id, &mut tally))
             }
         };
         if ok {
             tally.operations += 1;
         } else {
             tally.errors += 1;
-            conn = None;
+            link.conn = None;
+            session = None;
             if tally.errors > 1000 && tally.operations == 0 {
                 break; // the target is not answering at all
             }
@@ -278,42 +271,86 @@ fn drive(
     tally
 }
 
-fn post_fields<'a>(
-    host: &'a str,
-    bearer: &'a str,
-    session: Option<&'a str>,
-) -> Vec<(&'a str, &'a str)> {
-    let mut fields = vec![
-        ("Host", host),
-        ("Accept", "application/json, text/event-stream"),
-        ("Content-Type", "application/json"),
-        ("Authorization", bearer),
-    ];
-    if let Some(session) = session {
-        fields.push(("MCP-Session-Id", session));
-        fields.push(("MCP-Protocol-Version", "2025-11-25"));
-    }
-    fields
+/// One load connection: where it goes, with which token, over which kept-alive connection.
+struct Link<'t> {
+    address: SocketAddr,
+    host: String,
+    token: &'t str,
+    conn: Option<HttpConnection>,
 }
 
-/// Sends one request on the kept-alive connection (opening one if needed), timing it.
-fn timed(
-    conn: &mut Option<HttpConnection>,
-    address: SocketAddr,
-    bytes: &[u8],
-    tally: &mut Tally,
-) -> Option<ClientResponse> {
-    if conn.is_none() {
-        *conn = HttpConnection::connect(address, &Limits::DEFAULT, Duration::from_secs(10)).ok();
+impl Link<'_> {
+    /// Sends one request on the kept-alive connection (opening one if needed). Its latency is
+    /// recorded only when `valid` accepts the response: errors never count as fast answers.
+    fn timed(
+        &mut self,
+        spec: &RequestSpec,
+        tally: &mut Tally,
+        valid: impl FnOnce(&ClientResponse) -> bool,
+    ) -> Option<ClientResponse> {
+        if self.conn.is_none() {
+            self.conn = HttpConnection::connect(self.address, &Limits::DEFAULT).ok();
+        }
+        let bytes = spec.bytes();
+        let began = Instant::now();
+        let response = self.conn.as_mut()?.exchange(&bytes).ok()?;
+        let elapsed = began.elapsed();
+        tally.requests += 1;
+        if !response.keep_alive {
+            self.conn = None;
+        }
+        if !valid(&response) {
+            return None;
+        }
+        tally.latency.record(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX));
+        Some(response)
     }
-    let began = Instant::now();
-    let response = conn.as_mut()?.exchange(bytes).ok()?;
-    tally.latency.record(u64::try_from(began.elapsed().as_nanos()).unwrap_or(u64::MAX));
-    tally.requests += 1;
-    if !response.keep_alive {
-        *conn = None;
+
+    fn post(&self, session: Option<&str>, body: &str) -> RequestSpec {
+        RequestSpec::mcp_post(&self.host, self.token, session, body.as_bytes())
     }
-    Some(response)
+
+    /// initialize + initialized; the session id.
+    fn open_session(&mut self, tally: &mut Tally) -> Option<String> {
+        let init = self.post(None, &initialize_body(0));
+        let response = self.timed(&init, tally, |r| r.status == 200)?;
+        let session = response.field_str("mcp-session-id")?.to_owned();
+        let note =
+            self.post(Some(&session), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        self.timed(&note, tally, |r| r.status == 202)?;
+        Some(session)
+    }
+
+    /// One ping (a JSON reply) or resources/list (an event stream) with this id.
+    fn call(&mut self, session: &str, route: Route, id: u64, tally: &mut Tally) -> bool {
+        let method = if route == Route::Ping { "ping" } else { "resources/list" };
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+        let request = self.post(Some(session), &body);
+        self.timed(&request, tally, |response| match route {
+            Route::Ping => json_reply_with_id(response, id),
+            _ => event_reply_with_id(response, id),
+        })
+        .is_some()
+    }
+
+    /// initialize then DELETE of the new session: one operation, two timed requests.
+    fn initialize_and_delete(&mut self, id: u64, tally: &mut Tally) -> bool {
+        let init = self.post(None, &initialize_body(id));
+        let Some(response) = self.timed(&init, tally, |r| json_reply_with_id(r, id)) else {
+            return false;
+        };
+        let Some(session) = response.field_str("mcp-session-id") else {
+            return false;
+        };
+        let delete = RequestSpec::mcp_session("DELETE", &self.host, self.token, Some(session));
+        self.timed(&delete, tally, |r| r.status == 204).is_some()
+    }
+}
+
+fn initialize_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"bench","version":"1"}}}}}}"#
+    )
 }
 
 fn content_type_is(response: &ClientResponse, expected: &str) -> bool {
@@ -322,108 +359,24 @@ fn content_type_is(response: &ClientResponse, expected: &str) -> bool {
 
 /// The id of a JSON-RPC response body.
 fn id_of(body: &[u8]) -> Option<u64> {
-    json::decode(body, 64).ok()?.get("id")?.as_number()?.as_u64()
+    json::decode(body, Limits::DEFAULT.json_depth_max).ok()?.get("id")?.as_number()?.as_u64()
 }
 
-fn open_session(
-    conn: &mut Option<HttpConnection>,
-    address: SocketAddr,
-    host: &str,
-    bearer: &str,
-    tally: &mut Tally,
-) -> Option<String> {
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
-    let response = timed(
-        conn,
-        address,
-        &request("POST", "/mcp", &post_fields(host, bearer, None), init.as_bytes()),
-        tally,
-    )?;
-    let session = response.field_str("mcp-session-id")?.to_owned();
-    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    let response = timed(
-        conn,
-        address,
-        &request("POST", "/mcp", &post_fields(host, bearer, Some(&session)), note.as_bytes()),
-        tally,
-    )?;
-    (response.status == 202).then_some(session)
+/// A 200 JSON reply to request `id`.
+fn json_reply_with_id(response: &ClientResponse, id: u64) -> bool {
+    response.status == 200
+        && content_type_is(response, "application/json")
+        && id_of(&response.body) == Some(id)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn one_call(
-    conn: &mut Option<HttpConnection>,
-    address: SocketAddr,
-    host: &str,
-    bearer: &str,
-    session: &str,
-    route: Route,
-    id: u64,
-    tally: &mut Tally,
-) -> bool {
-    let method = if route == Route::Ping { "ping" } else { "resources/list" };
-    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
-    let Some(response) = timed(
-        conn,
-        address,
-        &request("POST", "/mcp", &post_fields(host, bearer, Some(session)), body.as_bytes()),
-        tally,
-    ) else {
-        return false;
-    };
-    if response.status != 200 {
-        return false;
-    }
-    match route {
-        Route::Ping => {
-            content_type_is(&response, "application/json") && id_of(&response.body) == Some(id)
-        }
-        _ => {
-            content_type_is(&response, "text/event-stream")
-                && sse::parse_stream(&response.body, &Limits::DEFAULT)
-                    .ok()
-                    .and_then(|events| events.first().and_then(|e| e.data.clone()))
-                    .is_some_and(|data| id_of(data.as_bytes()) == Some(id))
-        }
-    }
-}
-
-fn initialize_and_delete(
-    conn: &mut Option<HttpConnection>,
-    address: SocketAddr,
-    host: &str,
-    bearer: &str,
-    id: u64,
-    tally: &mut Tally,
-) -> bool {
-    let init = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"bench","version":"1"}}}}}}"#
-    );
-    let Some(response) = timed(
-        conn,
-        address,
-        &request("POST", "/mcp", &post_fields(host, bearer, None), init.as_bytes()),
-        tally,
-    ) else {
-        return false;
-    };
-    let Some(session) = response.field_str("mcp-session-id").map(str::to_owned) else {
-        return false;
-    };
-    if response.status != 200
-        || !content_type_is(&response, "application/json")
-        || id_of(&response.body) != Some(id)
-    {
-        return false;
-    }
-    let fields = [
-        ("Host", host),
-        ("Authorization", bearer),
-        ("MCP-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    timed(conn, address, &request("DELETE", "/mcp", &fields, b""), tally)
-        .is_some_and(|r| r.status == 204)
+/// A 200 event stream whose first event answers request `id`.
+fn event_reply_with_id(response: &ClientResponse, id: u64) -> bool {
+    response.status == 200
+        && content_type_is(response, "text/event-stream")
+        && sse::parse_stream(&response.body, &Limits::DEFAULT)
+            .ok()
+            .and_then(|events| events.first().and_then(|e| e.data.clone()))
+            .is_some_and(|data| id_of(data.as_bytes()) == Some(id))
 }
 
 /// The resident set size of this process, from /proc (Linux).

@@ -17,21 +17,20 @@ use crate::sse::Event;
 
 /// Runs the demo; `trace` prints the redacted wire trace to stderr.
 pub fn run(trace: bool) -> ExitCode {
-    let local = match LocalServer::start(trace) {
-        Ok(local) => local,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
+    let (round_trips, outcome) = match LocalServer::start(trace) {
+        Ok(local) => {
+            let mut client = local.client(Role::Full);
+            let outcome = normal_path(&mut client).map_err(|failure| client.trace.redact(&failure));
+            (client.round_trips(), outcome)
         }
+        Err(e) => (0, Err(format!("the server did not start: {e}"))),
     };
-    let mut client = local.client(Role::Full);
-    let outcome = normal_path(&mut client);
     let verdict = if outcome.is_ok() { "PASS" } else { "FAIL" };
     if let Err(failure) = &outcome {
         eprintln!("demo failed: {failure}");
     }
     let mut line = Object::new();
-    line.insert("http_round_trips".into(), Value::from(client.round_trips() as u64));
+    line.insert("http_round_trips".into(), Value::from(round_trips as u64));
     line.insert("profile".into(), PROFILE.into());
     line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
     line.insert("verdict".into(), verdict.into());
@@ -51,7 +50,8 @@ fn check(name: &str, ok: bool, what: &str) -> Result<(), String> {
 /// The `data.event` of a `notifications/message` event.
 fn event_name(event: &Event) -> Option<String> {
     let data = event.data.as_deref()?;
-    let message = crate::json::decode(data.as_bytes(), 64).ok()?;
+    let message =
+        crate::json::decode(data.as_bytes(), crate::limits::Limits::DEFAULT.json_depth_max).ok()?;
     let name = message.get("params")?.get("data")?.get("event")?.as_str()?;
     Some(name.to_owned())
 }

@@ -127,18 +127,11 @@ fn judge(probe: Probe, response: Option<&ClientResponse>, client: &McpClient) ->
             (if ok { format!("body has {want}") } else { "body lacks it".into() }, ok)
         }
     };
-    let key_seen = redact(client, &key_seen);
+    // Observations never print a token or a session id: the trace knows every one the client
+    // has seen (all fixture tokens included), whether or not it prints.
+    let key_seen = client.trace.redact(&key_seen);
     let matched = response.status == probe.status && key_ok;
     Observation { status: Some(response.status), key_seen, matched, probe }
-}
-
-/// Observations never print a token or a session id.
-fn redact(client: &McpClient, text: &str) -> String {
-    let mut shown = text.to_owned();
-    if let Some(session) = client.session() {
-        shown = shown.replace(session, crate::client::trace::REDACTED);
-    }
-    shown
 }
 
 const EXPERIMENTS: [Experiment; 11] = [

@@ -1,6 +1,6 @@
 //! The commands behind `main`: argument reading and the shells that run the library and print
-//! what it computes. `serve`, `demo`, `attack` and `inspect` print JSON lines on stdout; `lab`
-//! prints readable experiment reports and ends with a JSON summary line. Diagnostics, attack
+//! what it computes. `serve`, `demo`, `attack`, `inspect` and `bench` print JSON lines on stdout;
+//! `lab` prints readable experiment reports and ends with a JSON summary line. Diagnostics, attack
 //! listings and the `--trace` wire trace go to stderr.
 
 pub mod args;

@@ -13,26 +13,22 @@
 use std::io::{self, BufRead};
 use std::net::IpAddr;
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::args::Flags;
+use super::local::{StartError, start_with_fixture};
 use crate::auth::fixtures::{Fixture, Role};
-use crate::endpoint::MCP_PATH;
 use crate::json::{Object, Value};
 use crate::limits::Limits;
+use crate::mcp::MCP_PATH;
 use crate::mcp::PROTOCOL_VERSION;
-use crate::server::{self, ServerConfig};
-
-/// The longest control line read; longer lines are refused whole.
-const CONTROL_LINE_BYTES_MAX: usize = 256;
-
-pub const USAGE: &str = "loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]... [--max-sessions N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]";
+use crate::server::{RunningServer, ServerConfig};
 
 const FLAGS: [&str; 7] =
     ["port", "allow-origin", "allow-host", "max-sessions", "session-ttl-secs", "workers", "bind"];
 
 /// Reads the flags into a server configuration.
-pub fn config(args: &[String]) -> Result<ServerConfig, String> {
+fn config(args: &[String]) -> Result<ServerConfig, String> {
     let flags = Flags::parse(args, &FLAGS)?;
     let mut config = ServerConfig::default();
     let mut limits = Limits::DEFAULT;
@@ -60,41 +56,19 @@ pub fn config(args: &[String]) -> Result<ServerConfig, String> {
     Ok(config)
 }
 
-/// Runs the server until the process is killed.
-pub fn run(args: &[String]) -> ExitCode {
-    let config = match config(args) {
-        Ok(config) => config,
-        Err(problem) => {
-            eprintln!("error: {problem}\nusage: {USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let extra_origins = config.extra_origins.clone();
-    let bound = match server::bind(config) {
-        Ok(bound) => bound,
+/// Runs the server until the process is killed. A flag problem is returned as a usage error.
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let config = config(args)?;
+    let (server, fixture) = match start_with_fixture(config) {
+        Ok(started) => started,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            // A refused configuration is a usage error; anything later is a failure.
+            let usage = matches!(e, StartError::Bind(_));
+            return Ok(if usage { ExitCode::from(2) } else { ExitCode::FAILURE });
         }
     };
-    let port = bound.port();
-    let fixture = match Fixture::build(port, SystemTime::now(), &mut server::fill_os_random) {
-        Ok(fixture) => fixture,
-        Err(e) => {
-            eprintln!("error: cannot build the fixture tokens: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let server = match bound.start(fixture.policy.clone()) {
-        Ok(server) => server,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut origins = crate::endpoint::EndpointConfig::default_origins(port);
-    origins.extend(extra_origins);
-    super::print_line(&announcement(port, &origins, &fixture));
+    super::print_line(&announcement(&server, &fixture));
     control_loop(server.endpoint());
     // stdin ended: keep serving until the process is killed.
     loop {
@@ -103,7 +77,9 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 /// The line printed at start.
-fn announcement(port: u16, origins: &[String], fixture: &Fixture) -> Value {
+fn announcement(server: &RunningServer, fixture: &Fixture) -> Value {
+    let port = server.port();
+    let origins = server.endpoint().allowed_origins();
     let mut tokens = Object::new();
     for (role, token) in fixture.tokens() {
         tokens.insert(role.name().to_owned(), token.into());
@@ -125,9 +101,10 @@ fn control_loop(endpoint: &crate::endpoint::Endpoint) {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut line = Vec::new();
+    let max = endpoint.limits().control_line_bytes_max;
     loop {
         line.clear();
-        match read_bounded_line(&mut input, &mut line) {
+        match read_bounded_line(&mut input, &mut line, max) {
             Ok(None) => return,
             Ok(Some(false)) => super::print_line(&failure("line_too_long")),
             Ok(Some(true)) => {
@@ -142,9 +119,13 @@ fn control_loop(endpoint: &crate::endpoint::Endpoint) {
     }
 }
 
-/// Reads one line of at most [`CONTROL_LINE_BYTES_MAX`] bytes into `line`. `Ok(None)` at the end
-/// of input; `Ok(Some(false))` when the line was too long (the rest of it is skipped).
-fn read_bounded_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<Option<bool>> {
+/// Reads one line of at most `max` bytes into `line`. `Ok(None)` at the end of input;
+/// `Ok(Some(false))` when the line was too long (the rest of it is skipped).
+fn read_bounded_line(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Option<bool>> {
     let mut too_long = false;
     loop {
         let available = input.fill_buf()?;
@@ -153,7 +134,7 @@ fn read_bounded_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result
         }
         let newline = available.iter().position(|&b| b == b'\n');
         let chunk = &available[..newline.unwrap_or(available.len())];
-        if !too_long && line.len() + chunk.len() <= CONTROL_LINE_BYTES_MAX {
+        if !too_long && line.len() + chunk.len() <= max {
             line.extend_from_slice(chunk);
         } else {
             too_long = true;
@@ -209,18 +190,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn control_lines_are_bounded() {
-        let long = "x".repeat(CONTROL_LINE_BYTES_MAX + 1);
-        let input = format!("revoke full\n{long}\nbump-revision full\nlast");
+    fn control_lines_hold_at_max_and_refuse_max_plus_one() {
+        let max = Limits::DEFAULT.control_line_bytes_max;
+        let (at_max, over) = ("x".repeat(max), "x".repeat(max + 1));
+        let input = format!("revoke full\n{at_max}\n{over}\nbump-revision full\nlast");
         let mut reader = io::BufReader::with_capacity(16, input.as_bytes());
         let mut seen = Vec::new();
         let mut line = Vec::new();
-        while let Some(ok) = read_bounded_line(&mut reader, &mut line).unwrap() {
+        while let Some(ok) = read_bounded_line(&mut reader, &mut line, max).unwrap() {
             seen.push((ok, String::from_utf8(line.clone()).unwrap()));
             line.clear();
         }
         let expected = vec![
             (true, "revoke full".to_owned()),
+            (true, at_max),
             (false, String::new()),
             (true, "bump-revision full".to_owned()),
             (true, "last".to_owned()),

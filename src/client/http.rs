@@ -9,7 +9,6 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
 use std::{fmt, str};
 
 use crate::http::{Parsed, ResponseError, ResponseParser};
@@ -53,6 +52,10 @@ pub enum ClientError {
     Response(ResponseError),
     /// The server closed the connection before a complete response.
     Closed,
+    /// More interim (1xx) responses than the budget before a final one.
+    TooManyInterim {
+        limit: usize,
+    },
 }
 
 impl fmt::Display for ClientError {
@@ -61,6 +64,9 @@ impl fmt::Display for ClientError {
             ClientError::Io(e) => write!(f, "i/o error: {e}"),
             ClientError::Response(e) => write!(f, "{e}"),
             ClientError::Closed => f.write_str("connection closed before a complete response"),
+            ClientError::TooManyInterim { limit } => {
+                write!(f, "more than {limit} interim responses before a final one")
+            }
         }
     }
 }
@@ -82,8 +88,10 @@ pub struct HttpConnection {
 }
 
 impl HttpConnection {
-    /// Connects, with `timeout` for the connection and every later read and write.
-    pub fn connect(address: SocketAddr, limits: &Limits, timeout: Duration) -> io::Result<Self> {
+    /// Connects, with the client I/O timeout of `limits` for the connection and every later read
+    /// and write.
+    pub fn connect(address: SocketAddr, limits: &Limits) -> io::Result<Self> {
+        let timeout = limits.client_io_timeout;
         let stream = TcpStream::connect_timeout(&address, timeout)?;
         stream.set_read_timeout(Some(timeout))?;
         stream.set_write_timeout(Some(timeout))?;
@@ -121,14 +129,16 @@ impl HttpConnection {
         }
     }
 
-    /// Reads the next final (non-1xx) response.
+    /// Reads the next final (non-1xx) response, after at most the budget's interim ones.
     pub fn receive_final(&mut self) -> Result<ClientResponse, ClientError> {
-        loop {
+        let limit = self.limits.interim_responses_max;
+        for _ in 0..=limit {
             let response = self.receive()?;
             if response.status >= 200 {
                 return Ok(response);
             }
         }
+        Err(ClientError::TooManyInterim { limit })
     }
 
     /// Sends `request` and reads its final response.
@@ -152,11 +162,6 @@ impl HttpConnection {
             }
             Err(e) => !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut),
         }
-    }
-
-    /// The underlying stream, for tests that need to misbehave on purpose.
-    pub fn stream(&mut self) -> &mut TcpStream {
-        &mut self.stream
     }
 
     fn fill(&mut self) -> Result<(), ClientError> {

@@ -11,7 +11,6 @@
 //! the handshake stops there: `notifications/initialized` is not sent.
 
 use std::net::SocketAddr;
-use std::time::Duration;
 use std::{fmt, str};
 
 use super::http::{ClientError, ClientResponse, HttpConnection};
@@ -19,12 +18,12 @@ use super::trace::Trace;
 use crate::auth::metadata;
 use crate::json::{self, Value};
 use crate::limits::Limits;
-use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::session::is_well_formed_id;
+use crate::mcp::{MCP_PATH, PROTOCOL_VERSION};
 use crate::sse::{self, Event};
 
-/// How long the client waits for a connection, a read or a write.
-pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The client's budgets: the project's defaults, the same the server enforces.
+const LIMITS: Limits = Limits::DEFAULT;
 
 /// The protocol versions this client speaks.
 pub const SUPPORTED_VERSIONS: [&str; 1] = [PROTOCOL_VERSION];
@@ -74,6 +73,55 @@ pub struct RequestSpec {
 }
 
 impl RequestSpec {
+    /// A POST of `body` to /mcp as an MCP client sends it to `host` with `token`: both media
+    /// types in `Accept`, a JSON body, and the session headers when there is a `session`.
+    pub fn mcp_post(host: &str, token: &str, session: Option<&str>, body: &[u8]) -> RequestSpec {
+        let spec = RequestSpec {
+            method: "POST".into(),
+            target: MCP_PATH.into(),
+            fields: vec![
+                ("Host".into(), host.to_owned()),
+                ("Accept".into(), "application/json, text/event-stream".into()),
+                ("Content-Type".into(), "application/json".into()),
+                ("Authorization".into(), format!("Bearer {token}")),
+            ],
+            body: body.to_vec(),
+        };
+        spec.in_session(session)
+    }
+
+    /// A GET (the notification stream, asking for `text/event-stream`) or DELETE on /mcp.
+    pub fn mcp_session(
+        method: &str,
+        host: &str,
+        token: &str,
+        session: Option<&str>,
+    ) -> RequestSpec {
+        let mut spec = RequestSpec {
+            method: method.into(),
+            target: MCP_PATH.into(),
+            fields: vec![
+                ("Host".into(), host.to_owned()),
+                ("Authorization".into(), format!("Bearer {token}")),
+            ],
+            body: Vec::new(),
+        };
+        if method == "GET" {
+            spec = spec.with("Accept", "text/event-stream");
+        }
+        spec.in_session(session)
+    }
+
+    /// Adds `MCP-Session-Id` and `MCP-Protocol-Version` when there is a session.
+    fn in_session(self, session: Option<&str>) -> RequestSpec {
+        match session {
+            Some(id) => {
+                self.with("MCP-Session-Id", id).with("MCP-Protocol-Version", PROTOCOL_VERSION)
+            }
+            None => self,
+        }
+    }
+
     /// Adds a field at the end.
     pub fn with(mut self, name: &str, value: &str) -> Self {
         self.fields.push((name.to_owned(), value.to_owned()));
@@ -106,7 +154,6 @@ pub struct McpClient {
     token: String,
     session: Option<String>,
     conn: Option<HttpConnection>,
-    limits: Limits,
     pub trace: Trace,
     round_trips: usize,
     next_id: i64,
@@ -122,7 +169,6 @@ impl McpClient {
             token: token.to_owned(),
             session: None,
             conn: None,
-            limits: Limits::DEFAULT,
             trace,
             round_trips: 0,
             next_id: 1,
@@ -137,17 +183,6 @@ impl McpClient {
     /// The current session id, if any.
     pub fn session(&self) -> Option<&str> {
         self.session.as_deref()
-    }
-
-    /// Uses a different token from now on (it is added to the trace's secrets).
-    pub fn set_token(&mut self, token: &str) {
-        self.trace.secret(token);
-        self.token = token.to_owned();
-    }
-
-    /// Forgets the session (without ending it on the server).
-    pub fn forget_session(&mut self) {
-        self.session = None;
     }
 
     /// Adopts a session id (for experiments that borrow another client's session).
@@ -168,43 +203,12 @@ impl McpClient {
 
     /// A POST of `body` to /mcp with this client's headers (and session headers when it has one).
     pub fn post_spec(&self, body: &str) -> RequestSpec {
-        let mut spec = RequestSpec {
-            method: "POST".into(),
-            target: "/mcp".into(),
-            fields: vec![
-                ("Host".into(), self.host()),
-                ("Accept".into(), "application/json, text/event-stream".into()),
-                ("Content-Type".into(), "application/json".into()),
-                ("Authorization".into(), format!("Bearer {}", self.token)),
-            ],
-            body: body.as_bytes().to_vec(),
-        };
-        if let Some(session) = &self.session {
-            spec =
-                spec.with("MCP-Session-Id", session).with("MCP-Protocol-Version", PROTOCOL_VERSION);
-        }
-        spec
+        RequestSpec::mcp_post(&self.host(), &self.token, self.session(), body.as_bytes())
     }
 
     /// A GET (the event stream) or DELETE on /mcp in the current session.
     pub fn session_spec(&self, method: &str) -> RequestSpec {
-        let mut spec = RequestSpec {
-            method: method.into(),
-            target: "/mcp".into(),
-            fields: vec![
-                ("Host".into(), self.host()),
-                ("Authorization".into(), format!("Bearer {}", self.token)),
-            ],
-            body: Vec::new(),
-        };
-        if method == "GET" {
-            spec = spec.with("Accept", "text/event-stream");
-        }
-        if let Some(session) = &self.session {
-            spec =
-                spec.with("MCP-Session-Id", session).with("MCP-Protocol-Version", PROTOCOL_VERSION);
-        }
-        spec
+        RequestSpec::mcp_session(method, &self.host(), &self.token, self.session())
     }
 
     /// Sends exact bytes and reads the final response, reconnecting when the previous response
@@ -212,7 +216,7 @@ impl McpClient {
     pub fn send(&mut self, bytes: &[u8]) -> Result<ClientResponse, ClientError> {
         let mut conn = match self.conn.take() {
             Some(conn) => conn,
-            None => HttpConnection::connect(self.address, &self.limits, CLIENT_TIMEOUT)?,
+            None => HttpConnection::connect(self.address, &LIMITS)?,
         };
         self.trace.wire('>', bytes);
         self.round_trips += 1;
@@ -221,7 +225,7 @@ impl McpClient {
             self.trace.secret(session);
         }
         self.trace.wire('<', &response.raw);
-        if response.keep_alive && response.field_str("connection") != Some("close") {
+        if response.keep_alive {
             self.conn = Some(conn);
         }
         Ok(response)
@@ -309,12 +313,12 @@ impl McpClient {
         let id = self.next_id();
         let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/list"}}"#);
         let response = self.send_spec(&self.post_spec(&body))?;
-        let events = event_stream(&response, &self.limits)?;
+        let events = event_stream(&response)?;
         let [event] = events.as_slice() else {
             return Err(McpError::Reply("resources/list stream must carry exactly one event"));
         };
         let data = event.data.as_deref().ok_or(McpError::Reply("event without data"))?;
-        let message = json::decode(data.as_bytes(), self.limits.json_depth_max)
+        let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
             .map_err(|_| McpError::Reply("event data is not strict JSON"))?;
         let result = result_of(&message, id)?;
         let uris = result
@@ -335,10 +339,10 @@ impl McpClient {
             spec = spec.with("Last-Event-ID", cursor);
         }
         let response = self.send_spec(&spec)?;
-        let events = event_stream(&response, &self.limits)?;
+        let events = event_stream(&response)?;
         for event in &events {
             if let Some(data) = &event.data {
-                let message = json::decode(data.as_bytes(), self.limits.json_depth_max)
+                let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
                     .map_err(|_| McpError::Reply("event data is not strict JSON"))?;
                 if message.get("id").is_some() {
                     return Err(McpError::Reply("a GET stream carried a JSON-RPC response"));
@@ -364,7 +368,7 @@ impl McpClient {
 
 /// The public code in an error body, or an empty string.
 pub fn error_code(response: &ClientResponse) -> String {
-    json::decode(&response.body, Limits::DEFAULT.json_depth_max)
+    json::decode(&response.body, LIMITS.json_depth_max)
         .ok()
         .and_then(|v| {
             v.get("error").and_then(|e| e.get("message")).and_then(Value::as_str).map(str::to_owned)
@@ -393,17 +397,17 @@ fn json_reply(response: &ClientResponse, status: u16) -> Result<Value, McpError>
     if !media_type_is(response, "application", "json") {
         return Err(McpError::Reply("expected Content-Type application/json"));
     }
-    json::decode(&response.body, Limits::DEFAULT.json_depth_max)
+    json::decode(&response.body, LIMITS.json_depth_max)
         .map_err(|_| McpError::Reply("body is not strict JSON"))
 }
 
 /// The events of a 200 `text/event-stream` response.
-fn event_stream(response: &ClientResponse, limits: &Limits) -> Result<Vec<Event>, McpError> {
+fn event_stream(response: &ClientResponse) -> Result<Vec<Event>, McpError> {
     expect_status(response, 200)?;
     if !media_type_is(response, "text", "event-stream") {
         return Err(McpError::Reply("expected Content-Type text/event-stream"));
     }
-    sse::parse_stream(&response.body, limits)
+    sse::parse_stream(&response.body, &LIMITS)
         .map_err(|_| McpError::Reply("the event stream breaks the SSE rules"))
 }
 

@@ -45,19 +45,17 @@ use crate::http::media::{Accept, MediaType};
 use crate::http::{Method, Occurrence, RequestHead, Status};
 use crate::json::{self, Object, Value};
 use crate::limits::Limits;
-use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, SessionBudget, SessionKey, SessionTable, StreamEvent,
 };
+use crate::mcp::{MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
 use crate::sse::Event;
 
 pub use rejection::Rejection;
 pub use reply::Reply;
 
-/// The one MCP path.
-pub const MCP_PATH: &str = "/mcp";
 const MCP_ALLOW: &str = "GET, POST, DELETE";
 /// Random bytes in a session id (48 hex digits: 192 bits, never guessable).
 const SESSION_ID_RANDOM_BYTES: usize = 24;
@@ -136,6 +134,11 @@ impl Endpoint {
     /// The budgets in force.
     pub fn limits(&self) -> &Limits {
         &self.config.limits
+    }
+
+    /// Every `Origin` value allowed, exactly as compared.
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.config.allowed_origins
     }
 
     /// The URL challenges point to.

@@ -63,6 +63,11 @@ impl<'b> Field<'b> {
     }
 }
 
+/// Field names whose values are credentials, whatever they hold: `inspect` and the client's wire
+/// trace never show them.
+pub const CREDENTIAL_FIELDS: [&str; 5] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "mcp-session-id"];
+
 /// How often a field name occurs in a head, for fields that may occur at most once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Occurrence<'b> {

@@ -13,3 +13,6 @@ pub mod uri;
 
 /// The one protocol revision this server speaks.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The one MCP endpoint path, for the server and its clients.
+pub const MCP_PATH: &str = "/mcp";

@@ -2,16 +2,14 @@
 //! exact bytes to it and checks every response it receives for leaked secrets.
 
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
 
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
-use loopback_mcp_http::client::{ClientError, ClientResponse, HttpConnection, request};
+use loopback_mcp_http::cli::local::start_with_fixture;
+use loopback_mcp_http::client::mcp::{self, RequestSpec};
+use loopback_mcp_http::client::{ClientError, ClientResponse, HttpConnection};
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::server::{self, RunningServer, ServerConfig};
-
-/// How long a test client waits for any read or write.
-pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
+use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 pub const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -32,10 +30,7 @@ pub fn start() -> TestServer {
 }
 
 pub fn start_with(config: ServerConfig) -> TestServer {
-    let bound = server::bind(config).expect("bind");
-    let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
-        .expect("fixture");
-    let server = bound.start(fixture.policy.clone()).expect("start");
+    let (server, fixture) = start_with_fixture(config).expect("start");
     let secrets = fixture.tokens().map(|(_, t)| t.to_owned()).collect();
     TestServer { server, fixture, secrets: Mutex::new(secrets) }
 }
@@ -58,8 +53,7 @@ impl TestServer {
     }
 
     pub fn connect(&self) -> HttpConnection {
-        HttpConnection::connect(self.server.address(), &Limits::DEFAULT, CLIENT_TIMEOUT)
-            .expect("connect")
+        HttpConnection::connect(self.server.address(), &Limits::DEFAULT).expect("connect")
     }
 
     /// Sends raw bytes on a new connection and reads the final response.
@@ -80,13 +74,14 @@ impl TestServer {
     }
 
     /// Asserts that no known token or session id appears in the response, except the session id
-    /// an initialize response hands out in its `MCP-Session-Id` field.
+    /// a successful initialize hands out in its `MCP-Session-Id` field.
     pub fn check_no_secrets(&self, response: &ClientResponse) {
         let secrets = self.secrets.lock().unwrap();
+        let hands_out_session = is_initialize_result(response);
         let mut texts: Vec<Vec<u8>> = vec![response.body.clone()];
         for (name, value) in &response.fields {
             texts.push(name.as_bytes().to_vec());
-            if !name.eq_ignore_ascii_case("mcp-session-id") {
+            if !(hands_out_session && name.eq_ignore_ascii_case("mcp-session-id")) {
                 texts.push(value.clone());
             }
         }
@@ -114,32 +109,13 @@ impl TestServer {
         body: &str,
         extra: &[(&str, &str)],
     ) -> Vec<u8> {
-        let host = self.host();
-        let bearer = self.bearer(role);
-        let mut fields: Vec<(&str, &str)> = vec![
-            ("Host", host.as_str()),
-            ("Accept", "application/json, text/event-stream"),
-            ("Content-Type", "application/json"),
-            ("Authorization", bearer.as_str()),
-        ];
-        if let Some(session) = session {
-            fields.push(("MCP-Session-Id", session));
-            fields.push(("MCP-Protocol-Version", "2025-11-25"));
-        }
-        fields.extend_from_slice(extra);
-        request("POST", "/mcp", &fields, body.as_bytes())
+        let spec = RequestSpec::mcp_post(&self.host(), self.token(role), session, body.as_bytes());
+        with_fields(spec, extra).bytes()
     }
 
     /// An MCP POST without a session, with a chosen `Host`.
     pub fn post_bytes_with_host(&self, role: Role, host: &str, body: &str) -> Vec<u8> {
-        let bearer = self.bearer(role);
-        let fields = [
-            ("Host", host),
-            ("Accept", "application/json, text/event-stream"),
-            ("Content-Type", "application/json"),
-            ("Authorization", bearer.as_str()),
-        ];
-        request("POST", "/mcp", &fields, body.as_bytes())
+        RequestSpec::mcp_post(host, self.token(role), None, body.as_bytes()).bytes()
     }
 
     /// A GET or DELETE on /mcp by `role` in `session`, plus `extra`.
@@ -150,19 +126,8 @@ impl TestServer {
         session: &str,
         extra: &[(&str, &str)],
     ) -> Vec<u8> {
-        let host = self.host();
-        let bearer = self.bearer(role);
-        let mut fields: Vec<(&str, &str)> = vec![
-            ("Host", host.as_str()),
-            ("Authorization", bearer.as_str()),
-            ("MCP-Session-Id", session),
-            ("MCP-Protocol-Version", "2025-11-25"),
-        ];
-        if method == "GET" {
-            fields.push(("Accept", "text/event-stream"));
-        }
-        fields.extend_from_slice(extra);
-        request(method, "/mcp", &fields, b"")
+        let spec = RequestSpec::mcp_session(method, &self.host(), self.token(role), Some(session));
+        with_fields(spec, extra).bytes()
     }
 
     /// Initializes a session for `role` and sends `notifications/initialized`; returns its id.
@@ -179,19 +144,26 @@ impl TestServer {
     }
 }
 
+fn with_fields(spec: RequestSpec, extra: &[(&str, &str)]) -> RequestSpec {
+    extra.iter().fold(spec, |spec, (name, value)| spec.with(name, value))
+}
+
+/// A 200 whose body is an initialize result: the one response that hands out a session id.
+fn is_initialize_result(response: &ClientResponse) -> bool {
+    response.status == 200
+        && json::decode(&response.body, Limits::DEFAULT.json_depth_max)
+            .is_ok_and(|v| v.get("result").and_then(|r| r.get("protocolVersion")).is_some())
+}
+
 /// The body as JSON.
 pub fn body_json(response: &ClientResponse) -> Value {
-    json::decode(&response.body, 64).unwrap_or_else(|e| {
+    json::decode(&response.body, Limits::DEFAULT.json_depth_max).unwrap_or_else(|e| {
         panic!("body is not JSON ({e}): {:?}", String::from_utf8_lossy(&response.body))
     })
 }
 
-/// The public code in an error body.
+/// The public code in an error body; the body must be JSON.
 pub fn error_code(response: &ClientResponse) -> String {
-    body_json(response)
-        .get("error")
-        .and_then(|e| e.get("message"))
-        .and_then(Value::as_str)
-        .unwrap_or("<none>")
-        .to_owned()
+    body_json(response);
+    mcp::error_code(response)
 }
