@@ -141,7 +141,7 @@ fn missing_bearer_gets_401_without_error_code() {
 }
 
 #[test]
-fn authorization_spellings() {
+fn authorization_field_spellings_are_accepted_or_refused_exactly() {
     let f = fixture();
     let token = f.token(Role::Full).to_owned();
     let invalid_request = r#"Bearer error="invalid_request", resource_metadata="http://127.0.0.1:8123/.well-known/oauth-protected-resource/mcp""#;

@@ -1,7 +1,8 @@
 //! `demo`, `attack`, `lab` and `inspect` as black boxes: the built binary, its stdout line, its exit
 //! status, and a `--trace` that never shows a token or a session id.
 
-use std::process::{Command, Output};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
@@ -108,5 +109,47 @@ fn traces_show_the_wire_but_never_a_token_or_session_id() {
 fn usage_errors_exit_2() {
     for args in [&[][..], &["frobnicate"], &["demo", "extra"], &["lab"], &["inspect", "yaml"]] {
         assert_eq!(run(args).status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn inspect_gives_the_readme_verdicts_and_exit_statuses() {
+    let cases: [(&str, &[u8], &str, i32); 4] = [
+        (
+            "request",
+            b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n",
+            r#"{"bytes_after_head":0,"content_length":0,"expect_continue":false,"fields":[{"name":"Host","value":"127.0.0.1:8080"}],"head_bytes":43,"keep_alive":true,"method":"GET","target":"/mcp","verdict":"complete","version":"HTTP/1.1"}"#,
+            0,
+        ),
+        (
+            "request",
+            b"GET /mcp?access_token=x HTTP/1.1\r\nHost: a\r\n\r\n",
+            r#"{"code":"query_forbidden","offset":8,"status":400,"verdict":"refused"}"#,
+            1,
+        ),
+        (
+            "json",
+            br#"{"id":1,"id":2}"#,
+            r#"{"code":"json_duplicate_key","offset":8,"verdict":"refused"}"#,
+            1,
+        ),
+        (
+            "sse",
+            b"id: 7\ndata: {}\n\n",
+            r#"{"events":[{"data":"{}","id":"7"}],"verdict":"complete"}"#,
+            0,
+        ),
+    ];
+    for (subject, input, expected, status) in cases {
+        let mut child = Command::new(BIN)
+            .args(["inspect", subject])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run the binary");
+        child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
+        let output = child.wait_with_output().expect("wait");
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), expected, "{subject}");
+        assert_eq!(output.status.code(), Some(status), "{subject}");
     }
 }

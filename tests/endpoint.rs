@@ -6,6 +6,7 @@ mod common;
 use std::time::{Duration, Instant, SystemTime};
 
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
+use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::endpoint::{Clock, Endpoint, EndpointConfig, Reply};
 use loopback_mcp_http::http::{Parsed, RequestParser};
 use loopback_mcp_http::limits::Limits;
@@ -30,13 +31,12 @@ fn endpoint() -> (Endpoint, String) {
     (Endpoint::new(config, fixture.policy.clone()), fixture.token(Role::Full).to_owned())
 }
 
+fn host() -> String {
+    format!("127.0.0.1:{PORT}")
+}
+
 fn initialize_bytes(token: &str) -> Vec<u8> {
-    format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Type: application/json\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n{INITIALIZE}",
-        INITIALIZE.len()
-    )
-    .into_bytes()
+    RequestSpec::mcp_post(&host(), token, None, INITIALIZE.as_bytes()).bytes()
 }
 
 fn send(
@@ -75,4 +75,39 @@ fn initialize_with_a_failing_random_source_is_500_and_leaves_nothing_behind() {
     assert_eq!(accepted.status.code(), 200);
     assert_eq!(session_id(&accepted).map(str::len), Some(48));
     assert_eq!(endpoint.live_sessions(now), 1);
+}
+
+fn ping_bytes(token: &str, session: &str) -> Vec<u8> {
+    let body = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    RequestSpec::mcp_post(&host(), token, Some(session), body.as_bytes()).bytes()
+}
+
+#[test]
+fn a_session_lives_exactly_its_ttl_however_often_it_is_used() {
+    let (endpoint, token) = endpoint();
+    let ttl = Limits::DEFAULT.session_ttl;
+    let t0 = Instant::now();
+    let opened =
+        send(&endpoint, &initialize_bytes(&token), t0, &mut common::deterministic_random());
+    let session = session_id(&opened).expect("a session id").to_owned();
+    let initialized = RequestSpec::mcp_post(
+        &host(),
+        &token,
+        Some(&session),
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(send(&endpoint, &initialized.bytes(), t0, &mut no_random()).status.code(), 202);
+    // Used all along its life: every use answers, none extends it.
+    let nanosecond = Duration::from_nanos(1);
+    let cases: [(Duration, u16); 4] =
+        [(Duration::ZERO, 200), (ttl / 2, 200), (ttl - nanosecond, 200), (ttl, 404)];
+    for (after, status) in cases {
+        let reply = send(&endpoint, &ping_bytes(&token, &session), t0 + after, &mut no_random());
+        assert_eq!(reply.status.code(), status, "{after:?} after creation");
+    }
+}
+
+/// For requests that must not draw randomness.
+fn no_random() -> impl FnMut(&mut [u8]) -> Result<(), RandomUnavailable> {
+    |_: &mut [u8]| panic!("this request draws no randomness")
 }

@@ -36,7 +36,7 @@ fn ok(status: u16, body: &str, keep_alive: bool, len: usize) -> Seen {
 }
 
 #[test]
-fn response_parser_table() {
+fn responses_get_their_exact_framing_verdicts() {
     let cases: Vec<(&[u8], Seen)> = vec![
         (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", ok(200, "hi", true, 40)),
         (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiHTTP/1.1", ok(200, "hi", true, 40)),

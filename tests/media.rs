@@ -7,7 +7,7 @@ use loopback_mcp_http::limits::Limits;
 const RANGES: usize = Limits::DEFAULT.accept_ranges_max;
 
 #[test]
-fn content_type_table() {
+fn content_types_parse_strictly_and_only_json_utf8_passes() {
     // (value, parses, is application/json with an acceptable charset)
     let cases: [(&[u8], Result<bool, MediaErrorKind>); 16] = [
         (b"application/json", Ok(true)),

@@ -88,7 +88,7 @@ fn the_draft_probe_gets_a_clean_400_and_no_session() {
 }
 
 #[test]
-fn the_version_header_rules() {
+fn the_version_header_is_optional_on_initialize_and_required_after() {
     let t = start();
     let session = t.open_session(Role::Full);
     // On initialize: absent or 2025-11-25 is fine; anything else is 400 and creates nothing.
@@ -145,7 +145,7 @@ fn the_version_header_rules() {
 }
 
 #[test]
-fn session_header_rules() {
+fn a_session_id_must_be_present_once_and_well_formed() {
     let t = start();
     let session = t.open_session(Role::Full);
     let ping = |extra: &[(&str, &str)]| {
@@ -234,19 +234,13 @@ fn delete_ends_the_session_for_every_method() {
 }
 
 #[test]
-fn sessions_expire_at_their_fixed_lifetime_even_when_used() {
-    let limits = Limits { session_ttl: Duration::from_millis(600), ..Limits::DEFAULT };
+fn an_expired_session_is_gone_over_the_socket_too() {
+    // The exact lifetime, used or not, is checked with an injected clock (tests/endpoint.rs);
+    // here only that expiry reaches the wire, waiting well past it.
+    let limits = Limits { session_ttl: Duration::from_millis(300), ..Limits::DEFAULT };
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let session = t.open_session(Role::Full);
-    let created = Instant::now();
-    while created.elapsed() < Duration::from_millis(400) {
-        assert_eq!(
-            t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
-            200
-        );
-        thread::sleep(Duration::from_millis(50));
-    }
-    thread::sleep(Duration::from_millis(400));
+    thread::sleep(Duration::from_millis(1300));
     let response = t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (404, "session_not_found"));
 }

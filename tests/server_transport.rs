@@ -27,7 +27,7 @@ fn req(t: &TestServer, method: &str, path: &str, fields: &[(&str, &str)], body: 
 }
 
 #[test]
-fn routes_methods_and_statuses() {
+fn each_route_and_method_gets_its_exact_status() {
     let t = start();
     let token = t.bearer(Role::Full);
     let auth = ("Authorization", token.as_str());
@@ -362,6 +362,7 @@ fn an_error_never_lets_the_unread_body_become_the_next_request() {
     let mut conn = t.connect();
     conn.send(bytes.as_bytes()).unwrap();
     let response = conn.receive().unwrap();
+    t.check_no_secrets(&response);
     assert_eq!(
         (response.status, response.field_str("connection")),
         (404, Some("close")),
@@ -379,6 +380,7 @@ fn expect_100_continue_is_answered_before_the_body_is_sent() {
     let mut conn = t.connect();
     conn.send(&head).unwrap();
     let interim = conn.receive().unwrap();
+    t.check_no_secrets(&interim);
     assert_eq!((interim.status, interim.body.len()), (100, 0));
     conn.send(&body).unwrap();
     let response = conn.receive().unwrap();
@@ -433,7 +435,7 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
     let bytes = t.post_bytes(Role::Full, None, INIT, &[]);
     let mut conn = t.connect();
     conn.send(&bytes[..bytes.len() - 10]).unwrap();
-    thread::sleep(Duration::from_millis(900));
+    thread::sleep(Duration::from_millis(1500));
     let _ = conn.send(&bytes[bytes.len() - 10..]);
     match conn.receive() {
         Err(ClientError::Closed) | Err(ClientError::Io(_)) => {}
@@ -451,7 +453,7 @@ fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
         t.exchange(&mut conn, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status,
         200
     );
-    thread::sleep(Duration::from_millis(600));
+    thread::sleep(Duration::from_millis(1300));
     assert!(conn.is_closed_by_peer());
 }
 
@@ -490,6 +492,24 @@ fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
         assert!(Instant::now() < deadline, "the worker never came back");
         thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn a_connection_carries_requests_per_connection_max_requests_and_no_more() {
+    let limits = Limits { requests_per_connection_max: 3, ..Limits::DEFAULT };
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    let session = t.open_session(Role::Full);
+    let mut conn = t.connect();
+    let ping = t.post_bytes(Role::Full, Some(&session), PING, &[]);
+    for n in 1..=3 {
+        let response = t.exchange(&mut conn, &ping).unwrap();
+        assert_eq!(response.status, 200, "request {n}");
+        let close = if n == 3 { Some("close") } else { None };
+        assert_eq!(response.field_str("connection"), close, "request {n}");
+    }
+    // The fourth request on the connection is never read: the server has closed it.
+    let _ = conn.send(&ping);
+    assert!(matches!(conn.receive(), Err(ClientError::Closed | ClientError::Io(_))));
 }
 
 #[test]

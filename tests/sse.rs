@@ -35,7 +35,7 @@ fn parse_in_pieces(input: &[u8], ends: &[usize]) -> Result<Vec<Event>, (SseError
 type Expected = Result<Vec<Event>, (SseErrorKind, usize)>;
 
 #[test]
-fn parser_table() {
+fn event_streams_get_their_exact_events_or_errors() {
     let cases: Vec<(&str, &[u8], Expected)> = vec![
         ("lf", b"data: x\n\n", Ok(vec![data("x")])),
         ("crlf", b"data: x\r\n\r\n", Ok(vec![data("x")])),

@@ -51,7 +51,7 @@ mod tests {
     }
 
     #[test]
-    fn flags() {
+    fn flags_are_known_named_once_or_repeated_and_typed() {
         let flags = Flags::parse(
             &args(&["--port", "8", "--origin", "a", "--origin", "b"]),
             &["port", "origin"],
