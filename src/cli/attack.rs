@@ -32,14 +32,7 @@ struct Targets {
 
 impl Targets {
     fn open(local: LocalServer) -> Result<Targets, String> {
-        let open = |role: Role| -> Result<McpClient, String> {
-            let mut client = local.client(role);
-            client
-                .initialize(PROTOCOL_VERSION)
-                .map_err(|e| format!("{}: initialize: {e}", role.name()))?;
-            client.initialized().map_err(|e| format!("{}: initialized: {e}", role.name()))?;
-            Ok(client)
-        };
+        let open = |role: Role| local.session(role);
         let mut mallory = open(Role::OtherSubject)?;
         let mallory_event_id = mallory
             .poll_stream(None)
@@ -90,7 +83,7 @@ impl Targets {
             .post_spec(INIT)
             .without("MCP-Session-Id")
             .without("MCP-Protocol-Version")
-            .set("Authorization", &format!("Bearer {}", self.token(role)))
+            .bearer(self.local.fixture.token(role))
     }
 }
 

@@ -62,7 +62,7 @@ struct Lab {
 impl Lab {
     fn start(trace: bool) -> Result<Lab, String> {
         let local = LocalServer::start(trace)?;
-        let alice = open(&local, Role::Full)?;
+        let alice = local.session(Role::Full)?;
         Ok(Lab { local, alice })
     }
 
@@ -92,13 +92,6 @@ fn ping_with_one_change(
         ),
         Lab::observe(&mut lab.alice, &changed, probe("changed", described, status, key)),
     ]
-}
-
-fn open(local: &LocalServer, role: Role) -> Result<McpClient, String> {
-    let mut client = local.client(role);
-    client.initialize(PROTOCOL_VERSION).map_err(|e| format!("{}: initialize: {e}", role.name()))?;
-    client.initialized().map_err(|e| format!("{}: initialized: {e}", role.name()))?;
-    Ok(client)
 }
 
 fn probe(label: &str, change: &str, status: u16, key: Key) -> Probe {
@@ -273,10 +266,7 @@ const EXPERIMENTS: [Experiment; 11] = [
         explanation: "A session belongs to the principal that opened it. Another subject's valid token with it gets 404, exactly like a session that does not exist: no disclosure of ownership.",
         run: |lab| {
             let base = lab.alice.post_spec(PING);
-            let changed = base.clone().set(
-                "Authorization",
-                &format!("Bearer {}", lab.local.fixture.token(Role::OtherSubject)),
-            );
+            let changed = base.clone().bearer(lab.local.fixture.token(Role::OtherSubject));
             Ok(vec![
                 Lab::observe(
                     &mut lab.alice,
@@ -300,13 +290,10 @@ const EXPERIMENTS: [Experiment; 11] = [
         name: "scope-vs-invalid-token",
         explanation: "A valid token without the needed scope is 403 insufficient_scope with the scopes to ask for; a token that is not valid here is 401 invalid_token. Only the first invites a step-up.",
         run: |lab| {
-            let mut narrow = open(&lab.local, Role::ConnectOnly)?;
+            let mut narrow = lab.local.session(Role::ConnectOnly)?;
             let base = lab.alice.post_spec(LIST);
             let scope = narrow.post_spec(LIST);
-            let expired = base.clone().set(
-                "Authorization",
-                &format!("Bearer {}", lab.local.fixture.token(Role::Expired)),
-            );
+            let expired = base.clone().bearer(lab.local.fixture.token(Role::Expired));
             Ok(vec![
                 Lab::observe(
                     &mut lab.alice,
@@ -344,10 +331,7 @@ const EXPERIMENTS: [Experiment; 11] = [
         explanation: "A token is accepted only if both the authorization request and the token request named this server as the RFC 8707 resource; either naming another server gives 401, with the same challenge.",
         run: |lab| {
             let base = lab.alice.post_spec(PING);
-            let with = |role: Role| {
-                base.clone()
-                    .set("Authorization", &format!("Bearer {}", lab.local.fixture.token(role)))
-            };
+            let with = |role: Role| base.clone().bearer(lab.local.fixture.token(role));
             let (authz, token) =
                 (with(Role::WrongAuthorizationResource), with(Role::WrongTokenResource));
             Ok(vec![
@@ -383,8 +367,8 @@ const EXPERIMENTS: [Experiment; 11] = [
         name: "revoke-or-revision-then-reuse",
         explanation: "Revocation and a new authorization revision take effect on the very next request, even on a session that is still alive: 401.",
         run: |lab| {
-            let mut narrow = open(&lab.local, Role::ConnectOnly)?;
-            let mut mallory = open(&lab.local, Role::OtherSubject)?;
+            let mut narrow = lab.local.session(Role::ConnectOnly)?;
+            let mut mallory = lab.local.session(Role::OtherSubject)?;
             let (narrow_ping, mallory_ping) = (narrow.post_spec(PING), mallory.post_spec(PING));
             let before = Lab::observe(
                 &mut narrow,
@@ -424,7 +408,7 @@ const EXPERIMENTS: [Experiment; 11] = [
             let cursor = first.first().and_then(|e| e.id.clone()).ok_or("GET: no event id")?;
             let (_, post_id) =
                 lab.alice.list_resources().map_err(|e| format!("resources/list: {e}"))?;
-            let mut other = open(&lab.local, Role::Full)?;
+            let mut other = lab.local.session(Role::Full)?;
             let others = other.poll_stream(None).map_err(|e| format!("GET: {e}"))?;
             let other_id = others.first().and_then(|e| e.id.clone()).ok_or("GET: no event id")?;
             let get = lab.alice.session_spec("GET");

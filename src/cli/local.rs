@@ -8,6 +8,7 @@ use crate::auth::fixtures::{Fixture, FixtureError, Role};
 use crate::client::mcp::McpClient;
 use crate::client::trace::Trace;
 use crate::limits::Limits;
+use crate::mcp::PROTOCOL_VERSION;
 use crate::server::{self, RunningServer, ServerConfig, ServerError};
 
 /// The profile name every summary line carries.
@@ -59,6 +60,16 @@ impl LocalServer {
         let config = ServerConfig { limits, ..ServerConfig::default() };
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
         Ok(LocalServer { server, fixture, trace })
+    }
+
+    /// A client for `role` with an initialized session (initialize, then initialized).
+    pub fn session(&self, role: Role) -> Result<McpClient, String> {
+        let mut client = self.client(role);
+        client
+            .initialize(PROTOCOL_VERSION)
+            .map_err(|e| format!("{}: initialize: {e}", role.name()))?;
+        client.initialized().map_err(|e| format!("{}: initialized: {e}", role.name()))?;
+        Ok(client)
     }
 
     /// A client for `role`, tracing to stderr when asked. Every fixture token is a trace secret,

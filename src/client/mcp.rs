@@ -139,6 +139,11 @@ impl RequestSpec {
         self.without(name).with(name, value)
     }
 
+    /// Sends `token` as the bearer token instead.
+    pub fn bearer(self, token: &str) -> Self {
+        self.set("Authorization", &format!("Bearer {token}"))
+    }
+
     /// The exact bytes: request line, fields, `Content-Length` when there is a body, body.
     pub fn bytes(&self) -> Vec<u8> {
         let fields: Vec<(&str, &str)> =
