@@ -47,7 +47,7 @@ use crate::json::{self, Object, Value};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
-    self, LogLevel, OwnerRef, SessionBudget, SessionKey, SessionTable, StreamEvent,
+    self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable, StreamEvent,
 };
 use crate::mcp::{MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
@@ -257,6 +257,23 @@ impl Endpoint {
             .map_err(|denial| Rejection::Auth { denial, requirement })
     }
 
+    /// Stage 6 outside initialize: the version header is there, and the one well-formed session
+    /// id names a live session of this principal (anything else looks like no session at all).
+    fn session_for(
+        &self,
+        head: &RequestHead<'_>,
+        principal: &Principal,
+        clock: Clock,
+    ) -> Result<(SessionKey, Arc<Session>), Rejection> {
+        require_protocol_version(head)?;
+        let key = session_id(head)?;
+        let session = self
+            .sessions
+            .find(key, OwnerRef::from(principal), clock.now)
+            .ok_or(Rejection::SessionNotFound)?;
+        Ok((key, session))
+    }
+
     /// Stage 7: may they do it.
     fn authorize(&self, principal: &Principal, requirement: Requirement) -> Result<(), Rejection> {
         self.policy()
@@ -281,12 +298,7 @@ impl Endpoint {
                 self.initialize(head, &id, &params, &principal, clock, random)
             }
             message => {
-                require_protocol_version(head)?;
-                let session_id = session_id(head)?;
-                let session = self
-                    .sessions
-                    .find(session_id, OwnerRef::from(&*principal), clock.now)
-                    .ok_or(Rejection::SessionNotFound)?;
+                let (_, session) = self.session_for(head, &principal, clock)?;
                 match message {
                     Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
                     Message::Notification { method, .. } => {
@@ -343,7 +355,7 @@ impl Endpoint {
     /// Stage 8 for requests inside an initialized session.
     fn call(
         &self,
-        session: &session::Session,
+        session: &Session,
         id: &Id,
         method: &str,
         params: &Object,
@@ -390,24 +402,16 @@ impl Endpoint {
     /// one after it), a `retry` field, and the end of the stream.
     fn get(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
-        require_protocol_version(head)?;
-        let session_id = session_id(head)?;
+        let (_, session) = self.session_for(head, &principal, clock)?;
+        self.authorize(&principal, scope::CONNECT)?;
         let malformed = Rejection::Cursor(session::CursorError::Malformed);
-        let cursor = match head.fields.single("last-event-id") {
-            Occurrence::Absent => None,
-            Occurrence::Once(value) => Some(std::str::from_utf8(value).map_err(|_| malformed)?),
-            Occurrence::Repeated => return Err(malformed),
-        };
-        let events = {
-            let session = self
-                .sessions
-                .find(session_id, OwnerRef::from(&*principal), clock.now)
-                .ok_or(Rejection::SessionNotFound)?;
-            self.authorize(&principal, scope::CONNECT)?;
-            match cursor {
-                None => session.poll().into_iter().collect(),
-                Some(cursor) => session.replay_after(cursor).map_err(Rejection::Cursor)?,
+        let events = match head.fields.single("last-event-id") {
+            Occurrence::Absent => session.poll().into_iter().collect(),
+            Occurrence::Once(value) => {
+                let cursor = std::str::from_utf8(value).map_err(|_| malformed)?;
+                session.replay_after(cursor).map_err(Rejection::Cursor)?
             }
+            Occurrence::Repeated => return Err(malformed),
         };
         let retry_ms =
             u64::try_from(self.limits().get_stream_retry.as_millis()).unwrap_or(u64::MAX);
@@ -423,12 +427,7 @@ impl Endpoint {
     /// DELETE ends the session: 204, and 404 for that id from then on.
     fn delete(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
-        require_protocol_version(head)?;
-        let session_id = session_id(head)?;
-        let session = self
-            .sessions
-            .find(session_id, OwnerRef::from(&*principal), clock.now)
-            .ok_or(Rejection::SessionNotFound)?;
+        let (session_id, session) = self.session_for(head, &principal, clock)?;
         self.authorize(&principal, scope::CONNECT)?;
         // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
         // 404 as any later request for the id.
