@@ -36,7 +36,6 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
-pub mod cli;
 pub mod client;
 mod decimal;
 pub mod endpoint;

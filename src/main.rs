@@ -9,9 +9,9 @@
 //! Usage errors exit with status 2. Nothing here parses protocol bytes itself.
 #![forbid(unsafe_code)]
 
-use std::process::ExitCode;
+mod cli;
 
-use loopback_mcp_http::cli;
+use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage: loopback-mcp-http demo [--trace]

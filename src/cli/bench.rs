@@ -23,16 +23,16 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::args::Flags;
-use super::local::start_with_fixture;
-use crate::auth::fixtures::Role;
-use crate::client::http::{ClientResponse, HttpConnection};
-use crate::client::mcp::RequestSpec;
-use crate::http::{Parsed, RequestParser};
-use crate::json::{self, Object, Value};
-use crate::limits::Limits;
-use crate::mcp::PROTOCOL_VERSION;
-use crate::server::{RunningServer, ServerConfig};
-use crate::sse::{self, Event};
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::http::{ClientResponse, HttpConnection};
+use loopback_mcp_http::client::mcp::RequestSpec;
+use loopback_mcp_http::http::{Parsed, RequestParser};
+use loopback_mcp_http::json::{self, Object, Value};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::server::start_with_fixture;
+use loopback_mcp_http::server::{RunningServer, ServerConfig};
+use loopback_mcp_http::sse::{self, Event};
 
 /// What one operation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

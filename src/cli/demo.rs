@@ -9,11 +9,11 @@
 use std::process::ExitCode;
 
 use super::local::{LocalServer, PROFILE};
-use crate::auth::fixtures::Role;
-use crate::client::mcp::{McpClient, McpError};
-use crate::json::{Object, Value};
-use crate::mcp::PROTOCOL_VERSION;
-use crate::sse::Event;
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::mcp::{McpClient, McpError};
+use loopback_mcp_http::json::{Object, Value};
+use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::sse::Event;
 
 /// Runs the demo; `trace` prints the redacted wire trace to stderr.
 pub fn run(trace: bool) -> ExitCode {
@@ -50,8 +50,11 @@ fn check(name: &str, ok: bool, what: &str) -> Result<(), String> {
 /// The `data.event` of a `notifications/message` event.
 fn event_name(event: &Event) -> Option<String> {
     let data = event.data.as_deref()?;
-    let message =
-        crate::json::decode(data.as_bytes(), crate::limits::Limits::DEFAULT.json_depth_max).ok()?;
+    let message = loopback_mcp_http::json::decode(
+        data.as_bytes(),
+        loopback_mcp_http::limits::Limits::DEFAULT.json_depth_max,
+    )
+    .ok()?;
     let name = message.get("params")?.get("data")?.get("event")?.as_str()?;
     Some(name.to_owned())
 }

@@ -1,12 +1,12 @@
 //! `inspect`: one codec's verdict on a file or on standard input, as one JSON line (the engine is
-//! [`crate::inspect`]). Exit status: 0 accepted, 1 refused or incomplete, 2 usage or input error.
+//! [`loopback_mcp_http::inspect`]). Exit status: 0 accepted, 1 refused or incomplete, 2 usage or input error.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use crate::inspect::{self, Subject};
-use crate::json;
-use crate::limits::Limits;
+use loopback_mcp_http::inspect::{self, Subject};
+use loopback_mcp_http::json;
+use loopback_mcp_http::limits::Limits;
 
 /// Runs `inspect <subject> [FILE]` with the arguments after `inspect`.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {

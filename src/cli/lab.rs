@@ -10,11 +10,11 @@
 use std::process::ExitCode;
 
 use super::local::{LocalServer, PROFILE};
-use crate::auth::fixtures::Role;
-use crate::client::ClientResponse;
-use crate::client::mcp::{McpClient, RequestSpec, error_code};
-use crate::json::{Object, Value};
-use crate::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::ClientResponse;
+use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code};
+use loopback_mcp_http::json::{Object, Value};
+use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":40,"method":"ping"}"#;
 const LIST: &str = r#"{"jsonrpc":"2.0","id":41,"method":"resources/list"}"#;

@@ -1,15 +1,12 @@
 //! An in-process server on a free loopback port with the fixture roles: what `demo`, `attack` and
 //! `lab` run against, so each starts from a fresh, known state.
 
-use std::fmt;
-use std::time::SystemTime;
-
-use crate::auth::fixtures::{Fixture, FixtureError, Role};
-use crate::client::mcp::McpClient;
-use crate::client::trace::Trace;
-use crate::limits::Limits;
-use crate::mcp::PROTOCOL_VERSION;
-use crate::server::{self, RunningServer, ServerConfig, ServerError};
+use loopback_mcp_http::auth::fixtures::{Fixture, Role};
+use loopback_mcp_http::client::mcp::McpClient;
+use loopback_mcp_http::client::trace::Trace;
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::server::{RunningServer, ServerConfig, start_with_fixture};
 
 /// The profile name every summary line carries.
 pub const PROFILE: &str = "loopback-streamable-http-teaching-profile-v1";
@@ -19,38 +16,6 @@ pub struct LocalServer {
     pub server: RunningServer,
     pub fixture: Fixture,
     trace: bool,
-}
-
-/// Why a server with fixture tokens did not start.
-#[derive(Debug)]
-pub enum StartError {
-    /// The configuration was refused, or the port could not be bound.
-    Bind(ServerError),
-    /// The fixture tokens could not be drawn.
-    Fixture(FixtureError),
-    /// The server's threads could not be started.
-    Start(ServerError),
-}
-
-impl fmt::Display for StartError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StartError::Bind(e) | StartError::Start(e) => e.fmt(f),
-            StartError::Fixture(e) => write!(f, "cannot build the fixture tokens: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for StartError {}
-
-/// Binds `config`, draws fresh fixture tokens for the bound port (their resource names it) and
-/// starts serving them: how `serve`, `bench`, `demo`, `attack`, `lab` and the socket tests start.
-pub fn start_with_fixture(config: ServerConfig) -> Result<(RunningServer, Fixture), StartError> {
-    let bound = server::bind(config).map_err(StartError::Bind)?;
-    let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut server::fill_os_random)
-        .map_err(StartError::Fixture)?;
-    let server = bound.start(fixture.policy.clone()).map_err(StartError::Start)?;
-    Ok((server, fixture))
 }
 
 impl LocalServer {

@@ -14,7 +14,7 @@ pub mod serve;
 
 use std::io::Write;
 
-use crate::json::{self, Value};
+use loopback_mcp_http::json::{self, Value};
 
 /// Prints one JSON line on stdout and flushes it.
 pub fn print_line(value: &Value) {

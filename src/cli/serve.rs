@@ -16,13 +16,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::args::Flags;
-use super::local::{StartError, start_with_fixture};
-use crate::auth::fixtures::{Fixture, Role};
-use crate::json::{Object, Value};
-use crate::limits::Limits;
-use crate::mcp::MCP_PATH;
-use crate::mcp::PROTOCOL_VERSION;
-use crate::server::{RunningServer, ServerConfig};
+use loopback_mcp_http::auth::fixtures::{Fixture, Role};
+use loopback_mcp_http::json::{Object, Value};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::MCP_PATH;
+use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::server::{RunningServer, ServerConfig};
+use loopback_mcp_http::server::{StartError, start_with_fixture};
 
 const FLAGS: [&str; 7] =
     ["port", "allow-origin", "allow-host", "max-sessions", "session-ttl-secs", "workers", "bind"];
@@ -97,7 +97,7 @@ fn announcement(server: &RunningServer, fixture: &Fixture) -> Value {
 }
 
 /// Answers control commands until stdin ends.
-fn control_loop(endpoint: &crate::endpoint::Endpoint) {
+fn control_loop(endpoint: &loopback_mcp_http::endpoint::Endpoint) {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut line = Vec::new();
@@ -156,7 +156,7 @@ fn failure(error: &str) -> Value {
 }
 
 /// Runs one control command.
-fn command(endpoint: &crate::endpoint::Endpoint, text: &str) -> Value {
+fn command(endpoint: &loopback_mcp_http::endpoint::Endpoint, text: &str) -> Value {
     let mut words = text.split_ascii_whitespace();
     let (Some(verb), Some(role_name), None) = (words.next(), words.next(), words.next()) else {
         return failure("usage: revoke <role> | bump-revision <role>");

@@ -18,8 +18,7 @@ use super::trace::Trace;
 use crate::auth::metadata;
 use crate::json::{self, Value};
 use crate::limits::Limits;
-use crate::mcp::session::is_well_formed_id;
-use crate::mcp::{MCP_PATH, PROTOCOL_VERSION};
+use crate::mcp::{MCP_PATH, PROTOCOL_VERSION, is_valid_session_id};
 use crate::sse::{self, Event};
 
 /// The client's budgets: the project's defaults, the same the server enforces.
@@ -273,7 +272,7 @@ impl McpClient {
         let result = result_of(&reply, id)?;
         let session =
             response.field("mcp-session-id").ok_or(McpError::Reply("no MCP-Session-Id"))?;
-        if !is_well_formed_id(session) {
+        if !is_valid_session_id(session) {
             return Err(McpError::Reply("session id is not 1-128 visible ASCII characters"));
         }
         let session =

@@ -49,7 +49,7 @@ use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable, StreamEvent,
 };
-use crate::mcp::{MCP_PATH, PROTOCOL_VERSION};
+use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
 use crate::sse::Event;
 
@@ -269,7 +269,7 @@ impl Endpoint {
         let key = session_id(head)?;
         let session = self
             .sessions
-            .find(key, OwnerRef::from(principal), clock.now)
+            .find(key, owner_of(principal), clock.now)
             .ok_or(Rejection::SessionNotFound)?;
         Ok((key, session))
     }
@@ -345,7 +345,7 @@ impl Endpoint {
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
         let session = self
             .sessions
-            .create(&session_id, tag, OwnerRef::from(principal), clock.now)
+            .create(&session_id, tag, owner_of(principal), clock.now)
             .map_err(|_| Rejection::SessionCapacity)?;
         session.notify(LogLevel::Info, methods::log_message(LogLevel::Info, "session_started"));
         let result = jsonrpc::result_text(id, &methods::initialize_result());
@@ -438,6 +438,15 @@ impl Endpoint {
     }
 }
 
+/// The three values of a principal a session is bound to.
+fn owner_of(principal: &Principal) -> OwnerRef<'_> {
+    OwnerRef {
+        subject: &principal.subject,
+        tenant: &principal.tenant,
+        authorization_revision: principal.authorization_revision,
+    }
+}
+
 fn stream_event(event: StreamEvent) -> Event {
     Event { id: Some(event.id), event: None, data: Some(json::encode(&event.message)), retry: None }
 }
@@ -521,7 +530,7 @@ fn require_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
 fn session_id(head: &RequestHead<'_>) -> Result<SessionKey, Rejection> {
     match head.fields.single("mcp-session-id") {
         Occurrence::Absent => Err(Rejection::SessionMissing),
-        Occurrence::Once(id) if session::is_well_formed_id(id) => Ok(SessionKey::of(id)),
+        Occurrence::Once(id) if mcp::is_valid_session_id(id) => Ok(SessionKey::of(id)),
         _ => Err(Rejection::SessionMalformed),
     }
 }

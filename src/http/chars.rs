@@ -2,7 +2,8 @@
 //!
 //! Each class is a bit in [`CLASS`]; a lookup is one load and one mask, so the parsers can test
 //! a byte against the grammar without branches on ranges. The grammar each class follows is
-//! quoted next to it. Nothing here decodes or allocates; non-ASCII bytes are never interpreted.
+//! quoted next to it; the helpers at the end read bytes by class. Nothing here decodes or
+//! allocates; non-ASCII bytes are never interpreted.
 
 /// `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|"
 /// / "~" / DIGIT / ALPHA` (RFC 9110 §5.6.2): the bytes of a token such as a method or a field name.
@@ -78,6 +79,14 @@ pub fn trim_ows(bytes: &[u8]) -> &[u8] {
     let start = bytes.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(bytes.len());
     let end = bytes.iter().rposition(|&b| b != b' ' && b != b'\t').map_or(start, |i| i + 1);
     &bytes[start..end]
+}
+
+/// Views bytes a scanner has already restricted to ASCII (tokens, paths) as a `str`.
+pub fn ascii_str(bytes: &[u8]) -> &str {
+    debug_assert!(bytes.is_ascii(), "ascii_str over bytes no scanner restricted to ASCII");
+    // ASCII is always UTF-8; were a scanner ever to let another byte through, a release build
+    // shows an empty string (an unroutable request), never invalid text.
+    std::str::from_utf8(bytes).unwrap_or_default()
 }
 
 #[cfg(test)]

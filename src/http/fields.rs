@@ -6,8 +6,10 @@
 //! line. Budgets are checked on the byte that crosses them, so an endless line fails as soon as
 //! it is too long, never after its CRLF.
 //!
-//! It records only spans (offsets into the caller's buffer); it never copies or interprets
-//! value bytes, and it knows nothing about what any field means.
+//! The scanner records only spans (offsets into the caller's buffer); it never copies or
+//! interprets value bytes, and it knows nothing about what any field means. A complete head's
+//! spans become a [`FieldList`]: borrowed views of the field lines, with the lookups the
+//! framing rules, the endpoint and the client share (first value, all values, at most once).
 
 use std::ops::Range;
 
@@ -254,6 +256,89 @@ impl FieldScanner {
             });
         }
         Ok(())
+    }
+}
+
+/// One field line of a parsed head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field<'b> {
+    /// The name as sent; compare it case-insensitively.
+    pub name: &'b str,
+    /// The value without its surrounding whitespace. It may hold non-ASCII bytes, which this
+    /// crate never decodes.
+    pub value: &'b [u8],
+}
+
+impl<'b> Field<'b> {
+    fn from_span(buf: &'b [u8], span: &FieldSpan) -> Self {
+        Field { name: chars::ascii_str(&buf[span.name.clone()]), value: &buf[span.value.clone()] }
+    }
+}
+
+/// Field names whose values are credentials, whatever they hold: `inspect` and the client's wire
+/// trace never show them.
+pub const CREDENTIAL_FIELDS: [&str; 5] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "mcp-session-id"];
+
+/// How often a field name occurs in a head, for fields that may occur at most once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Occurrence<'b> {
+    Absent,
+    /// Exactly one field line, with this value.
+    Once(&'b [u8]),
+    /// Two or more field lines.
+    Repeated,
+}
+
+/// The field lines of a head, in the order they arrived.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct FieldList<'b> {
+    fields: Vec<Field<'b>>,
+}
+
+impl<'b> FieldList<'b> {
+    pub(crate) fn from_spans(buf: &'b [u8], spans: &[FieldSpan]) -> Self {
+        FieldList { fields: spans.iter().map(|s| Field::from_span(buf, s)).collect() }
+    }
+
+    /// Every field line, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Field<'b>> {
+        self.fields.iter()
+    }
+
+    /// How many field lines there are.
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// The value of the first field line with this name (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&'b [u8]> {
+        self.all(name).next()
+    }
+
+    /// The values of every field line with this name (case-insensitive), in order.
+    pub fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'b [u8]> + 's {
+        self.fields.iter().filter(move |f| f.name.eq_ignore_ascii_case(name)).map(|f| f.value)
+    }
+
+    /// Whether this name (case-insensitive) is absent, present once (with its value) or repeated.
+    pub fn single(&self, name: &str) -> Occurrence<'b> {
+        let mut values = self.all(name);
+        match (values.next(), values.next()) {
+            (None, _) => Occurrence::Absent,
+            (Some(value), None) => Occurrence::Once(value),
+            (Some(_), Some(_)) => Occurrence::Repeated,
+        }
+    }
+
+    /// How many field lines carry this name (case-insensitive).
+    pub fn count(&self, name: &str) -> usize {
+        self.all(name).count()
     }
 }
 

@@ -12,7 +12,7 @@
 use super::chars::{self, HOST_NAME};
 use super::error::{RequestError, RequestErrorKind};
 use super::fields::FieldSpan;
-use super::request::Version;
+use super::vocab::Version;
 use crate::decimal::{self, Decimal};
 
 /// What the head says about its body and its connection.

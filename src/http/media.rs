@@ -248,7 +248,7 @@ impl<'a> Cursor<'a> {
         if self.pos == start {
             return Err(self.error(MediaErrorKind::Syntax));
         }
-        Ok(super::request::ascii_str(&self.bytes[start..self.pos]))
+        Ok(chars::ascii_str(&self.bytes[start..self.pos]))
     }
 
     /// `type "/" subtype parameters`.

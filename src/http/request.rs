@@ -28,78 +28,13 @@
 //! The body is not this module's business: the head reports its `Content-Length`, and the caller
 //! reads exactly that many bytes.
 
-use super::error::{RequestError, RequestErrorKind};
-use super::fields::{FieldBudget, FieldScanner};
+use super::chars::{self, TCHAR, VCHAR};
+use super::error::{HeadErrorKind, RequestError, RequestErrorKind};
+use super::fields::{FieldBudget, FieldList, FieldScanner};
 use super::framing::{self, Framing};
 use super::target;
-use super::{FieldList, Parsed};
+use super::vocab::{Method, Parsed, VERSION_LEN, Version, version_byte_fits};
 use crate::limits::Limits;
-
-use super::chars::{self, TCHAR, VCHAR};
-
-/// The request methods this crate recognises (RFC 9110 §9). Any other token gets 501.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
-    Get,
-    Head,
-    Post,
-    Put,
-    Delete,
-    Connect,
-    Options,
-    Trace,
-    Patch,
-}
-
-impl Method {
-    /// The method for an exact (case-sensitive) token.
-    pub fn from_token(token: &[u8]) -> Option<Method> {
-        Some(match token {
-            b"GET" => Method::Get,
-            b"HEAD" => Method::Head,
-            b"POST" => Method::Post,
-            b"PUT" => Method::Put,
-            b"DELETE" => Method::Delete,
-            b"CONNECT" => Method::Connect,
-            b"OPTIONS" => Method::Options,
-            b"TRACE" => Method::Trace,
-            b"PATCH" => Method::Patch,
-            _ => return None,
-        })
-    }
-
-    /// The token as sent on the wire.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Head => "HEAD",
-            Method::Post => "POST",
-            Method::Put => "PUT",
-            Method::Delete => "DELETE",
-            Method::Connect => "CONNECT",
-            Method::Options => "OPTIONS",
-            Method::Trace => "TRACE",
-            Method::Patch => "PATCH",
-        }
-    }
-}
-
-/// The two protocol versions accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Version {
-    Http10,
-    Http11,
-}
-
-impl Version {
-    /// The version as sent on the wire.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Version::Http10 => "HTTP/1.0",
-            Version::Http11 => "HTTP/1.1",
-        }
-    }
-}
 
 /// A complete, valid request head, borrowing from the buffer it was parsed from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -268,8 +203,8 @@ impl RequestParser {
     /// Consumes one byte of the (possibly preceded by empty lines) request line.
     fn line_step(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
         let fail = |kind| Err(RequestError::new(kind, at));
-        let bare_cr = RequestErrorKind::Head(super::error::HeadErrorKind::BareCr);
-        let bare_lf = RequestErrorKind::Head(super::error::HeadErrorKind::BareLf);
+        let bare_cr = RequestErrorKind::Head(HeadErrorKind::BareCr);
+        let bare_lf = RequestErrorKind::Head(HeadErrorKind::BareLf);
         match self.state {
             LineState::Start => match byte {
                 b'\r' => self.state = LineState::LeadingCr,
@@ -344,7 +279,9 @@ impl RequestParser {
                 }
                 self.state = LineState::Fields;
             }
-            LineState::Fields => unreachable!("line_step is not called once the line is done"),
+            // `scan` stops calling this once the line is done; in a release build the byte would
+            // be left to the field scanner, which is where it belongs.
+            LineState::Fields => debug_assert!(false, "line_step called after the request line"),
         }
         Ok(())
     }
@@ -378,7 +315,10 @@ impl RequestParser {
     fn build<'b>(&mut self, buf: &'b [u8], len: usize) -> Result<RequestHead<'b>, RequestError> {
         let head = &buf[..len];
         let (Some(method), Some(version)) = (self.method, self.version) else {
-            unreachable!("a complete head has a checked request line")
+            // `feed` reports a head only after `check_request_line` set both. Were that ever
+            // broken, a release build refuses the request rather than guess at its line.
+            debug_assert!(false, "a complete head without a checked request line");
+            return Err(RequestError::new(RequestErrorKind::VersionSyntax, 0));
         };
         let spans = self.fields.fields();
         let framing = match self.framing {
@@ -387,7 +327,7 @@ impl RequestParser {
         };
         self.framing = Some(framing);
         let fields = FieldList::from_spans(head, spans);
-        let target = ascii_str(&head[self.target_start..self.version_start - 1]);
+        let target = chars::ascii_str(&head[self.target_start..self.version_start - 1]);
         Ok(RequestHead {
             method,
             target,
@@ -398,23 +338,4 @@ impl RequestParser {
             keep_alive: framing.keep_alive,
         })
     }
-}
-
-/// The length of `HTTP/1.1` and of every version this grammar admits.
-pub(crate) const VERSION_LEN: usize = "HTTP/1.1".len();
-
-/// Whether `byte` can be byte number `matched` of `HTTP/` DIGIT `.` DIGIT.
-pub(crate) fn version_byte_fits(matched: usize, byte: u8) -> bool {
-    match matched {
-        5 | 7 => byte.is_ascii_digit(),
-        6 => byte == b'.',
-        _ => b"HTTP/".get(matched) == Some(&byte),
-    }
-}
-
-/// Views bytes the scanners have already restricted to ASCII as a `str`.
-pub(crate) fn ascii_str(bytes: &[u8]) -> &str {
-    // The scanners admit only ASCII here; an empty string would surface a scanner bug as an
-    // unroutable request rather than a panic.
-    std::str::from_utf8(bytes).unwrap_or_default()
 }

@@ -16,10 +16,9 @@
 
 use super::chars::{self, FIELD_VALUE};
 use super::error::{HeadErrorKind, ResponseError, ResponseErrorKind};
-use super::fields::{FieldBudget, FieldScanner};
+use super::fields::{FieldBudget, FieldList, FieldScanner, Occurrence};
 use super::framing::{self, ConnectionOptions};
-use super::request::{VERSION_LEN, Version, version_byte_fits};
-use super::{FieldList, Occurrence, Parsed};
+use super::vocab::{Parsed, VERSION_LEN, Version, version_byte_fits};
 use crate::decimal::{self, Decimal};
 use crate::limits::Limits;
 

@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::auth::policy::Principal;
 use crate::json::Value;
 
-/// The principal a session is bound to.
+/// The principal a session is bound to. The endpoint builds it from the token policy's principal;
+/// this module needs only these three values, so it does not depend on the policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owner {
     pub subject: String,
@@ -40,16 +40,6 @@ pub struct OwnerRef<'a> {
     pub subject: &'a str,
     pub tenant: &'a str,
     pub authorization_revision: u64,
-}
-
-impl<'a> From<&'a Principal> for OwnerRef<'a> {
-    fn from(p: &'a Principal) -> Self {
-        OwnerRef {
-            subject: &p.subject,
-            tenant: &p.tenant,
-            authorization_revision: p.authorization_revision,
-        }
-    }
 }
 
 impl Owner {
@@ -319,11 +309,6 @@ impl SessionKey {
     pub fn of(id: &[u8]) -> SessionKey {
         SessionKey(Sha256::digest(id).into())
     }
-}
-
-/// True for a session id as MCP allows them: 1 to 128 visible ASCII characters.
-pub fn is_well_formed_id(id: &[u8]) -> bool {
-    (1..=128).contains(&id.len()) && id.iter().all(|b| (0x21..=0x7e).contains(b))
 }
 
 impl SessionTable {

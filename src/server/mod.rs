@@ -14,6 +14,7 @@
 //! operating system's generator for session ids).
 
 mod connection;
+mod fixture;
 mod pool;
 
 use std::io::Write;
@@ -29,6 +30,7 @@ use crate::auth::policy::OfflineTokenPolicy;
 use crate::endpoint::{Endpoint, EndpointConfig, Rejection};
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
+pub use fixture::{StartError, start_with_fixture};
 use pool::Handoff;
 
 /// How the server is started.

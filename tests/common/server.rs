@@ -4,11 +4,11 @@
 use std::sync::Mutex;
 
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
-use loopback_mcp_http::cli::local::start_with_fixture;
 use loopback_mcp_http::client::mcp::{self, RequestSpec};
 use loopback_mcp_http::client::{ClientError, ClientResponse, HttpConnection};
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::server::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 pub const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
