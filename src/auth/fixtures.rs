@@ -227,7 +227,10 @@ impl Fixture {
 
     /// The token of `role`.
     pub fn token(&self, role: Role) -> &str {
-        self.tokens.iter().find(|(r, _)| *r == role).map_or("", |(_, t)| t.as_str())
+        let token = self.tokens.iter().find(|(r, _)| *r == role).map(|(_, t)| t.as_str());
+        // `build` draws a token for every role; an empty one would simply be refused (401).
+        debug_assert!(token.is_some(), "a fixture without a token for {role:?}");
+        token.unwrap_or_default()
     }
 
     /// Every role with its token, in role order.

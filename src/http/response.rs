@@ -226,7 +226,8 @@ impl ResponseParser {
                 }
                 self.state = LineState::Fields;
             }
-            LineState::Fields => unreachable!("line_step is not called once the line is done"),
+            // `scan` stops calling this once the line is done.
+            LineState::Fields => debug_assert!(false, "line_step called after the status line"),
         }
         Ok(())
     }
@@ -244,7 +245,9 @@ impl ResponseParser {
             ));
         };
         // `total` is within a usize budget, so it fits a usize.
-        Ok(usize::try_from(total).unwrap_or(usize::MAX))
+        let total = usize::try_from(total);
+        debug_assert!(total.is_ok(), "a length within a usize budget does not fit a usize");
+        Ok(total.unwrap_or(usize::MAX))
     }
 
     /// The complete response in `buf[..total]`.
@@ -252,6 +255,7 @@ impl ResponseParser {
         let head = &buf[..head_len];
         let fields = FieldList::from_spans(head, self.fields.fields());
         let mut connection = ConnectionOptions::default();
+        debug_assert!(self.version.is_some(), "a complete head without a version");
         let version = self.version.unwrap_or(Version::Http11);
         let keep_alive =
             fields.all("connection").all(|v| connection.read(v)) && connection.keep_alive(version);

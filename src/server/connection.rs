@@ -160,7 +160,10 @@ fn answer(
 fn built_head<'b>(parser: &mut RequestParser, buf: &'b [u8]) -> Result<RequestHead<'b>, Stop> {
     match parser.parse(buf) {
         Ok(Parsed::Complete { value, .. }) => Ok(value),
-        Ok(Parsed::Partial) => Err(Stop::Silent), // cannot happen: the head was complete
+        Ok(Parsed::Partial) => {
+            debug_assert!(false, "a complete head parsed as partial");
+            Err(Stop::Silent)
+        }
         Err(e) => Err(Stop::Refuse(Rejection::Request(e))),
     }
 }
@@ -196,7 +199,8 @@ impl Input {
             let deadline = head_deadline.unwrap_or(idle_deadline);
             let room = cap.saturating_sub(self.buf.len());
             if room == 0 {
-                return Err(Stop::Silent); // cannot happen: the parser refuses before the cap
+                debug_assert!(false, "the head buffer filled without a parser verdict");
+                return Err(Stop::Silent);
             }
             self.read_some(stream, room, deadline)?;
         }

@@ -69,6 +69,9 @@ impl<T> Handoff<T> {
     /// Frees the place of a connection returned by [`Handoff::take`].
     pub fn finished(&self) {
         let mut state = self.lock();
+        // Every `finished` follows a `take`; a release build never lets a stray call wrap the
+        // count (which would admit connections past the pool).
+        debug_assert!(state.busy > 0, "Handoff::finished without a matching take");
         state.busy = state.busy.saturating_sub(1);
     }
 
