@@ -9,7 +9,7 @@
 //! pasted anywhere. Other field values are shown with non-UTF-8 bytes replaced.
 
 use crate::http::{FieldList, Parsed, RequestParser, ResponseParser};
-use crate::json::{self, Object, Value};
+use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::sse;
 
@@ -49,10 +49,6 @@ pub fn inspect(subject: Subject, input: &[u8], limits: &Limits) -> Report {
         Subject::Json => json_text(input, limits),
         Subject::Sse => sse_stream(input, limits),
     }
-}
-
-fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Object>())
 }
 
 fn refused(code: &str, offset: usize, status: Option<u16>) -> Report {

@@ -10,6 +10,8 @@ use loopback_mcp_http::client::HttpConnection;
 use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::Id;
+use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopback-mcp-http");
 
@@ -63,7 +65,8 @@ fn text<'v>(value: &'v Value, key: &str) -> &'v str {
 fn initialize(port: u16, token: &str) -> u16 {
     let address: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#;
+    let client = ClientInfo { name: "cli-test", version: "1" };
+    let body = json::encode(&requests::initialize_current(&Id::from(1), client));
     let request = RequestSpec::mcp_post(&address.to_string(), token, None, body.as_bytes());
     conn.exchange(&request.bytes()).unwrap().status
 }

@@ -6,8 +6,12 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::thread;
 
-use loopback_mcp_http::client::mcp::{McpClient, McpError};
+use loopback_mcp_http::client::ClientError;
+use loopback_mcp_http::client::mcp::{McpClient, McpError, ReplyRule};
 use loopback_mcp_http::client::trace::Trace;
+use loopback_mcp_http::http::ResponseErrorKind;
+use loopback_mcp_http::json::{self, object};
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 
 /// A server that answers each of `replies` to one request, in order, on one connection, and
 /// returns every request it received.
@@ -35,10 +39,14 @@ fn json_reply(fields: &str, body: &str) -> String {
     )
 }
 
+/// The fake server's answer to the client's first `initialize` (id 1).
 fn initialize_result(version: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":"{version}","capabilities":{{}},"serverInfo":{{"name":"fake","version":"1"}}}}}}"#
-    )
+    let result = object([
+        ("protocolVersion", version.into()),
+        ("capabilities", object([])),
+        ("serverInfo", object([("name", "fake".into()), ("version", "1".into())])),
+    ]);
+    json::encode(&jsonrpc::result(&Id::from(1), result))
 }
 
 #[test]
@@ -61,41 +69,44 @@ fn an_unsupported_server_version_stops_the_handshake_before_initialized() {
 
 #[test]
 fn replies_that_break_the_rules_are_refused() {
-    let cases: Vec<(String, &str)> = vec![
-        (json_reply("", &initialize_result("2025-11-25")), "no MCP-Session-Id"),
+    let cases: Vec<(String, ReplyRule)> = vec![
+        (json_reply("", &initialize_result("2025-11-25")), ReplyRule::SessionIdMissing),
         (
             json_reply("MCP-Session-Id: has space\r\n", &initialize_result("2025-11-25")),
-            "session id is not 1-128 visible ASCII characters",
+            ReplyRule::SessionIdInvalid,
         ),
         (
             "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}".to_owned(),
-            "expected Content-Type application/json",
+            ReplyRule::ContentTypeNotJson,
         ),
         (
             json_reply(
                 "MCP-Session-Id: abc\r\n",
                 &initialize_result("2025-11-25").replace("\"id\":1", "\"id\":2"),
             ),
-            "the response id does not match the request",
+            ReplyRule::IdMismatch,
         ),
         (
             json_reply("MCP-Session-Id: abc\r\n", r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#),
-            "a response needs exactly one of result and error",
+            ReplyRule::ResultOrErrorMissing,
         ),
         (
             json_reply(
                 "MCP-Session-Id: abc\r\n",
                 r#"{"jsonrpc":"2.0","id":1,"result":{},"result":{}}"#,
             ),
-            "body is not strict JSON",
+            ReplyRule::BodyNotJson,
         ),
     ];
     for (reply, rule) in cases {
         let (address, server) = fake(vec![reply]);
         let mut client = McpClient::new(address, "token", Trace::new(false));
         match client.initialize("2025-11-25") {
-            Err(McpError::Reply(got)) => assert_eq!(got, rule),
-            other => panic!("{rule}: {other:?}"),
+            Err(error @ McpError::Reply(got)) => {
+                assert_eq!(got, rule);
+                assert_eq!(error.code(), rule.code());
+            }
+            other => panic!("{rule:?}: {other:?}"),
         }
         drop(client);
         server.join().unwrap();
@@ -109,7 +120,9 @@ fn an_oversized_response_is_refused_before_its_body_is_read() {
     ]);
     let mut client = McpClient::new(address, "token", Trace::new(false));
     match client.initialize("2025-11-25") {
-        Err(McpError::Http(e)) => assert!(e.to_string().contains("response_too_large"), "{e}"),
+        Err(McpError::Http(ClientError::Response(e))) => {
+            assert_eq!(e.kind(), ResponseErrorKind::ResponseTooLarge { limit: 65536 });
+        }
         other => panic!("{other:?}"),
     }
     drop(client);

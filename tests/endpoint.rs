@@ -9,11 +9,14 @@ use loopback_mcp_http::auth::fixtures::{Fixture, Role};
 use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::endpoint::{Clock, Endpoint, EndpointConfig, Reply};
 use loopback_mcp_http::http::{Parsed, RequestParser};
+use loopback_mcp_http::json;
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::Id;
+use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::random::RandomUnavailable;
 
 const PORT: u16 = 8123;
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const CLIENT: ClientInfo<'static> = ClientInfo { name: "t", version: "1" };
 
 fn clock(now: Instant) -> Clock {
     Clock { now, wall: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000) }
@@ -36,7 +39,8 @@ fn host() -> String {
 }
 
 fn initialize_bytes(token: &str) -> Vec<u8> {
-    RequestSpec::mcp_post(&host(), token, None, INITIALIZE.as_bytes()).bytes()
+    let body = json::encode(&requests::initialize_current(&Id::from(1), CLIENT));
+    RequestSpec::mcp_post(&host(), token, None, body.as_bytes()).bytes()
 }
 
 fn send(
@@ -78,7 +82,7 @@ fn initialize_with_a_failing_random_source_is_500_and_leaves_nothing_behind() {
 }
 
 fn ping_bytes(token: &str, session: &str) -> Vec<u8> {
-    let body = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let body = json::encode(&requests::ping(&Id::from(2)));
     RequestSpec::mcp_post(&host(), token, Some(session), body.as_bytes()).bytes()
 }
 
@@ -94,7 +98,7 @@ fn a_session_lives_exactly_its_ttl_however_often_it_is_used() {
         &host(),
         &token,
         Some(&session),
-        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        json::encode(&requests::initialized()).as_bytes(),
     );
     assert_eq!(send(&endpoint, &initialized.bytes(), t0, &mut no_random()).status.code(), 202);
     // Used all along its life: every use answers, none extends it.

@@ -32,12 +32,12 @@ fn every_role_on_initialize_gets_its_status_and_exact_challenge() {
     for role in
         [Role::Full, Role::ConnectOnly, Role::OtherSubject, Role::TenantDenied, Role::Unicode]
     {
-        let response = t.raw(&t.post_bytes(role, None, INIT, &[])).unwrap();
+        let response = t.raw(&t.post_bytes(role, None, init_body(), &[])).unwrap();
         assert_eq!(response.status, 200, "{}", role.name());
         t.remember(response.field_str("mcp-session-id").unwrap());
     }
     for role in refused {
-        let response = t.raw(&t.post_bytes(role, None, INIT, &[])).unwrap();
+        let response = t.raw(&t.post_bytes(role, None, init_body(), &[])).unwrap();
         assert_eq!(
             (response.status, error_code(&response).as_str()),
             (401, "invalid_token"),
@@ -65,7 +65,8 @@ fn missing_bearer_gets_401_without_error_code() {
         ("Accept", "application/json, text/event-stream"),
         ("Content-Type", "application/json"),
     ];
-    let cases: [(&str, &str); 2] = [(INIT, "mcp:connect"), (LIST, "mcp:connect resources:read")];
+    let cases: [(&str, &str); 2] =
+        [(init_body(), "mcp:connect"), (list_body(), "mcp:connect resources:read")];
     for (body, scope) in cases {
         let response = t.raw(&request("POST", "/mcp", &fields, body.as_bytes())).unwrap();
         let expected = format!(
@@ -81,7 +82,8 @@ fn missing_bearer_gets_401_without_error_code() {
 fn scope_and_tenant_refusals_are_403_with_the_right_challenge() {
     let t = start();
     let connect_only = t.open_session(Role::ConnectOnly);
-    let response = t.raw(&t.post_bytes(Role::ConnectOnly, Some(&connect_only), LIST, &[])).unwrap();
+    let response =
+        t.raw(&t.post_bytes(Role::ConnectOnly, Some(&connect_only), list_body(), &[])).unwrap();
     let expected = format!(
         r#"Bearer error="insufficient_scope", scope="mcp:connect resources:read", resource_metadata="http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp""#,
         t.port()
@@ -90,12 +92,15 @@ fn scope_and_tenant_refusals_are_403_with_the_right_challenge() {
     assert_eq!(response.field_str("www-authenticate"), Some(expected.as_str()));
     // ping only needs mcp:connect.
     assert_eq!(
-        t.raw(&t.post_bytes(Role::ConnectOnly, Some(&connect_only), PING, &[])).unwrap().status,
+        t.raw(&t.post_bytes(Role::ConnectOnly, Some(&connect_only), ping_body(), &[]))
+            .unwrap()
+            .status,
         200
     );
 
     let denied = t.open_session(Role::TenantDenied);
-    let response = t.raw(&t.post_bytes(Role::TenantDenied, Some(&denied), LIST, &[])).unwrap();
+    let response =
+        t.raw(&t.post_bytes(Role::TenantDenied, Some(&denied), list_body(), &[])).unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (403, "forbidden"));
     assert_eq!(
         response.field_count("www-authenticate"),
@@ -108,8 +113,11 @@ fn scope_and_tenant_refusals_are_403_with_the_right_challenge() {
 fn the_401_challenge_scope_follows_the_request() {
     let t = start();
     let session = t.open_session(Role::Full);
-    let cases: [(&str, &str); 3] =
-        [(PING, "mcp:connect"), (LIST, "mcp:connect resources:read"), (INITIALIZED, "mcp:connect")];
+    let cases: [(&str, &str); 3] = [
+        (ping_body(), "mcp:connect"),
+        (list_body(), "mcp:connect resources:read"),
+        (initialized_body(), "mcp:connect"),
+    ];
     for (body, scope) in cases {
         let response = t.raw(&t.post_bytes(Role::Expired, Some(&session), body, &[])).unwrap();
         assert_eq!(response.status, 401);
@@ -142,7 +150,7 @@ fn malformed_or_repeated_authorization_is_400_invalid_request() {
         for value in &values {
             fields.push(("Authorization", value.as_str()));
         }
-        let response = t.raw(&request("POST", "/mcp", &fields, INIT.as_bytes())).unwrap();
+        let response = t.raw(&request("POST", "/mcp", &fields, init_body().as_bytes())).unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (400, "invalid_request"));
         let expected = format!(
             r#"Bearer error="invalid_request", resource_metadata="http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp""#,
@@ -209,7 +217,7 @@ fn both_discovery_paths_serve_the_same_document_without_credentials() {
         );
     }
     // The challenge's resource_metadata points at a document that exists.
-    let response = t.raw(&t.post_bytes(Role::Expired, None, INIT, &[])).unwrap();
+    let response = t.raw(&t.post_bytes(Role::Expired, None, init_body(), &[])).unwrap();
     let challenge = response.field_str("www-authenticate").unwrap().to_owned();
     let url = challenge.split("resource_metadata=\"").nth(1).unwrap().split('"').next().unwrap();
     let path = url.strip_prefix(&format!("http://127.0.0.1:{port}")).unwrap();
@@ -222,21 +230,23 @@ fn revocation_on_a_live_session_fails_the_very_next_request() {
     let session = t.open_session(Role::Full);
     let mut conn = t.connect();
     assert_eq!(
-        t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
+        t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), ping_body(), &[]))
+            .unwrap()
+            .status,
         200
     );
     assert!(Role::Full.revoke_in(&mut t.server.endpoint().policy_mut()));
     let response =
-        t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+        t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), ping_body(), &[])).unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (401, "invalid_token"));
     // The session id alone authenticates nothing, and it still belongs to alice/acme at
     // revision 1: another of her tokens can use it, another subject's cannot.
     assert_eq!(
-        t.raw(&t.post_bytes(Role::ConnectOnly, Some(&session), PING, &[])).unwrap().status,
+        t.raw(&t.post_bytes(Role::ConnectOnly, Some(&session), ping_body(), &[])).unwrap().status,
         200
     );
     assert_eq!(
-        t.raw(&t.post_bytes(Role::OtherSubject, Some(&session), PING, &[])).unwrap().status,
+        t.raw(&t.post_bytes(Role::OtherSubject, Some(&session), ping_body(), &[])).unwrap().status,
         404
     );
 }
@@ -247,13 +257,13 @@ fn a_revision_change_on_a_live_session_fails_the_very_next_request() {
     let session = t.open_session(Role::Full);
     assert_eq!(Role::Full.bump_revision_in(&mut t.server.endpoint().policy_mut()), Some(2));
     for role in [Role::Full, Role::ConnectOnly] {
-        let response = t.raw(&t.post_bytes(role, Some(&session), PING, &[])).unwrap();
+        let response = t.raw(&t.post_bytes(role, Some(&session), ping_body(), &[])).unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (401, "invalid_token"));
     }
     // Other subjects are untouched.
     let other = t.open_session(Role::OtherSubject);
     assert_eq!(
-        t.raw(&t.post_bytes(Role::OtherSubject, Some(&other), PING, &[])).unwrap().status,
+        t.raw(&t.post_bytes(Role::OtherSubject, Some(&other), ping_body(), &[])).unwrap().status,
         200
     );
 }
@@ -264,11 +274,12 @@ fn authentication_is_checked_before_the_session_and_scope_after_it() {
     let session = t.open_session(Role::Full);
     // A bad token with a good session: 401, not 200 (a session id is no credential).
     assert_eq!(
-        t.raw(&t.post_bytes(Role::Inactive, Some(&session), PING, &[])).unwrap().status,
+        t.raw(&t.post_bytes(Role::Inactive, Some(&session), ping_body(), &[])).unwrap().status,
         401
     );
     // A connect-only token on someone else's session: 404 (session) before 403 (scope).
-    let response =
-        t.raw(&t.post_bytes(Role::ConnectOnly, Some("0".repeat(48).as_str()), LIST, &[])).unwrap();
+    let response = t
+        .raw(&t.post_bytes(Role::ConnectOnly, Some("0".repeat(48).as_str()), list_body(), &[]))
+        .unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (404, "session_not_found"));
 }

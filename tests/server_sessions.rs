@@ -10,15 +10,20 @@ use std::time::{Duration, Instant};
 
 use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
-use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::json::{self, Number, Object, Value};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
+use loopback_mcp_http::mcp::requests;
 use loopback_mcp_http::server::ServerConfig;
 use loopback_mcp_http::sse;
 
+/// The id `-0`: an integer whose exact text is not that of its value.
+fn minus_zero() -> Id {
+    Id::Number(Number::parse("-0").expect("a JSON number"))
+}
+
 fn init_with_version(version: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":"init","method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
-    )
+    json::encode(&requests::initialize(&Id::String("init".into()), version, CLIENT))
 }
 
 #[test]
@@ -50,7 +55,8 @@ fn session_ids_are_unique_and_unpredictable_looking() {
     let mut ids = std::collections::BTreeSet::new();
     let mut conn = t.connect();
     for _ in 0..40 {
-        let response = t.exchange(&mut conn, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
+        let response =
+            t.exchange(&mut conn, &t.post_bytes(Role::Full, None, init_body(), &[])).unwrap();
         let id = response.field_str("mcp-session-id").unwrap().to_owned();
         t.remember(&id);
         assert_eq!(id.len(), 48, "192 random bits in hex");
@@ -96,7 +102,7 @@ fn the_version_header_is_optional_on_initialize_and_required_after() {
         [("2025-11-25", 200), ("2026-07-28", 400), ("2025-06-18", 400), ("", 400)]
     {
         let response = t
-            .raw(&t.post_bytes(Role::Full, None, INIT, &[("MCP-Protocol-Version", version)]))
+            .raw(&t.post_bytes(Role::Full, None, init_body(), &[("MCP-Protocol-Version", version)]))
             .unwrap();
         assert_eq!(response.status, status, "{version:?}");
         if let Some(id) = response.field_str("mcp-session-id") {
@@ -125,7 +131,7 @@ fn the_version_header_is_optional_on_initialize_and_required_after() {
             ];
             let body = if method == "POST" {
                 fields.push(("Content-Type", "application/json"));
-                PING
+                ping_body()
             } else {
                 ""
             };
@@ -141,7 +147,10 @@ fn the_version_header_is_optional_on_initialize_and_required_after() {
         }
     }
     // The session survived all of that.
-    assert_eq!(t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status, 200);
+    assert_eq!(
+        t.raw(&t.post_bytes(Role::Full, Some(&session), ping_body(), &[])).unwrap().status,
+        200
+    );
 }
 
 #[test]
@@ -150,12 +159,12 @@ fn a_session_id_must_be_present_once_and_well_formed() {
     let session = t.open_session(Role::Full);
     let ping = |extra: &[(&str, &str)]| {
         let mut bytes =
-            t.post_bytes(Role::Full, None, PING, &[("MCP-Protocol-Version", "2025-11-25")]);
+            t.post_bytes(Role::Full, None, ping_body(), &[("MCP-Protocol-Version", "2025-11-25")]);
         if !extra.is_empty() {
             bytes = t.post_bytes(
                 Role::Full,
                 None,
-                PING,
+                ping_body(),
                 &[&[("MCP-Protocol-Version", "2025-11-25")], extra].concat(),
             );
         }
@@ -185,8 +194,9 @@ fn a_session_id_must_be_present_once_and_well_formed() {
         assert_eq!((response.status, error_code(&response).as_str()), (status, code), "{extra:?}");
     }
     // initialize must not carry one.
-    let response =
-        t.raw(&t.post_bytes(Role::Full, None, INIT, &[("MCP-Session-Id", &session)])).unwrap();
+    let response = t
+        .raw(&t.post_bytes(Role::Full, None, init_body(), &[("MCP-Session-Id", &session)]))
+        .unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (400, "session_on_initialize"));
 }
 
@@ -204,7 +214,7 @@ fn a_session_belongs_to_its_principal_and_looks_missing_to_anyone_else() {
         (Role::Full, &mallory, 404),
         (Role::OtherSubject, &mallory, 200),
     ] {
-        let response = t.raw(&t.post_bytes(role, Some(session), PING, &[])).unwrap();
+        let response = t.raw(&t.post_bytes(role, Some(session), ping_body(), &[])).unwrap();
         assert_eq!(response.status, status, "{} on a session", role.name());
         if status == 404 {
             assert_eq!(error_code(&response), "session_not_found");
@@ -213,7 +223,10 @@ fn a_session_belongs_to_its_principal_and_looks_missing_to_anyone_else() {
     // DELETE by someone else ends nothing.
     let response = t.raw(&t.session_bytes("DELETE", Role::OtherSubject, &alice, &[])).unwrap();
     assert_eq!(response.status, 404);
-    assert_eq!(t.raw(&t.post_bytes(Role::Full, Some(&alice), PING, &[])).unwrap().status, 200);
+    assert_eq!(
+        t.raw(&t.post_bytes(Role::Full, Some(&alice), ping_body(), &[])).unwrap().status,
+        200
+    );
 }
 
 #[test]
@@ -223,8 +236,8 @@ fn delete_ends_the_session_for_every_method() {
     let response = t.raw(&t.session_bytes("DELETE", Role::Full, &session, &[])).unwrap();
     assert_eq!((response.status, response.body.len()), (204, 0));
     for bytes in [
-        t.post_bytes(Role::Full, Some(&session), PING, &[]),
-        t.post_bytes(Role::Full, Some(&session), LIST, &[]),
+        t.post_bytes(Role::Full, Some(&session), ping_body(), &[]),
+        t.post_bytes(Role::Full, Some(&session), list_body(), &[]),
         t.session_bytes("GET", Role::Full, &session, &[]),
         t.session_bytes("DELETE", Role::Full, &session, &[]),
     ] {
@@ -241,7 +254,7 @@ fn an_expired_session_is_gone_over_the_socket_too() {
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let session = t.open_session(Role::Full);
     thread::sleep(Duration::from_millis(1300));
-    let response = t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+    let response = t.raw(&t.post_bytes(Role::Full, Some(&session), ping_body(), &[])).unwrap();
     assert_eq!((response.status, error_code(&response).as_str()), (404, "session_not_found"));
 }
 
@@ -251,14 +264,14 @@ fn capacity_full_fails_closed_and_allocates_nothing() {
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let sessions: Vec<String> = (0..3).map(|_| t.open_session(Role::Full)).collect();
     for _ in 0..3 {
-        let response = t.raw(&t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
+        let response = t.raw(&t.post_bytes(Role::Full, None, init_body(), &[])).unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (503, "session_capacity"));
         assert_eq!(response.field_count("mcp-session-id"), 0);
     }
     assert_eq!(t.server.endpoint().live_sessions(Instant::now()), 3);
     // Existing sessions keep working; ending one frees a place.
     assert_eq!(
-        t.raw(&t.post_bytes(Role::Full, Some(&sessions[0]), PING, &[])).unwrap().status,
+        t.raw(&t.post_bytes(Role::Full, Some(&sessions[0]), ping_body(), &[])).unwrap().status,
         200
     );
     assert_eq!(
@@ -282,9 +295,9 @@ fn rejected_initializes_never_leave_a_session_behind() {
         )
     );
     for bytes in [
-        t.post_bytes(Role::Expired, None, INIT, &[]),
-        t.post_bytes(Role::Full, None, INIT, &[("MCP-Protocol-Version", "2026-07-28")]),
-        t.post_bytes(Role::Full, None, INIT, &[("Origin", "http://evil.example")]),
+        t.post_bytes(Role::Expired, None, init_body(), &[]),
+        t.post_bytes(Role::Full, None, init_body(), &[("MCP-Protocol-Version", "2026-07-28")]),
+        t.post_bytes(Role::Full, None, init_body(), &[("Origin", "http://evil.example")]),
         t.post_bytes(Role::Full, None, bad_params, &[]),
     ] {
         let response = t.raw(&bytes).unwrap();
@@ -296,16 +309,20 @@ fn rejected_initializes_never_leave_a_session_behind() {
 #[test]
 fn the_lifecycle_allows_only_ping_before_initialized() {
     let t = start();
-    let response = t.raw(&t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
+    let response = t.raw(&t.post_bytes(Role::Full, None, init_body(), &[])).unwrap();
     let session = response.field_str("mcp-session-id").unwrap().to_owned();
     t.remember(&session);
-    let ping = t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+    let ping = t.raw(&t.post_bytes(Role::Full, Some(&session), ping_body(), &[])).unwrap();
     assert_eq!(ping.status, 200);
-    let list = t.raw(&t.post_bytes(Role::Full, Some(&session), LIST, &[])).unwrap();
+    let list = t.raw(&t.post_bytes(Role::Full, Some(&session), list_body(), &[])).unwrap();
     assert_eq!((list.status, error_code(&list).as_str()), (400, "not_initialized"));
-    let initialized = t.raw(&t.post_bytes(Role::Full, Some(&session), INITIALIZED, &[])).unwrap();
+    let initialized =
+        t.raw(&t.post_bytes(Role::Full, Some(&session), initialized_body(), &[])).unwrap();
     assert_eq!((initialized.status, initialized.body.len()), (202, 0));
-    assert_eq!(t.raw(&t.post_bytes(Role::Full, Some(&session), LIST, &[])).unwrap().status, 200);
+    assert_eq!(
+        t.raw(&t.post_bytes(Role::Full, Some(&session), list_body(), &[])).unwrap().status,
+        200
+    );
 }
 
 #[test]
@@ -340,27 +357,30 @@ fn jsonrpc_responses_from_the_client_are_refused_and_other_notifications_accepte
 fn methods_answer_with_exact_bodies() {
     let t = start();
     let session = t.open_session(Role::Full);
-    let cases: [(&str, &str); 5] = [
-        (PING, r#"{"id":2,"jsonrpc":"2.0","result":{}}"#),
+    let cases: [(Value, &str); 6] = [
+        (requests::ping(&Id::from(2)), r#"{"id":2,"jsonrpc":"2.0","result":{}}"#),
         (
-            r#"{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"warning"}}"#,
+            requests::set_log_level(&Id::from(4), "warning"),
             r#"{"id":4,"jsonrpc":"2.0","result":{}}"#,
         ),
         (
-            r#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"loud"}}"#,
+            requests::set_log_level(&Id::from(5), "loud"),
             r#"{"error":{"code":-32602,"message":"log_level_invalid"},"id":5,"jsonrpc":"2.0"}"#,
         ),
         (
-            r#"{"jsonrpc":"2.0","id":"x","method":"tools/list"}"#,
+            jsonrpc::request(&Id::String("x".into()), "tools/list", Object::new()),
             r#"{"error":{"code":-32601,"message":"method_not_found"},"id":"x","jsonrpc":"2.0"}"#,
         ),
         (
-            r#"{"jsonrpc":"2.0","id":6,"method":"server/discover"}"#,
+            jsonrpc::request(&Id::from(6), "server/discover", Object::new()),
             r#"{"error":{"code":-32601,"message":"method_not_found"},"id":6,"jsonrpc":"2.0"}"#,
         ),
+        // An integer id comes back exactly as it was written.
+        (requests::ping(&minus_zero()), r#"{"id":-0,"jsonrpc":"2.0","result":{}}"#),
     ];
-    for (body, expected) in cases {
-        let response = t.raw(&t.post_bytes(Role::Full, Some(&session), body, &[])).unwrap();
+    for (message, expected) in cases {
+        let body = json::encode(&message);
+        let response = t.raw(&t.post_bytes(Role::Full, Some(&session), &body, &[])).unwrap();
         assert_eq!(
             (response.status, response.field_str("content-type")),
             (200, Some("application/json"))
@@ -377,7 +397,7 @@ fn resources_list_is_an_event_stream_carrying_the_response_with_the_same_id() {
         (Role::Unicode, "%C3%9Cn%C3%AFc%C3%B8d%C3%A9%2F%E6%9D%B1%E4%BA%AC%3F%23tenant"),
     ] {
         let session = t.open_session(role);
-        let response = t.raw(&t.post_bytes(role, Some(&session), LIST, &[])).unwrap();
+        let response = t.raw(&t.post_bytes(role, Some(&session), list_body(), &[])).unwrap();
         assert_eq!(
             (response.status, response.field_str("content-type")),
             (200, Some("text/event-stream"))
@@ -417,16 +437,16 @@ fn thirty_two_concurrent_pings_in_one_session_are_all_answered() {
         .map(|i| {
             let (t, session) = (Arc::clone(&t), Arc::clone(&session));
             thread::spawn(move || {
-                let body = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#);
-                let response =
-                    t.raw(&t.post_bytes(Role::Full, Some(&session), &body, &[])).unwrap();
+                let response = t
+                    .raw(&t.post_bytes(Role::Full, Some(&session), &ping_with_id(i), &[]))
+                    .unwrap();
                 (response.status, String::from_utf8(response.body).unwrap(), i)
             })
         })
         .collect();
     for handle in handles {
         let (status, body, i) = handle.join().unwrap();
-        assert_eq!((status, body), (200, format!(r#"{{"id":{i},"jsonrpc":"2.0","result":{{}}}}"#)));
+        assert_eq!((status, body), (200, empty_result(i)));
     }
 }
 
@@ -442,7 +462,7 @@ fn sessions_of_different_principals_work_side_by_side_under_concurrency() {
                 let mut conn = t.connect();
                 for _ in 0..20 {
                     let response = t
-                        .exchange(&mut conn, &t.post_bytes(role, Some(&session), PING, &[]))
+                        .exchange(&mut conn, &t.post_bytes(role, Some(&session), ping_body(), &[]))
                         .unwrap();
                     assert_eq!(response.status, 200);
                 }

@@ -8,6 +8,8 @@ use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::Id;
+use loopback_mcp_http::mcp::requests;
 use loopback_mcp_http::sse::{self, Event};
 
 /// Opens the GET stream and parses it.
@@ -38,7 +40,7 @@ fn event_name(event: &Event) -> String {
 }
 
 fn list(t: &TestServer, session: &str) -> Vec<Event> {
-    let response = t.raw(&t.post_bytes(Role::Full, Some(session), LIST, &[])).unwrap();
+    let response = t.raw(&t.post_bytes(Role::Full, Some(session), list_body(), &[])).unwrap();
     assert_eq!(response.status, 200);
     sse::parse_stream(&response.body, &Limits::DEFAULT).unwrap()
 }
@@ -148,8 +150,8 @@ fn logging_level_filters_what_the_stream_receives() {
     let t = start();
     let session = t.open_session(Role::Full);
     get(&t, &session, &[]);
-    let set = r#"{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"error"}}"#;
-    assert_eq!(t.raw(&t.post_bytes(Role::Full, Some(&session), set, &[])).unwrap().status, 200);
+    let set = json::encode(&requests::set_log_level(&Id::from(9), "error"));
+    assert_eq!(t.raw(&t.post_bytes(Role::Full, Some(&session), &set, &[])).unwrap().status, 200);
     list(&t, &session);
     assert_eq!(get(&t, &session, &[]).1, vec![Event { retry: Some(1000), ..Event::default() }]);
 }

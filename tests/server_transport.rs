@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::{ClientError, request};
+use loopback_mcp_http::json;
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::server::{self, ServerConfig};
 
 /// A request from parts, with this server's Host unless `fields` brings its own.
@@ -59,17 +61,25 @@ fn each_route_and_method_gets_its_exact_status() {
             "POST",
             "/mcp",
             vec![auth, json, ("Accept", "application/json")],
-            PING,
+            ping_body(),
             406,
             "not_acceptable",
             None,
         ),
-        ("POST", "/mcp", vec![auth, json, ("Accept", "*/*")], PING, 406, "not_acceptable", None),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, json, ("Accept", "*/*")],
+            ping_body(),
+            406,
+            "not_acceptable",
+            None,
+        ),
         (
             "POST",
             "/mcp",
             vec![auth, json, ("Accept", "text/event-stream")],
-            PING,
+            ping_body(),
             406,
             "not_acceptable",
             None,
@@ -78,7 +88,7 @@ fn each_route_and_method_gets_its_exact_status() {
             "POST",
             "/mcp",
             vec![auth, json, ("Accept", "application/json;q=2")],
-            PING,
+            ping_body(),
             400,
             "accept_invalid",
             None,
@@ -87,22 +97,30 @@ fn each_route_and_method_gets_its_exact_status() {
             "POST",
             "/mcp",
             vec![auth, both, ("Content-Type", "text/plain")],
-            PING,
+            ping_body(),
             415,
             "unsupported_media_type",
             None,
         ),
-        ("POST", "/mcp", vec![auth, both], PING, 415, "unsupported_media_type", None),
+        ("POST", "/mcp", vec![auth, both], ping_body(), 415, "unsupported_media_type", None),
         (
             "POST",
             "/mcp",
             vec![auth, both, ("Content-Type", "application/json; charset=latin1")],
-            PING,
+            ping_body(),
             415,
             "unsupported_media_type",
             None,
         ),
-        ("POST", "/mcp", vec![auth, both, json, json], PING, 415, "unsupported_media_type", None),
+        (
+            "POST",
+            "/mcp",
+            vec![auth, both, json, json],
+            ping_body(),
+            415,
+            "unsupported_media_type",
+            None,
+        ),
         (
             "GET",
             "/mcp",
@@ -147,7 +165,7 @@ fn host_must_be_one_of_the_servers_loopback_authorities() {
         format!("127.0.0.2:{port}"),
     ];
     for host in &good {
-        let bytes = t.post_bytes_with_host(Role::Full, host, INIT);
+        let bytes = t.post_bytes_with_host(Role::Full, host, init_body());
         assert_eq!(t.raw(&bytes).unwrap().status, 200, "{host}");
     }
     for host in &bad {
@@ -183,11 +201,11 @@ fn origin_must_be_absent_or_exactly_allowed() {
         "HTTP://app.example:3000".to_owned(),
     ];
     for origin in &allowed {
-        let bytes = t.post_bytes(Role::Full, None, INIT, &[("Origin", origin)]);
+        let bytes = t.post_bytes(Role::Full, None, init_body(), &[("Origin", origin)]);
         assert_eq!(t.raw(&bytes).unwrap().status, 200, "{origin}");
     }
     for origin in &refused {
-        let bytes = t.post_bytes(Role::Full, None, INIT, &[("Origin", origin)]);
+        let bytes = t.post_bytes(Role::Full, None, init_body(), &[("Origin", origin)]);
         let response = t.raw(&bytes).unwrap();
         assert_eq!(
             (response.status, error_code(&response).as_str()),
@@ -200,11 +218,15 @@ fn origin_must_be_absent_or_exactly_allowed() {
             "a bad origin is not an OAuth problem"
         );
     }
-    let two =
-        t.post_bytes(Role::Full, None, INIT, &[("Origin", &allowed[0]), ("Origin", &allowed[1])]);
+    let two = t.post_bytes(
+        Role::Full,
+        None,
+        init_body(),
+        &[("Origin", &allowed[0]), ("Origin", &allowed[1])],
+    );
     assert_eq!(t.raw(&two).unwrap().status, 403);
     // The guard runs before authentication: no token, bad origin, still 403.
-    let bytes = req(&t, "POST", "/mcp", &[("Origin", "http://evil.example")], PING);
+    let bytes = req(&t, "POST", "/mcp", &[("Origin", "http://evil.example")], ping_body());
     assert_eq!(t.raw(&bytes).unwrap().status, 403);
 }
 
@@ -274,34 +296,45 @@ fn header_budgets_are_enforced_over_the_socket_at_max_and_max_plus_one() {
     let at_max = t.post_bytes(
         Role::Full,
         None,
-        INIT,
+        init_body(),
         &[("X-Pad", &"v".repeat(limits.header_value_bytes_max))],
     );
     assert_eq!(t.raw(&at_max).unwrap().status, 200);
     let over = t.post_bytes(
         Role::Full,
         None,
-        INIT,
+        init_body(),
         &[("X-Pad", &"v".repeat(limits.header_value_bytes_max + 1))],
     );
     assert_eq!(t.raw(&over).unwrap().status, 431);
     // The standard POST carries 4 fields plus Content-Length; pad up to exactly 32, then 33.
     let pads: Vec<(String, String)> = (0..27).map(|i| (format!("X-{i}"), "v".to_owned())).collect();
     let fields: Vec<(&str, &str)> = pads.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, INIT, &fields)).unwrap().status, 200);
+    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, init_body(), &fields)).unwrap().status, 200);
     let pads: Vec<(String, String)> = (0..28).map(|i| (format!("X-{i}"), "v".to_owned())).collect();
     let fields: Vec<(&str, &str)> = pads.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, INIT, &fields)).unwrap().status, 431);
+    assert_eq!(t.raw(&t.post_bytes(Role::Full, None, init_body(), &fields)).unwrap().status, 431);
 }
 
 #[test]
 fn body_budget_is_enforced_at_max_and_max_plus_one() {
     let t = start();
     let max = Limits::DEFAULT.request_body_bytes_max;
+    // An initialize whose params carry a `pad` string sized so the whole body is `len` bytes.
     let padded = |len: usize| {
-        let prefix = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"},"pad":""#;
-        let suffix = r#""}}"#;
-        format!("{prefix}{}{suffix}", "p".repeat(len - prefix.len() - suffix.len()))
+        let with_pad = |pad: String| {
+            let params = json::members([
+                ("protocolVersion", "2025-11-25".into()),
+                ("capabilities", json::object([])),
+                ("clientInfo", json::object([("name", "test".into()), ("version", "1".into())])),
+                ("pad", pad.into()),
+            ]);
+            json::encode(&jsonrpc::request(&Id::from(1), "initialize", params))
+        };
+        let bare = with_pad(String::new()).len();
+        let body = with_pad("p".repeat(len - bare));
+        assert_eq!(body.len(), len);
+        body
     };
     assert_eq!(t.raw(&t.post_bytes(Role::Full, None, &padded(max), &[])).unwrap().status, 200);
     let response = t.raw(&t.post_bytes(Role::Full, None, &padded(max + 1), &[])).unwrap();
@@ -317,23 +350,20 @@ fn keep_alive_reuses_one_connection_and_pipelined_requests_are_answered_in_order
     let session = t.open_session(Role::Full);
     let mut conn = t.connect();
     for _ in 0..5 {
-        let response =
-            t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+        let response = t
+            .exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), ping_body(), &[]))
+            .unwrap();
         assert_eq!((response.status, response.keep_alive), (200, true));
     }
-    let ping = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
     let mut pipelined = Vec::new();
     for id in 10..13 {
-        pipelined.extend(t.post_bytes(Role::Full, Some(&session), &ping(id), &[]));
+        pipelined.extend(t.post_bytes(Role::Full, Some(&session), &ping_with_id(id), &[]));
     }
     conn.send(&pipelined).unwrap();
     for id in 10..13 {
         let response = conn.receive_final().unwrap();
         t.check_no_secrets(&response);
-        assert_eq!(
-            String::from_utf8_lossy(&response.body),
-            format!(r#"{{"id":{id},"jsonrpc":"2.0","result":{{}}}}"#)
-        );
+        assert_eq!(String::from_utf8_lossy(&response.body), empty_result(id));
     }
 }
 
@@ -341,8 +371,9 @@ fn keep_alive_reuses_one_connection_and_pipelined_requests_are_answered_in_order
 fn connection_close_is_honoured_and_later_pipelined_bytes_are_ignored() {
     let t = start();
     let session = t.open_session(Role::Full);
-    let mut bytes = t.post_bytes(Role::Full, Some(&session), PING, &[("Connection", "close")]);
-    bytes.extend(t.post_bytes(Role::Full, Some(&session), PING, &[]));
+    let mut bytes =
+        t.post_bytes(Role::Full, Some(&session), ping_body(), &[("Connection", "close")]);
+    bytes.extend(t.post_bytes(Role::Full, Some(&session), ping_body(), &[]));
     let mut conn = t.connect();
     let response = t.exchange(&mut conn, &bytes).unwrap();
     assert_eq!((response.status, response.field_str("connection")), (200, Some("close")));
@@ -374,8 +405,8 @@ fn an_error_never_lets_the_unread_body_become_the_next_request() {
 #[test]
 fn expect_100_continue_is_answered_before_the_body_is_sent() {
     let t = start();
-    let mut head = t.post_bytes(Role::Full, None, INIT, &[("Expect", "100-continue")]);
-    let body_start = head.len() - INIT.len();
+    let mut head = t.post_bytes(Role::Full, None, init_body(), &[("Expect", "100-continue")]);
+    let body_start = head.len() - init_body().len();
     let body = head.split_off(body_start);
     let mut conn = t.connect();
     conn.send(&head).unwrap();
@@ -432,7 +463,7 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
         ..Limits::DEFAULT
     };
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
-    let bytes = t.post_bytes(Role::Full, None, INIT, &[]);
+    let bytes = t.post_bytes(Role::Full, None, init_body(), &[]);
     let mut conn = t.connect();
     conn.send(&bytes[..bytes.len() - 10]).unwrap();
     thread::sleep(Duration::from_millis(1500));
@@ -450,7 +481,7 @@ fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let mut conn = t.connect();
     assert_eq!(
-        t.exchange(&mut conn, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status,
+        t.exchange(&mut conn, &t.post_bytes(Role::Full, None, init_body(), &[])).unwrap().status,
         200
     );
     thread::sleep(Duration::from_millis(1300));
@@ -463,29 +494,34 @@ fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     // Hold the only worker with a kept-alive connection, on which the session is opened.
     let mut held = t.connect();
-    let response = t.exchange(&mut held, &t.post_bytes(Role::Full, None, INIT, &[])).unwrap();
+    let response =
+        t.exchange(&mut held, &t.post_bytes(Role::Full, None, init_body(), &[])).unwrap();
     let session = response.field_str("mcp-session-id").unwrap().to_owned();
     t.remember(&session);
-    let initialized = t.post_bytes(Role::Full, Some(&session), INITIALIZED, &[]);
+    let initialized = t.post_bytes(Role::Full, Some(&session), initialized_body(), &[]);
     assert_eq!(t.exchange(&mut held, &initialized).unwrap().status, 202);
-    let ping = t.post_bytes(Role::Full, Some(&session), PING, &[]);
+    let ping = t.post_bytes(Role::Full, Some(&session), ping_body(), &[]);
     assert_eq!(t.exchange(&mut held, &ping).unwrap().status, 200);
     for _ in 0..3 {
         let mut conn = t.connect();
-        let response =
-            t.exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap();
+        let response = t
+            .exchange(&mut conn, &t.post_bytes(Role::Full, Some(&session), ping_body(), &[]))
+            .unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (503, "overloaded"));
         assert_eq!(response.field_str("connection"), Some("close"));
     }
     // The held connection is still served, and once it closes a new one is served too.
     assert_eq!(
-        t.exchange(&mut held, &t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status,
+        t.exchange(&mut held, &t.post_bytes(Role::Full, Some(&session), ping_body(), &[]))
+            .unwrap()
+            .status,
         200
     );
     drop(held);
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let status = t.raw(&t.post_bytes(Role::Full, Some(&session), PING, &[])).unwrap().status;
+        let status =
+            t.raw(&t.post_bytes(Role::Full, Some(&session), ping_body(), &[])).unwrap().status;
         if status == 200 {
             break;
         }
@@ -500,7 +536,7 @@ fn a_connection_carries_requests_per_connection_max_requests_and_no_more() {
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let session = t.open_session(Role::Full);
     let mut conn = t.connect();
-    let ping = t.post_bytes(Role::Full, Some(&session), PING, &[]);
+    let ping = t.post_bytes(Role::Full, Some(&session), ping_body(), &[]);
     for n in 1..=3 {
         let response = t.exchange(&mut conn, &ping).unwrap();
         assert_eq!(response.status, 200, "request {n}");
@@ -538,7 +574,7 @@ fn a_peer_that_never_reads_loses_its_worker_at_the_response_write_deadline() {
     // flooding connection is still open.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let status = t.raw(&t.post_bytes(Role::Full, None, INIT, &[])).unwrap().status;
+        let status = t.raw(&t.post_bytes(Role::Full, None, init_body(), &[])).unwrap().status;
         if status == 200 {
             break;
         }
@@ -575,11 +611,11 @@ fn extra_hosts_extend_the_host_allowlist_for_a_proxy_in_front() {
         ..ServerConfig::default()
     });
     assert_eq!(
-        t.raw(&t.post_bytes_with_host(Role::Full, "localhost:9", INIT)).unwrap().status,
+        t.raw(&t.post_bytes_with_host(Role::Full, "localhost:9", init_body())).unwrap().status,
         200
     );
     assert_eq!(
-        t.raw(&t.post_bytes_with_host(Role::Full, "localhost:10", INIT)).unwrap().status,
+        t.raw(&t.post_bytes_with_host(Role::Full, "localhost:10", init_body())).unwrap().status,
         421
     );
     let bad = ServerConfig { extra_hosts: vec!["a b".into()], ..ServerConfig::default() };

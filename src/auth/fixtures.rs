@@ -101,6 +101,25 @@ impl Role {
         Role::ALL.into_iter().find(|r| r.name() == name)
     }
 
+    /// What is special about the role's token, in a few words.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Role::Full => "both scopes",
+            Role::ConnectOnly => "mcp:connect only",
+            Role::OtherSubject => "another subject of the same tenant",
+            Role::TenantDenied => "a tenant outside the ACL",
+            Role::Unicode => "a non-ASCII subject and tenant",
+            Role::Expired => "expired",
+            Role::Revoked => "revoked",
+            Role::Inactive => "deactivated",
+            Role::WrongIssuer => "from another issuer",
+            Role::WrongAudience => "issued for another resource (audience)",
+            Role::WrongAuthorizationResource => "its authorization request named another resource",
+            Role::WrongTokenResource => "its token request named another resource",
+            Role::StaleRevision => "at a stale authorization revision",
+        }
+    }
+
     /// The token id (not secret: it names the token for revocation).
     pub fn token_id(self) -> String {
         format!("tid-{}", self.name())

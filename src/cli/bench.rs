@@ -27,9 +27,11 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::http::{ClientResponse, HttpConnection};
 use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::http::{Parsed, RequestParser};
-use loopback_mcp_http::json::{self, Object, Value};
+use loopback_mcp_http::json::{self, Object, Value, members, object};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
+use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::server::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 use loopback_mcp_http::sse::{self, Event};
@@ -245,7 +247,7 @@ fn drive(
     let mut link = Link { address, host: address.to_string(), token, conn: None };
     let mut session = None;
     start.wait();
-    let mut next_id = (index as u64) << 32;
+    let mut next_id = (index as i64) << 32;
     while !stop.load(Ordering::Acquire) {
         next_id += 1;
         let ok = match route {
@@ -306,26 +308,27 @@ impl Link<'_> {
         Some(response)
     }
 
-    fn post(&self, session: Option<&str>, body: &str) -> RequestSpec {
-        RequestSpec::mcp_post(&self.host, self.token, session, body.as_bytes())
+    fn post(&self, session: Option<&str>, message: &Value) -> RequestSpec {
+        RequestSpec::mcp_post(&self.host, self.token, session, json::encode(message).as_bytes())
     }
 
     /// initialize + initialized; the session id.
     fn open_session(&mut self, tally: &mut Tally) -> Option<String> {
-        let init = self.post(None, &initialize_body(0));
+        let init = self.post(None, &requests::initialize_current(&Id::from(0), CLIENT));
         let response = self.timed(&init, tally, |r| r.status == 200)?;
         let session = response.field_str("mcp-session-id")?.to_owned();
-        let note =
-            self.post(Some(&session), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let note = self.post(Some(&session), &requests::initialized());
         self.timed(&note, tally, |r| r.status == 202)?;
         Some(session)
     }
 
     /// One ping (a JSON reply) or resources/list (an event stream) with this id.
-    fn call(&mut self, session: &str, route: Route, id: u64, tally: &mut Tally) -> bool {
-        let method = if route == Route::Ping { "ping" } else { "resources/list" };
-        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
-        let request = self.post(Some(session), &body);
+    fn call(&mut self, session: &str, route: Route, id: i64, tally: &mut Tally) -> bool {
+        let message = match route {
+            Route::Ping => requests::ping(&id.into()),
+            _ => requests::list_resources(&id.into()),
+        };
+        let request = self.post(Some(session), &message);
         self.timed(&request, tally, |response| match route {
             Route::Ping => json_reply_with_id(response, id),
             _ => event_reply_with_id(response, id),
@@ -334,8 +337,8 @@ impl Link<'_> {
     }
 
     /// initialize then DELETE of the new session: one operation, two timed requests.
-    fn initialize_and_delete(&mut self, id: u64, tally: &mut Tally) -> bool {
-        let init = self.post(None, &initialize_body(id));
+    fn initialize_and_delete(&mut self, id: i64, tally: &mut Tally) -> bool {
+        let init = self.post(None, &requests::initialize_current(&id.into(), CLIENT));
         let Some(response) = self.timed(&init, tally, |r| json_reply_with_id(r, id)) else {
             return false;
         };
@@ -347,30 +350,27 @@ impl Link<'_> {
     }
 }
 
-fn initialize_body(id: u64) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"bench","version":"1"}}}}}}"#
-    )
-}
+/// Who `initialize` says the load generator is.
+const CLIENT: ClientInfo<'static> = ClientInfo { name: "loopback-mcp-http-bench", version: "1" };
 
 fn content_type_is(response: &ClientResponse, expected: &str) -> bool {
     response.field_str("content-type") == Some(expected)
 }
 
 /// The id of a JSON-RPC response body.
-fn id_of(body: &[u8]) -> Option<u64> {
-    json::decode(body, Limits::DEFAULT.json_depth_max).ok()?.get("id")?.as_number()?.as_u64()
+fn id_of(body: &[u8]) -> Option<i64> {
+    json::decode(body, Limits::DEFAULT.json_depth_max).ok()?.get("id")?.as_number()?.as_i64()
 }
 
 /// A 200 JSON reply to request `id`.
-fn json_reply_with_id(response: &ClientResponse, id: u64) -> bool {
+fn json_reply_with_id(response: &ClientResponse, id: i64) -> bool {
     response.status == 200
         && content_type_is(response, "application/json")
         && id_of(&response.body) == Some(id)
 }
 
 /// A 200 event stream whose first event answers request `id`.
-fn event_reply_with_id(response: &ClientResponse, id: u64) -> bool {
+fn event_reply_with_id(response: &ClientResponse, id: i64) -> bool {
     response.status == 200
         && content_type_is(response, "text/event-stream")
         && sse::parse_stream(&response.body, &Limits::DEFAULT)
@@ -402,10 +402,24 @@ fn time_per_op(budget: Duration, mut f: impl FnMut()) -> f64 {
     }
 }
 
+/// An `initialize` as a typical client sends it, with a few capabilities: the JSON the codec
+/// benchmark decodes.
+fn typical_initialize() -> Value {
+    let capabilities =
+        object([("roots", object([("listChanged", true.into())])), ("sampling", object([]))]);
+    let params = members([
+        ("protocolVersion", PROTOCOL_VERSION.into()),
+        ("capabilities", capabilities),
+        ("clientInfo", object([("name", "example-client".into()), ("version", "1.0.0".into())])),
+    ]);
+    jsonrpc::request(&Id::from(1), "initialize", params)
+}
+
 fn codec() -> ExitCode {
     let limits = Limits::DEFAULT;
     let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nAuthorization: Bearer 4f3c2a1b0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b\r\nMCP-Session-Id: 0123456789abcdef0123456789abcdef0123456789abcdef\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: 40\r\n\r\n";
-    let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"example-client","version":"1.0.0"}}}"#;
+    let body = json::encode(&typical_initialize());
+    let body = body.as_bytes();
     let event = Event {
         id: Some("0123456789abcdef-g7".into()),
         event: None,

@@ -8,10 +8,9 @@
 
 use std::process::ExitCode;
 
-use super::local::{LocalServer, PROFILE};
+use super::local::LocalServer;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::{McpClient, McpError};
-use loopback_mcp_http::json::{Object, Value};
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::sse::Event;
 
@@ -29,12 +28,7 @@ pub fn run(trace: bool) -> ExitCode {
     if let Err(failure) = &outcome {
         eprintln!("demo failed: {failure}");
     }
-    let mut line = Object::new();
-    line.insert("http_round_trips".into(), Value::from(round_trips as u64));
-    line.insert("profile".into(), PROFILE.into());
-    line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
-    line.insert("verdict".into(), verdict.into());
-    super::print_line(&Value::Object(line));
+    super::print_summary(&[("http_round_trips", round_trips as u64)], true, verdict);
     if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 

@@ -6,6 +6,7 @@
 pub mod args;
 pub mod attack;
 pub mod bench;
+pub mod case;
 pub mod demo;
 pub mod inspect;
 pub mod lab;
@@ -14,7 +15,10 @@ pub mod serve;
 
 use std::io::Write;
 
-use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::json::{self, Object, Value};
+use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+
+use local::PROFILE;
 
 /// Prints one JSON line on stdout and flushes it.
 pub fn print_line(value: &Value) {
@@ -23,4 +27,16 @@ pub fn print_line(value: &Value) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(line.as_bytes());
     let _ = stdout.flush();
+}
+
+/// The one summary line of `demo`, `attack` and `lab`: their counts, the profile, the protocol
+/// version when `with_version`, and the verdict.
+pub fn print_summary(counts: &[(&str, u64)], with_version: bool, verdict: &str) {
+    let mut line: Object = counts.iter().map(|&(k, n)| (k.to_owned(), Value::from(n))).collect();
+    line.insert("profile".into(), PROFILE.into());
+    if with_version {
+        line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+    }
+    line.insert("verdict".into(), verdict.into());
+    print_line(&Value::Object(line));
 }

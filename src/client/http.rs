@@ -58,6 +58,18 @@ pub enum ClientError {
     },
 }
 
+impl ClientError {
+    /// A stable code for the failure: the response parser's public code, or one of these.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ClientError::Io(_) => "io_error",
+            ClientError::Response(e) => e.code(),
+            ClientError::Closed => "closed_before_response",
+            ClientError::TooManyInterim { .. } => "too_many_interim_responses",
+        }
+    }
+}
+
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -18,6 +18,8 @@ use super::trace::Trace;
 use crate::auth::metadata;
 use crate::json::{self, Value};
 use crate::limits::Limits;
+use crate::mcp::jsonrpc::Id;
+use crate::mcp::requests::{self, ClientInfo};
 use crate::mcp::{MCP_PATH, PROTOCOL_VERSION, is_valid_session_id};
 use crate::sse::{self, Event};
 
@@ -34,12 +36,25 @@ pub enum McpError {
     Http(ClientError),
     /// The server answered an unexpected status; `code` is the public code from its body.
     Status { status: u16, code: String },
-    /// The reply broke a rule the client checks (content type, id, framing, session id).
-    Reply(&'static str),
+    /// The reply broke a rule the client checks.
+    Reply(ReplyRule),
     /// The server's protocol version is not one this client speaks; the handshake stopped.
     VersionUnsupported(String),
     /// A step that needs a session was called without one.
     NoSession,
+}
+
+impl McpError {
+    /// A stable code for the failure, for tests and scripts (the message is for people).
+    pub fn code(&self) -> &'static str {
+        match self {
+            McpError::Http(e) => e.code(),
+            McpError::Status { .. } => "unexpected_status",
+            McpError::Reply(rule) => rule.code(),
+            McpError::VersionUnsupported(_) => "version_unsupported",
+            McpError::NoSession => "no_session",
+        }
+    }
 }
 
 impl fmt::Display for McpError {
@@ -59,6 +74,99 @@ impl std::error::Error for McpError {}
 impl From<ClientError> for McpError {
     fn from(e: ClientError) -> Self {
         McpError::Http(e)
+    }
+}
+
+/// A rule a reply broke. Each has a stable [`ReplyRule::code`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReplyRule {
+    /// The protected-resource metadata names a resource other than the server's `/mcp`.
+    MetadataNamesAnotherResource,
+    /// A successful `initialize` without `MCP-Session-Id`.
+    SessionIdMissing,
+    /// A session id that is not 1 to 128 visible ASCII characters.
+    SessionIdInvalid,
+    /// A 202 to a notification that carries a body.
+    AcceptedWithBody,
+    /// A JSON reply without `Content-Type: application/json`.
+    ContentTypeNotJson,
+    /// A stream reply without `Content-Type: text/event-stream`.
+    ContentTypeNotEventStream,
+    /// A body that is not strict JSON.
+    BodyNotJson,
+    /// An event stream that breaks the SSE rules.
+    EventStreamInvalid,
+    /// A `resources/list` stream that does not carry exactly one event.
+    EventCount,
+    /// An event without data.
+    EventWithoutData,
+    /// Event data that is not strict JSON.
+    EventDataNotJson,
+    /// A GET stream carried a JSON-RPC response (MCP forbids it there).
+    GetStreamCarriedResponse,
+    /// Not a JSON-RPC 2.0 message.
+    NotJsonRpc,
+    /// A response whose id is not the request's.
+    IdMismatch,
+    /// A JSON-RPC error where a result was expected.
+    JsonRpcError,
+    /// A response with both or neither of `result` and `error`.
+    ResultOrErrorMissing,
+    /// A `resources/list` result without a `resources` array.
+    ResourcesMissing,
+}
+
+impl ReplyRule {
+    /// The stable code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ReplyRule::MetadataNamesAnotherResource => "metadata_names_another_resource",
+            ReplyRule::SessionIdMissing => "session_id_missing",
+            ReplyRule::SessionIdInvalid => "session_id_invalid",
+            ReplyRule::AcceptedWithBody => "accepted_with_body",
+            ReplyRule::ContentTypeNotJson => "content_type_not_json",
+            ReplyRule::ContentTypeNotEventStream => "content_type_not_event_stream",
+            ReplyRule::BodyNotJson => "body_not_json",
+            ReplyRule::EventStreamInvalid => "event_stream_invalid",
+            ReplyRule::EventCount => "event_count",
+            ReplyRule::EventWithoutData => "event_without_data",
+            ReplyRule::EventDataNotJson => "event_data_not_json",
+            ReplyRule::GetStreamCarriedResponse => "get_stream_carried_response",
+            ReplyRule::NotJsonRpc => "not_jsonrpc",
+            ReplyRule::IdMismatch => "id_mismatch",
+            ReplyRule::JsonRpcError => "jsonrpc_error",
+            ReplyRule::ResultOrErrorMissing => "result_or_error_missing",
+            ReplyRule::ResourcesMissing => "resources_missing",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            ReplyRule::MetadataNamesAnotherResource => "the metadata names another resource",
+            ReplyRule::SessionIdMissing => "no MCP-Session-Id",
+            ReplyRule::SessionIdInvalid => "the session id is not 1-128 visible ASCII characters",
+            ReplyRule::AcceptedWithBody => "a 202 with a body",
+            ReplyRule::ContentTypeNotJson => "expected Content-Type application/json",
+            ReplyRule::ContentTypeNotEventStream => "expected Content-Type text/event-stream",
+            ReplyRule::BodyNotJson => "the body is not strict JSON",
+            ReplyRule::EventStreamInvalid => "the event stream breaks the SSE rules",
+            ReplyRule::EventCount => "the stream must carry exactly one event",
+            ReplyRule::EventWithoutData => "an event without data",
+            ReplyRule::EventDataNotJson => "event data is not strict JSON",
+            ReplyRule::GetStreamCarriedResponse => "a GET stream carried a JSON-RPC response",
+            ReplyRule::NotJsonRpc => "not a JSON-RPC 2.0 message",
+            ReplyRule::IdMismatch => "the response id does not match the request",
+            ReplyRule::JsonRpcError => "the server answered with a JSON-RPC error",
+            ReplyRule::ResultOrErrorMissing => "a response needs exactly one of result and error",
+            ReplyRule::ResourcesMissing => "no resources array",
+        }
+    }
+}
+
+impl fmt::Display for ReplyRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.describe(), self.code())
     }
 }
 
@@ -151,6 +259,10 @@ impl RequestSpec {
     }
 }
 
+/// Who this client says it is in `initialize`.
+const CLIENT_INFO: ClientInfo<'static> =
+    ClientInfo { name: "loopback-mcp-http-client", version: env!("CARGO_PKG_VERSION") };
+
 /// An MCP client bound to one server and one token.
 #[derive(Debug)]
 pub struct McpClient {
@@ -195,19 +307,25 @@ impl McpClient {
         self.session = Some(id.to_owned());
     }
 
-    fn host(&self) -> String {
+    /// The `Host` this client sends: the server's address.
+    pub fn host(&self) -> String {
         self.address.to_string()
     }
 
-    fn next_id(&mut self) -> i64 {
+    fn next_id(&mut self) -> Id {
         let id = self.next_id;
         self.next_id += 1;
-        id
+        Id::from(id)
     }
 
     /// A POST of `body` to /mcp with this client's headers (and session headers when it has one).
-    pub fn post_spec(&self, body: &str) -> RequestSpec {
-        RequestSpec::mcp_post(&self.host(), &self.token, self.session(), body.as_bytes())
+    pub fn post_spec(&self, body: &[u8]) -> RequestSpec {
+        RequestSpec::mcp_post(&self.host(), &self.token, self.session(), body)
+    }
+
+    /// A POST of `message`, encoded, like [`McpClient::post_spec`].
+    pub fn message_spec(&self, message: &Value) -> RequestSpec {
+        self.post_spec(json::encode(message).as_bytes())
     }
 
     /// A GET (the event stream) or DELETE on /mcp in the current session.
@@ -251,9 +369,9 @@ impl McpClient {
         };
         let response = self.send_spec(&spec)?;
         let doc = json_reply(&response, 200)?;
-        let expected = format!("http://{}/mcp", self.host());
+        let expected = format!("http://{}{MCP_PATH}", self.host());
         if doc.get("resource").and_then(Value::as_str) != Some(expected.as_str()) {
-            return Err(McpError::Reply("metadata names another resource"));
+            return Err(McpError::Reply(ReplyRule::MetadataNamesAnotherResource));
         }
         Ok(doc)
     }
@@ -262,21 +380,18 @@ impl McpClient {
     /// that version is not one this client speaks.
     pub fn initialize(&mut self, proposed_version: &str) -> Result<String, McpError> {
         let id = self.next_id();
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{proposed_version}","capabilities":{{}},"clientInfo":{{"name":"loopback-mcp-http-client","version":"{}"}}}}}}"#,
-            env!("CARGO_PKG_VERSION")
-        );
+        let message = requests::initialize(&id, proposed_version, CLIENT_INFO);
         self.session = None;
-        let response = self.send_spec(&self.post_spec(&body))?;
+        let response = self.send_spec(&self.message_spec(&message))?;
         let reply = json_reply(&response, 200)?;
-        let result = result_of(&reply, id)?;
+        let result = result_of(&reply, &id)?;
         let session =
-            response.field("mcp-session-id").ok_or(McpError::Reply("no MCP-Session-Id"))?;
-        if !is_valid_session_id(session) {
-            return Err(McpError::Reply("session id is not 1-128 visible ASCII characters"));
-        }
-        let session =
-            str::from_utf8(session).map_err(|_| McpError::Reply("session id"))?.to_owned();
+            response.field("mcp-session-id").ok_or(McpError::Reply(ReplyRule::SessionIdMissing))?;
+        let session = Some(session)
+            .filter(|s| is_valid_session_id(s))
+            .and_then(|s| str::from_utf8(s).ok())
+            .ok_or(McpError::Reply(ReplyRule::SessionIdInvalid))?
+            .to_owned();
         self.trace.secret(&session);
         let version =
             result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
@@ -290,12 +405,10 @@ impl McpClient {
     /// `notifications/initialized`: 202 with no body.
     pub fn initialized(&mut self) -> Result<(), McpError> {
         self.require_session()?;
-        let response = self.send_spec(
-            &self.post_spec(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-        )?;
+        let response = self.send_spec(&self.message_spec(&requests::initialized()))?;
         expect_status(&response, 202)?;
         if !response.body.is_empty() {
-            return Err(McpError::Reply("202 with a body"));
+            return Err(McpError::Reply(ReplyRule::AcceptedWithBody));
         }
         Ok(())
     }
@@ -304,10 +417,8 @@ impl McpClient {
     pub fn ping(&mut self) -> Result<(), McpError> {
         self.require_session()?;
         let id = self.next_id();
-        let response = self.send_spec(
-            &self.post_spec(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)),
-        )?;
-        result_of(&json_reply(&response, 200)?, id).map(|_| ())
+        let response = self.send_spec(&self.message_spec(&requests::ping(&id)))?;
+        result_of(&json_reply(&response, 200)?, &id).map(|_| ())
     }
 
     /// `resources/list`: an event stream whose one event carries the response with the same id.
@@ -315,24 +426,31 @@ impl McpClient {
     pub fn list_resources(&mut self) -> Result<(Vec<String>, String), McpError> {
         self.require_session()?;
         let id = self.next_id();
-        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/list"}}"#);
-        let response = self.send_spec(&self.post_spec(&body))?;
+        let response = self.send_spec(&self.message_spec(&requests::list_resources(&id)))?;
         let events = event_stream(&response)?;
         let [event] = events.as_slice() else {
-            return Err(McpError::Reply("resources/list stream must carry exactly one event"));
+            return Err(McpError::Reply(ReplyRule::EventCount));
         };
-        let data = event.data.as_deref().ok_or(McpError::Reply("event without data"))?;
+        let data = event.data.as_deref().ok_or(McpError::Reply(ReplyRule::EventWithoutData))?;
         let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
-            .map_err(|_| McpError::Reply("event data is not strict JSON"))?;
-        let result = result_of(&message, id)?;
+            .map_err(|_| McpError::Reply(ReplyRule::EventDataNotJson))?;
+        let result = result_of(&message, &id)?;
         let uris = result
             .get("resources")
             .and_then(Value::as_array)
-            .ok_or(McpError::Reply("no resources array"))?
+            .ok_or(McpError::Reply(ReplyRule::ResourcesMissing))?
             .iter()
             .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
             .collect();
         Ok((uris, event.id.clone().unwrap_or_default()))
+    }
+
+    /// `logging/setLevel`: an empty JSON result with the same id.
+    pub fn set_log_level(&mut self, level: &str) -> Result<(), McpError> {
+        self.require_session()?;
+        let id = self.next_id();
+        let response = self.send_spec(&self.message_spec(&requests::set_log_level(&id, level)))?;
+        result_of(&json_reply(&response, 200)?, &id).map(|_| ())
     }
 
     /// One GET on the notification stream (from `last_event_id` when given); its events.
@@ -347,9 +465,9 @@ impl McpClient {
         for event in &events {
             if let Some(data) = &event.data {
                 let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
-                    .map_err(|_| McpError::Reply("event data is not strict JSON"))?;
+                    .map_err(|_| McpError::Reply(ReplyRule::EventDataNotJson))?;
                 if message.get("id").is_some() {
-                    return Err(McpError::Reply("a GET stream carried a JSON-RPC response"));
+                    return Err(McpError::Reply(ReplyRule::GetStreamCarriedResponse));
                 }
             }
         }
@@ -399,33 +517,33 @@ fn media_type_is(response: &ClientResponse, type_: &str, subtype: &str) -> bool 
 fn json_reply(response: &ClientResponse, status: u16) -> Result<Value, McpError> {
     expect_status(response, status)?;
     if !media_type_is(response, "application", "json") {
-        return Err(McpError::Reply("expected Content-Type application/json"));
+        return Err(McpError::Reply(ReplyRule::ContentTypeNotJson));
     }
     json::decode(&response.body, LIMITS.json_depth_max)
-        .map_err(|_| McpError::Reply("body is not strict JSON"))
+        .map_err(|_| McpError::Reply(ReplyRule::BodyNotJson))
 }
 
 /// The events of a 200 `text/event-stream` response.
 fn event_stream(response: &ClientResponse) -> Result<Vec<Event>, McpError> {
     expect_status(response, 200)?;
     if !media_type_is(response, "text", "event-stream") {
-        return Err(McpError::Reply("expected Content-Type text/event-stream"));
+        return Err(McpError::Reply(ReplyRule::ContentTypeNotEventStream));
     }
     sse::parse_stream(&response.body, &LIMITS)
-        .map_err(|_| McpError::Reply("the event stream breaks the SSE rules"))
+        .map_err(|_| McpError::Reply(ReplyRule::EventStreamInvalid))
 }
 
 /// The `result` of a JSON-RPC response whose id is `id`.
-fn result_of(message: &Value, id: i64) -> Result<&Value, McpError> {
+fn result_of<'m>(message: &'m Value, id: &Id) -> Result<&'m Value, McpError> {
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(McpError::Reply("not a JSON-RPC 2.0 message"));
+        return Err(McpError::Reply(ReplyRule::NotJsonRpc));
     }
-    if message.get("id").and_then(Value::as_number).and_then(|n| n.as_i64()) != Some(id) {
-        return Err(McpError::Reply("the response id does not match the request"));
+    if message.get("id") != Some(&id.to_value()) {
+        return Err(McpError::Reply(ReplyRule::IdMismatch));
     }
     match (message.get("result"), message.get("error")) {
         (Some(result), None) => Ok(result),
-        (None, Some(_)) => Err(McpError::Reply("the server answered with a JSON-RPC error")),
-        _ => Err(McpError::Reply("a response needs exactly one of result and error")),
+        (None, Some(_)) => Err(McpError::Reply(ReplyRule::JsonRpcError)),
+        _ => Err(McpError::Reply(ReplyRule::ResultOrErrorMissing)),
     }
 }

@@ -5,7 +5,7 @@
 //! events the server queues for the GET stream. Which requests may reach these, and in what
 //! order, is decided in the parent module.
 
-use crate::json::{Object, Value};
+use crate::json::{Object, Value, members, object};
 use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc;
 use crate::mcp::session::LogLevel;
@@ -13,10 +13,6 @@ use crate::mcp::uri;
 
 /// The server's name in `serverInfo` and as the logger of its notifications.
 pub const SERVER_NAME: &str = "loopback-mcp-http";
-
-fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-}
 
 /// `initialize` params must name a protocol version (any string: an unsupported one is answered
 /// with ours, not refused), carry capabilities, and identify the client.
@@ -75,10 +71,11 @@ pub fn log_level(params: &Object) -> Option<LogLevel> {
 
 /// A `notifications/message` at `level` whose data names `event`.
 pub fn log_message(level: LogLevel, event: &str) -> Value {
-    let mut params = Object::new();
-    params.insert("level".into(), level.name().into());
-    params.insert("logger".into(), SERVER_NAME.into());
-    params.insert("data".into(), object([("event", event.into())]));
+    let params = members([
+        ("level", level.name().into()),
+        ("logger", SERVER_NAME.into()),
+        ("data", object([("event", event.into())])),
+    ]);
     jsonrpc::notification("notifications/message", params)
 }
 

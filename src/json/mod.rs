@@ -82,6 +82,20 @@ impl Value {
     }
 }
 
+/// The members of an object built in code: `members([("a", 1u64.into())])`. Each key must
+/// appear once (a repeated key would silently replace the earlier member, so it is a bug in the
+/// caller, caught in debug builds).
+pub fn members<const N: usize>(members: [(&str, Value); N]) -> Object {
+    let object: Object = members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    debug_assert_eq!(object.len(), N, "a key repeated in a JSON object built in code");
+    object
+}
+
+/// An object built in code, as a value: `object([("a", 1u64.into())])`.
+pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(self::members(members))
+}
+
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
         Value::String(s.to_owned())

@@ -3,15 +3,19 @@
 //! [`Message::from_value`] sorts a decoded JSON value into a request, a notification or a
 //! response, and refuses everything else: arrays (batches were removed in 2025-06-18), a missing
 //! or wrong `jsonrpc`, a `null`, fractional, boolean or out-of-range id, params that are not an
-//! object, members that do not belong to the message's kind. The functions at the end build the
-//! replies. Nothing here knows which methods exist.
+//! object, members that do not belong to the message's kind. The functions at the end build
+//! messages as values (requests, notifications, results and errors), which [`json::encode`]
+//! turns into bytes. Nothing here knows which methods exist.
 
 use crate::json::{self, Number, Object, Value};
 
 /// A request id: a string or an integer. `null` is not an id.
+///
+/// An integer keeps its exact text, so the reply echoes the id exactly as it was sent (`-0`
+/// stays `-0`); only integers that fit an `i64` are ids, never a fraction or an exponent.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Id {
-    Number(i64),
+    Number(Number),
     String(String),
 }
 
@@ -19,7 +23,7 @@ impl Id {
     fn from_value(value: &Value) -> Option<Id> {
         match value {
             Value::String(s) => Some(Id::String(s.clone())),
-            Value::Number(n) => n.as_i64().map(Id::Number),
+            Value::Number(n) => n.as_i64().map(|_| Id::Number(n.clone())),
             _ => None,
         }
     }
@@ -27,9 +31,15 @@ impl Id {
     /// The id as a JSON value.
     pub fn to_value(&self) -> Value {
         match self {
-            Id::Number(n) => Value::Number(Number::from(*n)),
+            Id::Number(n) => Value::Number(n.clone()),
             Id::String(s) => Value::String(s.clone()),
         }
+    }
+}
+
+impl From<i64> for Id {
+    fn from(n: i64) -> Self {
+        Id::Number(Number::from(n))
     }
 }
 
@@ -145,7 +155,12 @@ pub mod code {
     pub const SERVER_ERROR: i64 = -32000;
 }
 
-/// `{"id": id, "jsonrpc": "2.0", "result": result}` as text, written without building the outer
+/// A result response: `{"id": id, "jsonrpc": "2.0", "result": result}`.
+pub fn result(id: &Id, result: Value) -> Value {
+    json::object([("id", id.to_value()), ("jsonrpc", "2.0".into()), ("result", result)])
+}
+
+/// [`result`] as text, written without building the outer
 /// object: the bytes the encoder would produce for it, since an object's members are encoded in
 /// key order (`id`, `jsonrpc`, `result`).
 pub fn result_text(id: &Id, result: &Value) -> String {
@@ -174,12 +189,21 @@ pub fn error(id: Option<&Id>, code: i64, message: &str) -> Value {
     Value::Object(reply)
 }
 
-/// A notification from the server.
+/// A request. Empty `params` are left out, as JSON-RPC allows.
+pub fn request(id: &Id, method: &str, params: Object) -> Value {
+    let mut message = notification(method, params);
+    if let Value::Object(members) = &mut message {
+        members.insert("id".into(), id.to_value());
+    }
+    message
+}
+
+/// A notification. Empty `params` are left out, as JSON-RPC allows.
 pub fn notification(method: &str, params: Object) -> Value {
-    let mut message = Object::new();
-    message.insert("jsonrpc".into(), "2.0".into());
-    message.insert("method".into(), method.into());
-    message.insert("params".into(), Value::Object(params));
+    let mut message = json::members([("jsonrpc", "2.0".into()), ("method", method.into())]);
+    if !params.is_empty() {
+        message.insert("params".into(), Value::Object(params));
+    }
     Value::Object(message)
 }
 
@@ -197,14 +221,14 @@ mod tests {
             Ok(Message::Request { id, method: method.into(), params: Object::new() })
         };
         let cases: Vec<(&str, Result<Message, MessageError>)> = vec![
-            (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, request(Id::Number(1), "ping")),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, request(Id::from(1), "ping")),
             (
                 r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}"#,
                 request(Id::String("a".into()), "ping"),
             ),
             (
                 r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"x"}"#,
-                request(Id::Number(i64::MIN), "x"),
+                request(Id::from(i64::MIN), "x"),
             ),
             (
                 r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -213,18 +237,19 @@ mod tests {
                     params: Object::new(),
                 }),
             ),
-            (
-                r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
-                Ok(Message::Response { id: Id::Number(5) }),
-            ),
+            (r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, Ok(Message::Response { id: Id::from(5) })),
             (
                 r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"}}"#,
-                Ok(Message::Response { id: Id::Number(5) }),
+                Ok(Message::Response { id: Id::from(5) }),
             ),
             (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Err(MessageError::Batch)),
             (r#""ping""#, Err(MessageError::NotAnObject)),
             (r#"{"id":1,"method":"ping"}"#, Err(MessageError::Version)),
             (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, Err(MessageError::Version)),
+            (
+                r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#,
+                request(Id::Number(Number::parse("-0").unwrap()), "ping"),
+            ),
             (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, Err(MessageError::Id)),
             (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, Err(MessageError::Id)),
             (r#"{"jsonrpc":"2.0","id":1e0,"method":"ping"}"#, Err(MessageError::Id)),
@@ -247,15 +272,6 @@ mod tests {
         }
     }
 
-    /// The result object built the slow way, to check [`result_text`] against.
-    fn result(id: &Id, result: Value) -> Value {
-        let mut message = Object::new();
-        message.insert("jsonrpc".into(), "2.0".into());
-        message.insert("id".into(), id.to_value());
-        message.insert("result".into(), result);
-        Value::Object(message)
-    }
-
     #[test]
     fn result_text_is_the_encoding_of_result() {
         let results = [
@@ -263,7 +279,8 @@ mod tests {
             Value::from("x"),
             json::decode(br#"{"b":[1,{"a":null}]}"#, 8).unwrap(),
         ];
-        for id in [Id::Number(-7), Id::String("q\"uote".into())] {
+        let minus_zero = Id::Number(Number::parse("-0").unwrap());
+        for id in [Id::from(-7), minus_zero, Id::String("q\"uote".into())] {
             for value in &results {
                 assert_eq!(result_text(&id, value), json::encode(&result(&id, value.clone())));
             }
@@ -272,9 +289,9 @@ mod tests {
 
     #[test]
     fn replies_are_exact() {
-        let cases: [(Value, &str); 4] = [
+        let cases: [(Value, &str); 6] = [
             (
-                result(&Id::Number(1), Value::Object(Object::new())),
+                result(&Id::from(1), Value::Object(Object::new())),
                 r#"{"id":1,"jsonrpc":"2.0","result":{}}"#,
             ),
             (
@@ -287,7 +304,15 @@ mod tests {
             ),
             (
                 notification("notifications/message", Object::new()),
-                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/message"}"#,
+            ),
+            (
+                notification("n", json::members([("a", 1u64.into())])),
+                r#"{"jsonrpc":"2.0","method":"n","params":{"a":1}}"#,
+            ),
+            (
+                request(&Id::from(3), "m", json::members([("b", true.into())])),
+                r#"{"id":3,"jsonrpc":"2.0","method":"m","params":{"b":true}}"#,
             ),
         ];
         for (value, expected) in cases {

@@ -1,6 +1,7 @@
 //! The MCP 2025-11-25 subset this server speaks, as pure data and functions.
 //!
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
+//! - [`requests`]: the messages a client sends, built as values.
 //! - [`session`]: sessions bound to a principal, their lifetime, capacity and GET-stream events.
 //! - [`uri`]: `kb://` resource URIs with the tenant percent-encoded as one segment.
 //!
@@ -11,6 +12,7 @@
 //! touches a socket.
 
 pub mod jsonrpc;
+pub mod requests;
 pub mod session;
 pub mod uri;
 

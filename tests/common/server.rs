@@ -1,20 +1,56 @@
 //! A real server on a random loopback port with the fixture roles, and a client side that speaks
 //! exact bytes to it and checks every response it receives for leaked secrets.
 
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
 use loopback_mcp_http::client::mcp::{self, RequestSpec};
 use loopback_mcp_http::client::{ClientError, ClientResponse, HttpConnection};
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
+use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::server::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
-pub const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
-pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-pub const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-pub const LIST: &str = r#"{"jsonrpc":"2.0","id":3,"method":"resources/list"}"#;
+/// Who the tests say they are in `initialize`.
+pub const CLIENT: ClientInfo<'static> = ClientInfo { name: "test", version: "1" };
+
+/// `initialize` (id 1) of the current revision, encoded.
+pub fn init_body() -> &'static str {
+    static BODY: LazyLock<String> =
+        LazyLock::new(|| json::encode(&requests::initialize_current(&Id::from(1), CLIENT)));
+    &BODY
+}
+
+/// `notifications/initialized`, encoded.
+pub fn initialized_body() -> &'static str {
+    static BODY: LazyLock<String> = LazyLock::new(|| json::encode(&requests::initialized()));
+    &BODY
+}
+
+/// `ping` with id 2, encoded.
+pub fn ping_body() -> &'static str {
+    static BODY: LazyLock<String> = LazyLock::new(|| json::encode(&requests::ping(&Id::from(2))));
+    &BODY
+}
+
+/// `ping` with this id, encoded.
+pub fn ping_with_id(id: i64) -> String {
+    json::encode(&requests::ping(&Id::from(id)))
+}
+
+/// The encoded empty result of request `id` (ping's answer).
+pub fn empty_result(id: i64) -> String {
+    json::encode(&jsonrpc::result(&Id::from(id), json::object([])))
+}
+
+/// `resources/list` with id 3, encoded.
+pub fn list_body() -> &'static str {
+    static BODY: LazyLock<String> =
+        LazyLock::new(|| json::encode(&requests::list_resources(&Id::from(3))));
+    &BODY
+}
 
 pub struct TestServer {
     pub server: RunningServer,
@@ -133,12 +169,14 @@ impl TestServer {
     /// Initializes a session for `role` and sends `notifications/initialized`; returns its id.
     pub fn open_session(&self, role: Role) -> String {
         let mut conn = self.connect();
-        let response = self.exchange(&mut conn, &self.post_bytes(role, None, INIT, &[])).unwrap();
+        let response =
+            self.exchange(&mut conn, &self.post_bytes(role, None, init_body(), &[])).unwrap();
         assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
         let id = response.field_str("mcp-session-id").expect("session id").to_owned();
         self.remember(&id);
-        let response =
-            self.exchange(&mut conn, &self.post_bytes(role, Some(&id), INITIALIZED, &[])).unwrap();
+        let response = self
+            .exchange(&mut conn, &self.post_bytes(role, Some(&id), initialized_body(), &[]))
+            .unwrap();
         assert_eq!(response.status, 202);
         id
     }

@@ -1,0 +1,513 @@
+//! One declarative case type behind `attack` and `lab`: who sends which request, and what must
+//! come back.
+//!
+//! A case is a row of data, never a closure: a [`Sender`] (a client holding a live session of one
+//! fixture role), a [`Request`] described as a base plus changes, and an [`Expect`] (a status
+//! with a public code, a header that must contain some text, or a fact about the body). Steps
+//! between cases ([`Action`]) change the server's state (a revocation, a new authorization
+//! revision) or remember a value later cases use (an event id). [`Scene`] runs a list of
+//! [`Step`]s against a fresh in-process server, and [`judge`] is the one place a response is
+//! compared with its expectation.
+//!
+//! Deliberately malformed bodies (a duplicate key, a batch) are byte literals in the tables;
+//! every well-formed message is built as a value by `mcp::requests` and encoded.
+
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::ClientResponse;
+use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code};
+use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
+use loopback_mcp_http::mcp::requests::{self, ClientInfo};
+
+use super::local::LocalServer;
+
+/// Who sends a request: a client with an initialized session of one fixture role, opened when
+/// the scene starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Sender {
+    /// `full`: alice of acme, both scopes.
+    Alice,
+    /// A second session of `full`, for what must not cross between sessions.
+    AliceSecond,
+    /// `other_subject`: mallory of acme.
+    Mallory,
+    /// `connect_only`: alice of acme without `resources:read`.
+    Narrow,
+    /// `tenant_denied`: carol of globex, a tenant outside the ACL.
+    Carol,
+}
+
+impl Sender {
+    const fn role(self) -> Role {
+        match self {
+            Sender::Alice | Sender::AliceSecond => Role::Full,
+            Sender::Mallory => Role::OtherSubject,
+            Sender::Narrow => Role::ConnectOnly,
+            Sender::Carol => Role::TenantDenied,
+        }
+    }
+}
+
+/// A value resolved when the case runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Text {
+    Lit(&'static str),
+    /// The bearer token of a role.
+    TokenOf(Role),
+    /// The session id of a sender.
+    SessionOf(Sender),
+    /// The id of the first event a sender's GET stream delivered ([`Action::PollStream`]).
+    GetEventOf(Sender),
+    /// The event id of a sender's `resources/list` stream ([`Action::ListResources`]).
+    PostEventOf(Sender),
+    /// One byte more than a header field value may hold.
+    OverValueBudget,
+    /// The parts, one after the other.
+    Join(&'static [Text]),
+}
+
+/// A well-formed JSON-RPC message, built as a value when the case runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Message {
+    Ping,
+    ListResources,
+    /// `initialize` proposing this protocol version.
+    Initialize(&'static str),
+    /// A JSON-RPC result, as if answering a request the server never made.
+    Response,
+}
+
+/// A request body.
+#[derive(Clone, Copy, Debug)]
+pub enum Body {
+    Message(Message),
+    /// Exact bytes: for deliberately malformed bodies, visible in the table.
+    Bytes(&'static [u8]),
+    /// One byte more than the body budget (spaces).
+    OverBudget,
+}
+
+/// What the request starts from, before its changes.
+#[derive(Clone, Copy, Debug)]
+pub enum Base {
+    /// A POST to /mcp with the sender's headers, token and session.
+    Post(Body),
+    /// The GET stream in the sender's session.
+    Get,
+    /// Exact request bytes, with `{host}` replaced by the server's authority and `{token}` by the
+    /// `full` role's token; changes do not apply.
+    Raw(&'static str),
+}
+
+/// One change to the base request.
+#[derive(Clone, Copy, Debug)]
+pub enum Change {
+    /// Replace every field with this name, or add it.
+    Set(&'static str, Text),
+    /// Add a field at the end.
+    With(&'static str, Text),
+    /// Remove every field with this name.
+    Without(&'static str),
+    /// Send this role's token instead of the sender's.
+    Bearer(Role),
+    /// Leave the session: no `MCP-Session-Id`, no `MCP-Protocol-Version` (as for `initialize`).
+    OutsideSession,
+    /// Replace the request target.
+    Target(Text),
+}
+
+/// A request described as data.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub base: Base,
+    pub changes: &'static [Change],
+}
+
+impl Request {
+    pub const fn post(message: Message, changes: &'static [Change]) -> Request {
+        Request { base: Base::Post(Body::Message(message)), changes }
+    }
+
+    pub const fn post_bytes(body: &'static [u8]) -> Request {
+        Request::post_body(Body::Bytes(body))
+    }
+
+    pub const fn post_body(body: Body) -> Request {
+        Request { base: Base::Post(body), changes: &[] }
+    }
+
+    pub const fn get(changes: &'static [Change]) -> Request {
+        Request { base: Base::Get, changes }
+    }
+
+    pub const fn raw(template: &'static str) -> Request {
+        Request { base: Base::Raw(template), changes: &[] }
+    }
+
+    /// A fresh `initialize` of the current revision, outside any session, with `changes` after.
+    pub const fn initialize(changes: &'static [Change]) -> Request {
+        Request::post(Message::Initialize(loopback_mcp_http::mcp::PROTOCOL_VERSION), changes)
+    }
+}
+
+/// What, besides the status, a response is judged on.
+#[derive(Clone, Copy, Debug)]
+pub enum Key {
+    Nothing,
+    /// The public error code in the body.
+    Code(&'static str),
+    /// A header whose value contains this text.
+    Header(&'static str, &'static str),
+    /// The body contains this text.
+    Body(&'static str),
+}
+
+/// The expected status, and what else must hold.
+#[derive(Clone, Copy, Debug)]
+pub struct Expect {
+    pub status: u16,
+    pub key: Key,
+}
+
+impl Expect {
+    pub const fn status(status: u16) -> Expect {
+        Expect { status, key: Key::Nothing }
+    }
+
+    pub const fn code(status: u16, code: &'static str) -> Expect {
+        Expect { status, key: Key::Code(code) }
+    }
+
+    /// A `WWW-Authenticate` challenge containing `text`.
+    pub const fn challenge(status: u16, text: &'static str) -> Expect {
+        Expect { status, key: Key::Header("www-authenticate", text) }
+    }
+
+    pub const fn body(status: u16, text: &'static str) -> Expect {
+        Expect { status, key: Key::Body(text) }
+    }
+
+    /// What the prediction says besides the status, for printing.
+    pub fn key_text(&self) -> String {
+        match self.key {
+            Key::Nothing => String::new(),
+            Key::Code(code) => format!(" {code}"),
+            Key::Header(name, want) => format!(" {name} has {want}"),
+            Key::Body(want) => format!(" body has {want}"),
+        }
+    }
+}
+
+/// One request and its expectation.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    /// What the case tries, as printed.
+    pub what: &'static str,
+    pub sender: Sender,
+    pub request: Request,
+    pub expect: Expect,
+}
+
+/// Something done between cases.
+#[derive(Clone, Copy, Debug)]
+pub enum Action {
+    /// Revoke this role's token.
+    Revoke(Role),
+    /// Move this role's subject to a new authorization revision.
+    BumpRevision(Role),
+    /// One GET on the sender's stream; the first event's id is remembered.
+    PollStream(Sender),
+    /// `resources/list` by the sender; its event's id is remembered.
+    ListResources(Sender),
+}
+
+/// One step of an attack run or an experiment.
+#[derive(Clone, Copy, Debug)]
+pub enum Step {
+    /// The correct request an experiment starts from.
+    Baseline(Case),
+    /// A case to judge.
+    Check(Case),
+    /// The same case once per role, each sending that role's token: one observation per role,
+    /// named after it.
+    CheckEachRole(&'static [Role], Case),
+    Do(Action),
+}
+
+/// What one case predicted and what it got.
+#[derive(Clone, Debug)]
+pub struct Observation {
+    pub baseline: bool,
+    /// What was tried (the case's text, with the role for [`Step::CheckEachRole`]).
+    pub what: String,
+    pub expect: Expect,
+    /// The status seen; `None` when no response arrived.
+    pub status: Option<u16>,
+    /// What was seen of the key (redacted), for printing.
+    pub key_seen: String,
+    pub matched: bool,
+}
+
+/// Compares a response with an expectation: the status, and the code, header or body fact.
+pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>, String, bool) {
+    let Some(response) = response else {
+        return (None, "no response".into(), false);
+    };
+    let (key_seen, key_ok) = match expect.key {
+        Key::Nothing => (String::new(), true),
+        Key::Code(code) => {
+            let seen = error_code(response);
+            let ok = seen == code;
+            (seen, ok)
+        }
+        Key::Header(name, want) => {
+            let seen = response.field_str(name).unwrap_or("").to_owned();
+            let ok = seen.contains(want);
+            (format!("{name}: {seen}"), ok)
+        }
+        Key::Body(want) => {
+            let ok = String::from_utf8_lossy(&response.body).contains(want);
+            (if ok { format!("body has {want}") } else { "body lacks it".into() }, ok)
+        }
+    };
+    (Some(response.status), key_seen, response.status == expect.status && key_ok)
+}
+
+/// A fresh server and the sessions a list of steps needs.
+pub struct Scene {
+    local: LocalServer,
+    clients: Vec<(Sender, McpClient)>,
+    remembered: Vec<(Remembered, String)>,
+}
+
+/// A value an action remembered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Remembered {
+    GetEvent(Sender),
+    PostEvent(Sender),
+}
+
+/// Who `initialize` says the command is.
+const CLIENT: ClientInfo<'static> = ClientInfo { name: "loopback-mcp-http-lab", version: "1" };
+
+impl Scene {
+    /// Starts a server and opens a session for every sender `steps` name, in sender order. Every
+    /// client's trace knows every token and session id, so no trace shows another's.
+    pub fn open(trace: bool, steps: &[Step]) -> Result<Scene, String> {
+        let local = LocalServer::start(trace)?;
+        let mut senders: Vec<Sender> = steps.iter().flat_map(senders_of).collect();
+        senders.sort();
+        senders.dedup();
+        let mut clients = Vec::with_capacity(senders.len());
+        for sender in senders {
+            clients.push((sender, local.session(sender.role())?));
+        }
+        let sessions: Vec<String> =
+            clients.iter().filter_map(|(_, c)| c.session().map(str::to_owned)).collect();
+        for (_, client) in &mut clients {
+            for session in &sessions {
+                client.trace.secret(session);
+            }
+        }
+        Ok(Scene { local, clients, remembered: Vec::new() })
+    }
+
+    /// Runs one step; the observations it made (none for an action).
+    pub fn run(&mut self, step: &Step) -> Result<Vec<Observation>, String> {
+        match step {
+            Step::Baseline(case) => Ok(vec![self.observe(case, None, true)?]),
+            Step::Check(case) => Ok(vec![self.observe(case, None, false)?]),
+            Step::CheckEachRole(roles, case) => {
+                roles.iter().map(|&role| self.observe(case, Some(role), false)).collect()
+            }
+            Step::Do(action) => self.act(*action).map(|()| Vec::new()),
+        }
+    }
+
+    fn observe(
+        &mut self,
+        case: &Case,
+        role: Option<Role>,
+        baseline: bool,
+    ) -> Result<Observation, String> {
+        let bytes = self.build(case.sender, &case.request, role)?;
+        let client = self.client_mut(case.sender)?;
+        let response = client.send(&bytes).ok();
+        let (status, key_seen, matched) = judge(&case.expect, response.as_ref());
+        // Observations never print a token or a session id: the trace knows every one.
+        let key_seen = client.trace.redact(&key_seen);
+        let what = match role {
+            Some(role) => format!("{}: {}", case.what, role.describe()),
+            None => case.what.to_owned(),
+        };
+        Ok(Observation { baseline, what, expect: case.expect, status, key_seen, matched })
+    }
+
+    fn act(&mut self, action: Action) -> Result<(), String> {
+        let endpoint = self.local.server.endpoint();
+        match action {
+            Action::Revoke(role) => {
+                role.revoke_in(&mut endpoint.policy_mut());
+            }
+            Action::BumpRevision(role) => {
+                role.bump_revision_in(&mut endpoint.policy_mut());
+            }
+            Action::PollStream(sender) => {
+                let events = self
+                    .client_mut(sender)?
+                    .poll_stream(None)
+                    .map_err(|e| format!("{sender:?}: GET stream: {e}"))?;
+                let id = events.into_iter().find_map(|e| e.id);
+                let id = id.ok_or(format!("{sender:?}: the GET stream carried no event id"))?;
+                self.remembered.push((Remembered::GetEvent(sender), id));
+            }
+            Action::ListResources(sender) => {
+                let (_, id) = self
+                    .client_mut(sender)?
+                    .list_resources()
+                    .map_err(|e| format!("{sender:?}: resources/list: {e}"))?;
+                self.remembered.push((Remembered::PostEvent(sender), id));
+            }
+        }
+        Ok(())
+    }
+
+    fn client(&self, sender: Sender) -> Result<&McpClient, String> {
+        self.clients
+            .iter()
+            .find(|(s, _)| *s == sender)
+            .map(|(_, c)| c)
+            .ok_or(format!("{sender:?} has no session in this scene"))
+    }
+
+    fn client_mut(&mut self, sender: Sender) -> Result<&mut McpClient, String> {
+        self.clients
+            .iter_mut()
+            .find(|(s, _)| *s == sender)
+            .map(|(_, c)| c)
+            .ok_or(format!("{sender:?} has no session in this scene"))
+    }
+
+    /// The request's bytes; `role`, when given, sends that role's token.
+    fn build(
+        &self,
+        sender: Sender,
+        request: &Request,
+        role: Option<Role>,
+    ) -> Result<Vec<u8>, String> {
+        let client = self.client(sender)?;
+        let mut spec = match request.base {
+            Base::Post(body) => client.post_spec(&self.body(body)),
+            Base::Get => client.session_spec("GET"),
+            Base::Raw(template) => {
+                let token = self.local.fixture.token(Role::Full);
+                let text = template.replace("{host}", &client.host()).replace("{token}", token);
+                return Ok(text.into_bytes());
+            }
+        };
+        for change in request.changes {
+            spec = self.apply(spec, change)?;
+        }
+        if let Some(role) = role {
+            spec = spec.bearer(self.local.fixture.token(role));
+        }
+        Ok(spec.bytes())
+    }
+
+    fn apply(&self, spec: RequestSpec, change: &Change) -> Result<RequestSpec, String> {
+        Ok(match *change {
+            Change::Set(name, value) => spec.set(name, &self.resolve(value)?),
+            Change::With(name, value) => spec.with(name, &self.resolve(value)?),
+            Change::Without(name) => spec.without(name),
+            Change::Bearer(role) => spec.bearer(self.local.fixture.token(role)),
+            Change::OutsideSession => {
+                spec.without("MCP-Session-Id").without("MCP-Protocol-Version")
+            }
+            Change::Target(target) => RequestSpec { target: self.resolve(target)?, ..spec },
+        })
+    }
+
+    fn body(&self, body: Body) -> Vec<u8> {
+        match body {
+            Body::Message(message) => json::encode(&message_value(message)).into_bytes(),
+            Body::Bytes(bytes) => bytes.to_vec(),
+            Body::OverBudget => vec![b' '; self.limits().request_body_bytes_max + 1],
+        }
+    }
+
+    fn limits(&self) -> &loopback_mcp_http::limits::Limits {
+        self.local.server.endpoint().limits()
+    }
+
+    fn resolve(&self, text: Text) -> Result<String, String> {
+        Ok(match text {
+            Text::Lit(text) => text.to_owned(),
+            Text::TokenOf(role) => self.local.fixture.token(role).to_owned(),
+            Text::SessionOf(sender) => {
+                self.client(sender)?.session().unwrap_or_default().to_owned()
+            }
+            Text::GetEventOf(sender) => self.remembered(Remembered::GetEvent(sender))?,
+            Text::PostEventOf(sender) => self.remembered(Remembered::PostEvent(sender))?,
+            Text::OverValueBudget => "x".repeat(self.limits().header_value_bytes_max + 1),
+            Text::Join(parts) => {
+                parts.iter().map(|&part| self.resolve(part)).collect::<Result<String, String>>()?
+            }
+        })
+    }
+
+    fn remembered(&self, what: Remembered) -> Result<String, String> {
+        self.remembered
+            .iter()
+            .rev()
+            .find(|(w, _)| *w == what)
+            .map(|(_, value)| value.clone())
+            .ok_or(format!("{what:?} was not remembered by an earlier step"))
+    }
+}
+
+/// Ids of the messages cases send (the values do not matter; they are checked where they do).
+const PING_ID: i64 = 90;
+const LIST_ID: i64 = 91;
+const INITIALIZE_ID: i64 = 92;
+const RESPONSE_ID: i64 = 7;
+
+fn message_value(message: Message) -> Value {
+    match message {
+        Message::Ping => requests::ping(&Id::from(PING_ID)),
+        Message::ListResources => requests::list_resources(&Id::from(LIST_ID)),
+        Message::Initialize(version) => {
+            requests::initialize(&Id::from(INITIALIZE_ID), version, CLIENT)
+        }
+        Message::Response => jsonrpc::result(&Id::from(RESPONSE_ID), json::object([])),
+    }
+}
+
+/// Every sender a step needs a session for.
+fn senders_of(step: &Step) -> Vec<Sender> {
+    let mut senders = Vec::new();
+    match step {
+        Step::Baseline(case) | Step::Check(case) | Step::CheckEachRole(_, case) => {
+            senders.push(case.sender);
+            for change in case.request.changes {
+                if let Change::Set(_, text) | Change::With(_, text) | Change::Target(text) = change
+                {
+                    text_senders(*text, &mut senders);
+                }
+            }
+        }
+        Step::Do(Action::PollStream(sender) | Action::ListResources(sender)) => {
+            senders.push(*sender);
+        }
+        Step::Do(Action::Revoke(_) | Action::BumpRevision(_)) => {}
+    }
+    senders
+}
+
+/// The senders a text names (a join is as deep as the tables write it, never input-driven).
+fn text_senders(text: Text, senders: &mut Vec<Sender>) {
+    match text {
+        Text::SessionOf(s) | Text::GetEventOf(s) | Text::PostEventOf(s) => senders.push(s),
+        Text::Join(parts) => parts.iter().for_each(|&part| text_senders(part, senders)),
+        Text::Lit(_) | Text::TokenOf(_) | Text::OverValueBudget => {}
+    }
+}

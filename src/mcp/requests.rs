@@ -1,0 +1,98 @@
+//! The messages an MCP client sends, as JSON values: `initialize`, `notifications/initialized`,
+//! `ping`, `resources/list` and `logging/setLevel`.
+//!
+//! One definition each, shared by the client, the commands and the tests, so that no caller
+//! types a message out as text. Deliberately malformed bodies (a duplicate key, a batch) are not
+//! built here: they stay byte literals where a reader can see them.
+
+use super::PROTOCOL_VERSION;
+use super::jsonrpc::{self, Id};
+use crate::json::{Object, Value, members, object};
+
+/// Who the client says it is in `initialize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientInfo<'a> {
+    pub name: &'a str,
+    pub version: &'a str,
+}
+
+/// `initialize`, proposing `protocol_version`, with no client capabilities.
+pub fn initialize(id: &Id, protocol_version: &str, client: ClientInfo<'_>) -> Value {
+    let params = members([
+        ("protocolVersion", protocol_version.into()),
+        ("capabilities", object([])),
+        ("clientInfo", object([("name", client.name.into()), ("version", client.version.into())])),
+    ]);
+    jsonrpc::request(id, "initialize", params)
+}
+
+/// `initialize` proposing the one revision this project speaks.
+pub fn initialize_current(id: &Id, client: ClientInfo<'_>) -> Value {
+    initialize(id, PROTOCOL_VERSION, client)
+}
+
+/// `notifications/initialized`.
+pub fn initialized() -> Value {
+    jsonrpc::notification("notifications/initialized", Object::new())
+}
+
+/// `ping`.
+pub fn ping(id: &Id) -> Value {
+    jsonrpc::request(id, "ping", Object::new())
+}
+
+/// `resources/list`.
+pub fn list_resources(id: &Id) -> Value {
+    jsonrpc::request(id, "resources/list", Object::new())
+}
+
+/// `logging/setLevel` to `level` (a syslog level name such as `warning`).
+pub fn set_log_level(id: &Id, level: &str) -> Value {
+    jsonrpc::request(id, "logging/setLevel", members([("level", level.into())]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+
+    #[test]
+    fn messages_encode_exactly() {
+        let client = ClientInfo { name: "c", version: "1" };
+        let cases: [(Value, &str); 5] = [
+            (
+                initialize_current(&Id::from(1), client),
+                r#"{"id":1,"jsonrpc":"2.0","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}"#,
+            ),
+            (initialized(), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            (ping(&Id::String("a\"b".into())), r#"{"id":"a\"b","jsonrpc":"2.0","method":"ping"}"#),
+            (
+                list_resources(&Id::from(-3)),
+                r#"{"id":-3,"jsonrpc":"2.0","method":"resources/list"}"#,
+            ),
+            (
+                set_log_level(&Id::from(4), "warning"),
+                r#"{"id":4,"jsonrpc":"2.0","method":"logging/setLevel","params":{"level":"warning"}}"#,
+            ),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(json::encode(&value), expected);
+        }
+    }
+
+    #[test]
+    fn a_proposed_version_is_a_string_value_never_pasted_text() {
+        let hostile = r#"2025-11-25","injected":"1"#;
+        let text = json::encode(&initialize(
+            &Id::from(1),
+            hostile,
+            ClientInfo { name: "c", version: "1" },
+        ));
+        let decoded = json::decode(text.as_bytes(), 8).unwrap();
+        assert_eq!(
+            decoded.get("params").and_then(|p| p.get("protocolVersion")),
+            Some(&Value::from(hostile))
+        );
+        assert_eq!(decoded.get("params").and_then(|p| p.get("injected")), None);
+    }
+}
