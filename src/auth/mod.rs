@@ -3,14 +3,7 @@
 //! A real resource server validates a signed or introspected token from an authorization server.
 //! This project has none: [`policy::OfflineTokenPolicy`] looks tokens up in a table of fixture
 //! claims ([`claims::TokenClaims`]) and applies the same decisions a resource server must make,
-//! in a fixed order, on every request:
-//!
-//! 1. the `Authorization` field: absent, malformed, or one `Bearer` token ([`bearer`]);
-//! 2. the token is known, active, unexpired and not revoked;
-//! 3. it was issued by the expected issuer, for this audience, and the RFC 8707 `resource` of
-//!    both the authorization request and the token request named this resource;
-//! 4. its authorization revision is the subject's current one;
-//! 5. it carries the scopes the request needs, and the tenant may read the data asked for.
+//! in the fixed order the table in [`policy`] sets out, on every request.
 //!
 //! The outcome is either a [`policy::Principal`] (a snapshot the session and MCP layers use; a
 //! request body can never supply or change any part of it) or a [`policy::Denial`] that knows its

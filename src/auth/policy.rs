@@ -7,17 +7,20 @@
 //!
 //! [`OfflineTokenPolicy::decide`] runs the checks in a fixed order on every request, even when
 //! the request belongs to a live session, so a revocation or a revision change takes effect on
-//! the very next request:
+//! the very next request. This table is the one home of that order: README carries an exact
+//! copy, and a test compares the two.
 //!
-//! | step | failure | outcome |
-//! |---|---|---|
-//! | Authorization field | none, or another scheme | 401, challenge without `error` |
-//! | | malformed, or two fields | 400 `invalid_request` |
-//! | token known, active, unexpired, not revoked | any | 401 `invalid_token` |
-//! | issuer, audience, resource, both RFC 8707 resources | any | 401 `invalid_token` |
-//! | subject's current authorization revision | unknown or stale | 401 `invalid_token` |
-//! | required scopes | missing | 403 `insufficient_scope` with held + required scopes |
-//! | tenant ACL, for requests that read tenant data | denied | 403 `forbidden`, no challenge |
+//! <!-- policy-table: start -->
+//! | check | when it fails | status | `WWW-Authenticate` |
+//! |---|---|---|---|
+//! | one `Bearer` token in one Authorization field | no field, or another scheme | 401 | `Bearer resource_metadata="…", scope="…"` (no `error`: nothing was wrong with a credential that was never sent) |
+//! | | malformed, or two fields | 400 | `Bearer error="invalid_request", resource_metadata="…"` |
+//! | token known, active, unexpired (valid strictly before its expiry instant), not revoked | any | 401 | `Bearer error="invalid_token", resource_metadata="…", scope="…"` |
+//! | issuer; audience, recorded resource and both RFC 8707 resources equal to `http://127.0.0.1:<port>/mcp` | any | 401 | the same |
+//! | the subject's current authorization revision | unknown or older | 401 | the same |
+//! | the scopes the request needs | one missing | 403 | `Bearer error="insufficient_scope", scope="<held + required>", resource_metadata="…"` |
+//! | the tenant ACL, for requests that read tenant data | denied | 403 | none: the body says `forbidden`; more scope would not help |
+//! <!-- policy-table: end -->
 //!
 //! The 401 challenge is the same for every reason a token is refused; the reason is kept in the
 //! [`Denial`] for tests and never rendered.

@@ -1,21 +1,28 @@
 //! The MCP endpoint and the discovery document: a parsed request in, a [`Reply`] out, in the strict
 //! receive order.
 //!
-//! The order never changes, and an early failure never reaches a later stage:
+//! The order never changes, and an early failure never reaches a later stage. This list is the
+//! one home of the receive order: README carries an exact copy, and a test compares the two.
 //!
-//! 1. the head's own rules and budgets (done by the HTTP parser before this module sees anything);
-//! 2. `Host` must be one of this server's loopback authorities, or an authority added for a
-//!    proxy in front of it (421 otherwise: a DNS-rebinding guard), and a present `Origin` must be in the exact allowlist (403, no challenge);
-//! 3. the route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415),
-//!    whether a body may be present, and a present `MCP-Protocol-Version` naming anything but
-//!    2025-11-25 (400) ([`Endpoint::admit`]; the server reads the body only after this passes,
-//!    and sends `100 Continue` only then);
-//! 4. the body: strict JSON, then exactly one JSON-RPC message (400);
-//! 5. the bearer token: who is asking ([`OfflineTokenPolicy::authenticate`]: 400, 401);
-//! 6. the version header's presence (required after initialize), the session, the lifecycle
-//!    (400, 404, 503);
-//! 7. what the request needs: scopes and tenant data ([`OfflineTokenPolicy::authorize`]: 403);
-//! 8. the method itself, answered as JSON or as an event stream.
+//! <!-- receive-order: start -->
+//! 1. The head's own rules and budgets, byte by byte (`http::RequestParser`): 400, 413, 414,
+//!    417, 431, 501, 505.
+//! 2. `Host` must be one of the server's loopback authorities, or one added for a loopback
+//!    proxy (421: a DNS-rebinding guard); a present `Origin` must be in the exact allowlist
+//!    (403, never an OAuth challenge).
+//! 3. The route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415), a
+//!    body where none belongs (400), and a present `MCP-Protocol-Version` naming anything but
+//!    2025-11-25 (400) (`Endpoint::admit`). Only now is the body read, and only now does a
+//!    client that sent `Expect: 100-continue` get its `100 Continue`.
+//! 4. The body, within its budget and deadline: strict JSON, then exactly one JSON-RPC message
+//!    (400).
+//! 5. The bearer token, identity only (`OfflineTokenPolicy::authenticate`): 400, 401.
+//! 6. The version header's presence (required after initialize), the session id, the session
+//!    itself and the lifecycle (only `ping` before `notifications/initialized`): 400, 404, and
+//!    503 when no session slot is free.
+//! 7. Scopes and tenant data (`OfflineTokenPolicy::authorize`): 403.
+//! 8. The method itself, answered as JSON or as an event stream.
+//! <!-- receive-order: end -->
 //!
 //! Only the stable 2025-11-25 model exists here: there is no `server/discover`, and a request
 //! announcing another protocol version is a plain 400 before its body is read or its credentials
