@@ -17,7 +17,7 @@
 //! - [`json`]: strict RFC 8259 decoding (explicit stack, duplicate keys refused) and encoding.
 //! - [`sse`]: the event encoder and the strict, bounded stream parser.
 //! - [`auth`]: the offline token policy, challenges, protected-resource metadata, fixture roles.
-//! - [`mcp`]: JSON-RPC messages, the session table and its event ids.
+//! - [`mcp`]: JSON-RPC messages, the messages a client sends, the session table and its event ids.
 //! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
 //! - [`endpoint`]: the receive order, from a parsed head and body to a reply; every refusal's
 //!   status in one table.
@@ -26,13 +26,26 @@
 //! The shell, the only modules that touch sockets, threads, clocks and the operating system's
 //! random generator:
 //!
-//! - [`server`]: the loopback listener, the worker pool, one connection's loop.
+//! - [`server`]: the loopback listener, the worker pool, one connection's loop, and a server
+//!   started with fresh fixture tokens.
 //! - [`client`]: one connection from the client side, the MCP client and its redacted trace.
-//! - [`cli`]: the commands (`demo`, `attack`, `lab`, `serve`, `inspect`, `bench`).
 //!
-//! Invariants stated as absences: no core module opens a socket, spawns a thread, reads a clock
-//! or draws randomness; no error value holds bytes of the input; no parser recurses on input
-//! structure; no buffer grows past a budget because a peer asked it to.
+//! The commands (`demo`, `attack`, `lab`, `serve`, `inspect`, `bench`) live in the binary, not
+//! here: they use this library's public API like any other program.
+//!
+//! Imports point one way. `limits`, `decimal` and `random` import nothing of the project;
+//! `http`, `json` and `sse` only those; `auth` reads `http` (byte classes, statuses), `json`
+//! (the metadata document) and `random` (fixture tokens); `mcp` reads only `json`, so a session
+//! is bound to the three values of a principal that `endpoint` copies in, not to the policy's
+//! type; `endpoint` is where the layers meet. In the shell, `server` drives `endpoint`, and
+//! `client` shares only wire vocabulary with the server side (`mcp`'s version, path, session-id
+//! rule and request builders, `auth::metadata`'s well-known path), never the session table.
+//!
+//! Invariants stated as absences, and enforced by `tests/tidy.rs`: no core module opens a socket,
+//! spawns a thread, touches the file system, a process, the environment or standard I/O, reads a
+//! clock or draws randomness from the OS; the files of `http` import each other without a cycle.
+//! Also: no error value holds bytes of the input; no parser recurses on input structure; no
+//! buffer grows past a budget because a peer asked it to.
 #![forbid(unsafe_code)]
 
 pub mod auth;

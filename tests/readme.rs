@@ -49,7 +49,10 @@ fn readme_copies_the_receive_order_and_the_policy_table_exactly() {
 #[test]
 fn the_block_reader_finds_one_block_or_none() {
     let cases: [(&str, Option<&str>); 4] = [
-        ("a <!-- x: start -->\nb\n<!-- x: end --> c", Some("<!-- x: start -->\nb\n<!-- x: end -->")),
+        (
+            "a <!-- x: start -->\nb\n<!-- x: end --> c",
+            Some("<!-- x: start -->\nb\n<!-- x: end -->"),
+        ),
         ("<!-- x: start -->", None),
         ("<!-- x: start --><!-- x: end --><!-- x: start --><!-- x: end -->", None),
         ("<!-- y: start -->b<!-- y: end -->", None),
