@@ -49,7 +49,8 @@ fn send(
     now: Instant,
     random: &mut dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable>,
 ) -> Reply {
-    let parsed = RequestParser::new(endpoint.limits()).parse(bytes).expect("a valid head");
+    let mut parser = RequestParser::new(endpoint.limits());
+    let parsed = parser.parse(bytes).expect("a valid head");
     let Parsed::Complete { value: head, len } = parsed else { panic!("a complete head") };
     endpoint.handle(&head, &bytes[len..], clock(now), random)
 }

@@ -11,6 +11,7 @@
 //! spans become a [`FieldList`]: borrowed views of the field lines, with the lookups the
 //! framing rules, the endpoint and the client share (first value, all values, at most once).
 
+use std::fmt;
 use std::ops::Range;
 
 use super::chars::{self, FIELD_VALUE, TCHAR};
@@ -290,30 +291,34 @@ pub enum Occurrence<'b> {
     Repeated,
 }
 
-/// The field lines of a head, in the order they arrived.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+/// The field lines of a head, in the order they arrived: a view over the spans the scanner
+/// recorded and the buffer they point into. Building one copies and allocates nothing, and
+/// looking a name up compares bytes (names are ASCII tokens, so nothing is decoded).
+#[derive(Clone, Copy, Default)]
 pub struct FieldList<'b> {
-    fields: Vec<Field<'b>>,
+    buf: &'b [u8],
+    spans: &'b [FieldSpan],
 }
 
 impl<'b> FieldList<'b> {
-    pub(crate) fn from_spans(buf: &'b [u8], spans: &[FieldSpan]) -> Self {
-        FieldList { fields: spans.iter().map(|s| Field::from_span(buf, s)).collect() }
+    pub(crate) fn from_spans(buf: &'b [u8], spans: &'b [FieldSpan]) -> Self {
+        FieldList { buf, spans }
     }
 
     /// Every field line, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &Field<'b>> {
-        self.fields.iter()
+    pub fn iter(&self) -> impl Iterator<Item = Field<'b>> + 'b {
+        let buf = self.buf;
+        self.spans.iter().map(move |span| Field::from_span(buf, span))
     }
 
     /// How many field lines there are.
     pub fn len(&self) -> usize {
-        self.fields.len()
+        self.spans.len()
     }
 
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.spans.is_empty()
     }
 
     /// The value of the first field line with this name (case-insensitive).
@@ -323,7 +328,11 @@ impl<'b> FieldList<'b> {
 
     /// The values of every field line with this name (case-insensitive), in order.
     pub fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'b [u8]> + 's {
-        self.fields.iter().filter(move |f| f.name.eq_ignore_ascii_case(name)).map(|f| f.value)
+        let buf = self.buf;
+        self.spans
+            .iter()
+            .filter(move |span| buf[span.name.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .map(move |span| &buf[span.value.clone()])
     }
 
     /// Whether this name (case-insensitive) is absent, present once (with its value) or repeated.
@@ -339,6 +348,22 @@ impl<'b> FieldList<'b> {
     /// How many field lines carry this name (case-insensitive).
     pub fn count(&self, name: &str) -> usize {
         self.all(name).count()
+    }
+}
+
+/// Two lists are equal when they hold the same field lines in the same order, wherever their
+/// bytes are.
+impl PartialEq for FieldList<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for FieldList<'_> {}
+
+impl fmt::Debug for FieldList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 

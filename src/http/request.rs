@@ -94,8 +94,8 @@ pub struct RequestParser {
     version_start: usize,
     /// The method holds a visible byte that is not a token byte.
     method_not_token: bool,
-    method: Option<Method>,
-    version: Option<Version>,
+    /// The method and version, once the request line passed every check.
+    line: Option<(Method, Version)>,
     fields: FieldScanner,
     /// Set once a verdict is reached: `Ok(head length)` or the error.
     outcome: Option<Result<usize, RequestError>>,
@@ -123,8 +123,7 @@ impl RequestParser {
             target_start: 0,
             version_start: 0,
             method_not_token: false,
-            method: None,
-            version: None,
+            line: None,
             fields: FieldScanner::new(fields),
             outcome: None,
             framing: None,
@@ -137,8 +136,7 @@ impl RequestParser {
         self.pos = 0;
         self.leading_empty_lines = 0;
         self.method_not_token = false;
-        self.method = None;
-        self.version = None;
+        self.line = None;
         self.fields.reset();
         self.outcome = None;
         self.framing = None;
@@ -154,12 +152,24 @@ impl RequestParser {
     /// # Panics
     ///
     /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
-    pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<RequestHead<'b>>, RequestError> {
+    pub fn parse<'b>(&'b mut self, buf: &'b [u8]) -> Result<Parsed<RequestHead<'b>>, RequestError> {
         let Some(len) = self.feed(buf)? else {
             return Ok(Parsed::Partial);
         };
-        let head = self.build(buf, len).inspect_err(|e| self.outcome = Some(Err(*e)))?;
-        Ok(Parsed::Complete { value: head, len })
+        let framing = self.judge_head(buf, len)?;
+        Ok(Parsed::Complete { value: self.view(buf, len, framing), len })
+    }
+
+    /// The head [`RequestParser::parse`] accepted, viewed again over the same buffer (which may
+    /// have grown since: a body arrived). Nothing is scanned or checked again, and nothing is
+    /// allocated. `None` until a head was accepted, and after a refusal.
+    pub fn head<'b>(&'b self, buf: &'b [u8]) -> Option<RequestHead<'b>> {
+        match (self.outcome, self.framing) {
+            (Some(Ok(len)), Some(framing)) if buf.len() >= len => {
+                Some(self.view(buf, len, framing))
+            }
+            _ => None,
+        }
     }
 
     /// The byte-level half of [`RequestParser::parse`]: scans the new bytes and answers the head's
@@ -289,14 +299,14 @@ impl RequestParser {
     /// The whole-line checks, in precedence order: version, target form, method.
     fn check_request_line(&mut self, buf: &[u8]) -> Result<(), RequestError> {
         let version = &buf[self.version_start..self.version_start + VERSION_LEN];
-        self.version = Some(match version {
+        let version = match version {
             b"HTTP/1.1" => Version::Http11,
             b"HTTP/1.0" => Version::Http10,
             _ => {
                 let kind = RequestErrorKind::VersionUnsupported;
                 return Err(RequestError::new(kind, self.version_start));
             }
-        });
+        };
         let target_end = self.version_start - 1;
         target::check(&buf[self.target_start..target_end])
             .map_err(|(kind, offset)| RequestError::new(kind, self.target_start + offset))?;
@@ -304,38 +314,53 @@ impl RequestParser {
             return Err(RequestError::new(RequestErrorKind::MethodNotToken, self.method_start));
         }
         let method = &buf[self.method_start..self.target_start - 1];
-        self.method = Some(
-            Method::from_token(method)
-                .ok_or(RequestError::new(RequestErrorKind::MethodUnknown, self.method_start))?,
-        );
+        let method = Method::from_token(method)
+            .ok_or(RequestError::new(RequestErrorKind::MethodUnknown, self.method_start))?;
+        self.line = Some((method, version));
         Ok(())
     }
 
-    /// Turns the recorded spans into a head, after the whole-head framing checks (run once).
-    fn build<'b>(&mut self, buf: &'b [u8], len: usize) -> Result<RequestHead<'b>, RequestError> {
-        let head = &buf[..len];
-        let (Some(method), Some(version)) = (self.method, self.version) else {
-            // `feed` reports a head only after `check_request_line` set both. Were that ever
-            // broken, a release build refuses the request rather than guess at its line.
+    /// The whole-head checks (Host, framing, Expect, Connection), run once per head: a refusal
+    /// becomes the parser's verdict, and an acceptance is kept for later views.
+    fn judge_head(&mut self, buf: &[u8], len: usize) -> Result<Framing, RequestError> {
+        if let Some(framing) = self.framing {
+            return Ok(framing);
+        }
+        let Some((_, version)) = self.line else {
+            // `feed` reports a head only after `check_request_line` set the version. Were that
+            // ever broken, a release build refuses the request rather than guess at its line.
             debug_assert!(false, "a complete head without a checked request line");
-            return Err(RequestError::new(RequestErrorKind::VersionSyntax, 0));
+            let error = RequestError::new(RequestErrorKind::VersionSyntax, 0);
+            self.outcome = Some(Err(error));
+            return Err(error);
         };
-        let spans = self.fields.fields();
-        let framing = match self.framing {
-            Some(framing) => framing,
-            None => framing::check(head, spans, version, self.budget.body_bytes_max)?,
-        };
-        self.framing = Some(framing);
-        let fields = FieldList::from_spans(head, spans);
-        let target = chars::ascii_str(&head[self.target_start..self.version_start - 1]);
-        Ok(RequestHead {
+        let head = &buf[..len];
+        match framing::check(head, self.fields.fields(), version, self.budget.body_bytes_max) {
+            Ok(framing) => {
+                self.framing = Some(framing);
+                Ok(framing)
+            }
+            Err(error) => {
+                self.outcome = Some(Err(error));
+                Err(error)
+            }
+        }
+    }
+
+    /// The accepted head as a view over `buf`: borrowed text and the recorded field spans.
+    fn view<'b>(&'b self, buf: &'b [u8], len: usize, framing: Framing) -> RequestHead<'b> {
+        let head = &buf[..len];
+        // The line is checked before a head can be accepted (see `judge_head`).
+        debug_assert!(self.line.is_some(), "a head view without a checked request line");
+        let (method, version) = self.line.unwrap_or((Method::Get, Version::Http11));
+        RequestHead {
             method,
-            target,
+            target: chars::ascii_str(&head[self.target_start..self.version_start - 1]),
             version,
-            fields,
+            fields: FieldList::from_spans(head, self.fields.fields()),
             content_length: framing.content_length,
             expect_continue: framing.expect_continue,
             keep_alive: framing.keep_alive,
-        })
+        }
     }
 }

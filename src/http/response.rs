@@ -110,7 +110,7 @@ impl ResponseParser {
     /// # Panics
     ///
     /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
-    pub fn parse<'b>(&mut self, buf: &'b [u8]) -> Result<Parsed<Response<'b>>, ResponseError> {
+    pub fn parse<'b>(&'b mut self, buf: &'b [u8]) -> Result<Parsed<Response<'b>>, ResponseError> {
         assert!(buf.len() >= self.pos, "ResponseParser::parse called with a shrunken buffer");
         if let Some(error) = self.failed {
             return Err(error);
@@ -251,7 +251,7 @@ impl ResponseParser {
     }
 
     /// The complete response in `buf[..total]`.
-    fn response<'b>(&self, buf: &'b [u8], head_len: usize, total: usize) -> Response<'b> {
+    fn response<'b>(&'b self, buf: &'b [u8], head_len: usize, total: usize) -> Response<'b> {
         let head = &buf[..head_len];
         let fields = FieldList::from_spans(head, self.fields.fields());
         let mut connection = ConnectionOptions::default();

@@ -157,7 +157,7 @@ fn answer(
 }
 
 /// The complete head in `buf`, with the checks that need it whole; a framing error refuses it.
-fn built_head<'b>(parser: &mut RequestParser, buf: &'b [u8]) -> Result<RequestHead<'b>, Stop> {
+fn built_head<'b>(parser: &'b mut RequestParser, buf: &'b [u8]) -> Result<RequestHead<'b>, Stop> {
     match parser.parse(buf) {
         Ok(Parsed::Complete { value, .. }) => Ok(value),
         Ok(Parsed::Partial) => {
