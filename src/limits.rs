@@ -57,7 +57,9 @@ pub struct Limits {
     /// Requests being processed at once: the server runs exactly this many worker threads, each
     /// serving one connection at a time. One connection more: 503.
     pub requests_in_processing_max: usize,
-    /// Longest wait for one socket read. On expiry the connection is closed.
+    /// Longest wait for one socket read once a request has begun (its first byte arrived): a
+    /// read that waits longer ends the connection, with nothing dispatched. Before a request's
+    /// first byte, the idle timeout governs instead.
     pub socket_read_timeout: Duration,
     /// Longest time from the first byte of a request head to its last byte: a total deadline, not
     /// a per-read timeout, so a client trickling one byte at a time cannot hold a worker forever.
@@ -70,7 +72,8 @@ pub struct Limits {
     pub connection_idle_timeout: Duration,
     /// Most requests served on one connection; the last response says `Connection: close`.
     pub requests_per_connection_max: usize,
-    /// Longest wait for one socket write.
+    /// Longest wait for one socket write that makes no progress: a write that waits longer ends
+    /// the connection.
     pub socket_write_timeout: Duration,
     /// Longest time to write one whole response, in total: a peer that stops reading (or reads a
     /// byte now and then) cannot hold a worker beyond it. On expiry the connection is closed.
@@ -78,15 +81,18 @@ pub struct Limits {
     /// After a failed `accept` (out of file descriptors, say), the acceptor waits this long
     /// before it tries again, instead of spinning.
     pub accept_error_pause: Duration,
-    /// After an error response: at most this many unread bytes are drained (so the peer reads the
-    /// response instead of a reset) before the connection is closed.
+    /// After a connection's last response (or its 503): at most this many unread bytes are
+    /// drained (so the peer reads the response instead of a reset) before it is closed.
     pub drain_bytes_max: usize,
-    /// After an error response: at most this long is spent draining.
+    /// After a connection's last response (or its 503): at most this long is spent draining.
     pub drain_timeout: Duration,
-    /// Connections waiting for the closer: refused with 503 while every worker is busy, or ended
-    /// by a worker and waiting for their polite close. Past it a refused connection is closed at
-    /// once, and an ended one is closed by its own worker.
-    pub closing_connections_pending_max: usize,
+    /// Connections lingering at once: refused with 503 while every worker is busy, or ended
+    /// politely by a worker, each draining within the drain budgets. When the set is full, the
+    /// oldest lingering connection is closed at once; a newly refused one always gets its 503
+    /// written first.
+    pub connections_lingering_max: usize,
+    /// How often the lingering connections are swept (non-blocking reads on each).
+    pub linger_sweep_interval: Duration,
     /// The `retry` a GET stream tells the client to wait before it reconnects.
     pub get_stream_retry: Duration,
     /// A client's timeout for connecting and for each read and write.
@@ -188,7 +194,8 @@ impl Limits {
         accept_error_pause: Duration::from_millis(50),
         drain_bytes_max: 64 * KIB,
         drain_timeout: Duration::from_millis(250),
-        closing_connections_pending_max: 64,
+        connections_lingering_max: 64,
+        linger_sweep_interval: Duration::from_millis(10),
         get_stream_retry: Duration::from_secs(1),
         client_io_timeout: Duration::from_secs(10),
         interim_responses_max: 4,
@@ -248,7 +255,7 @@ impl Limits {
         ];
         let counts: [(&'static str, usize); 9] = [
             ("requests_per_connection_max", self.requests_per_connection_max),
-            ("closing_connections_pending_max", self.closing_connections_pending_max),
+            ("connections_lingering_max", self.connections_lingering_max),
             ("header_fields_max", self.header_fields_max),
             ("accept_ranges_max", self.accept_ranges_max),
             ("sessions_active_max", self.sessions_active_max),
@@ -257,7 +264,7 @@ impl Limits {
             ("requests_in_processing_max", self.requests_in_processing_max),
             ("interim_responses_max", self.interim_responses_max),
         ];
-        let durations: [(&'static str, Duration); 11] = [
+        let durations: [(&'static str, Duration); 12] = [
             ("socket_read_timeout", self.socket_read_timeout),
             ("socket_write_timeout", self.socket_write_timeout),
             ("request_head_deadline", self.request_head_deadline),
@@ -266,6 +273,7 @@ impl Limits {
             ("response_write_deadline", self.response_write_deadline),
             ("accept_error_pause", self.accept_error_pause),
             ("drain_timeout", self.drain_timeout),
+            ("linger_sweep_interval", self.linger_sweep_interval),
             ("get_stream_retry", self.get_stream_retry),
             ("session_ttl", self.session_ttl),
             ("client_io_timeout", self.client_io_timeout),

@@ -531,6 +531,85 @@ fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
 }
 
 #[test]
+fn a_head_that_stalls_is_cut_after_one_read_timeout() {
+    let limits = Limits { socket_read_timeout: Duration::from_millis(300), ..Limits::DEFAULT };
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    let mut stream = TcpStream::connect(t.server.address()).unwrap();
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nH").unwrap();
+    let sent = Instant::now();
+    let mut buf = [0u8; 64];
+    assert_eq!(stream.read(&mut buf).unwrap(), 0, "closed without a response");
+    let closed_after = sent.elapsed();
+    // One read timeout (300 ms), well before the 5 s head deadline.
+    assert!(closed_after >= Duration::from_millis(250), "closed too early: {closed_after:?}");
+    assert!(
+        closed_after < Duration::from_secs(3),
+        "the read timeout did not apply: {closed_after:?}"
+    );
+}
+
+/// Connections that never send a byte and never close.
+fn silent_connections(t: &TestServer, n: usize) -> Vec<TcpStream> {
+    (0..n).map(|_| TcpStream::connect(t.server.address()).unwrap()).collect()
+}
+
+#[test]
+fn silent_connections_never_delay_another_clients_503() {
+    let limits = Limits { requests_in_processing_max: 2, ..Limits::DEFAULT };
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    // Two hold the workers; eight more are refused and linger, each for the whole drain time.
+    let _silent = silent_connections(&t, 10);
+    thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    let response = t.raw(&request("GET", "/", &[("Host", &t.host())], b"")).unwrap();
+    let waited = started.elapsed();
+    assert_eq!((response.status, error_code(&response).as_str()), (503, "overloaded"));
+    assert_eq!(response.field_str("connection"), Some("close"));
+    // Written at once by the acceptor: not after eight drains of 250 ms one after another.
+    assert!(waited < Duration::from_secs(1), "the 503 waited {waited:?}");
+}
+
+#[test]
+fn when_the_lingering_set_is_full_the_oldest_is_closed_and_a_new_refusal_is_still_answered() {
+    let limits = Limits {
+        requests_in_processing_max: 1,
+        connections_lingering_max: 2,
+        drain_timeout: Duration::from_secs(10),
+        ..Limits::DEFAULT
+    };
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    let _held = silent_connections(&t, 1);
+    thread::sleep(Duration::from_millis(100));
+    let mut refused = silent_connections(&t, 3);
+    for (i, stream) in refused.iter_mut().enumerate() {
+        stream.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut received = Vec::new();
+        let mut buf = [0u8; 512];
+        // Each refused connection reads its whole 503, then the end of the stream (the write
+        // half was shut); the read after that tells lingering from closed.
+        while !received.ends_with(b"\"overloaded\"},\"jsonrpc\":\"2.0\"}") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "connection {i} ended before its 503");
+            received.extend_from_slice(&buf[..n]);
+        }
+        assert!(received.starts_with(b"HTTP/1.1 503 Service Unavailable\r\n"), "connection {i}");
+        assert_eq!(stream.read(&mut buf).unwrap(), 0, "the write half is shut after the 503");
+    }
+    // The third refusal pushed the first out of the full set: its socket is closed, so a byte
+    // sent to it is answered with a reset and the next write fails; the lingering ones are
+    // drained and take both bytes.
+    for stream in &mut refused {
+        stream.write_all(b"x").unwrap();
+    }
+    thread::sleep(Duration::from_millis(200));
+    let after: Vec<&str> = refused
+        .iter_mut()
+        .map(|stream| if stream.write_all(b"y").is_ok() { "lingering" } else { "closed" })
+        .collect();
+    assert_eq!(after, ["closed", "lingering", "lingering"]);
+}
+
+#[test]
 fn a_connection_carries_requests_per_connection_max_requests_and_no_more() {
     let limits = Limits { requests_per_connection_max: 3, ..Limits::DEFAULT };
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });

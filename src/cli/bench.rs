@@ -111,12 +111,14 @@ impl Histogram {
 
 /// Runs `bench` with the arguments after it.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    if args.first().map(String::as_str) == Some("codec") {
-        return if args.len() == 1 {
-            Ok(codec())
-        } else {
-            Err("bench codec takes no arguments".into())
-        };
+    match args.first().map(String::as_str) {
+        Some("codec") if args.len() == 1 => return Ok(codec()),
+        Some("codec") => return Err("bench codec takes no arguments".into()),
+        Some("overload") => {
+            super::print_line(&super::overload::run(&args[1..])?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
     }
     let flags = Flags::parse(args, &["connections", "seconds", "route", "url", "token"])?;
     let connections: usize = flags.one("connections")?.unwrap_or(16);
@@ -161,17 +163,21 @@ impl Target {
     }
 
     fn external(url: &str, token: String) -> Result<Target, String> {
-        let authority = url
-            .strip_prefix("http://")
-            .and_then(|rest| rest.strip_suffix("/mcp"))
-            .ok_or("--url must look like http://127.0.0.1:PORT/mcp")?;
-        let address: SocketAddr =
-            authority.parse().map_err(|_| "--url must name 127.0.0.1:PORT")?;
-        if !address.ip().is_loopback() {
-            return Err("bench only loads loopback servers".into());
-        }
-        Ok(Target { address, token, _server: None })
+        Ok(Target { address: loopback_address(url)?, token, _server: None })
     }
+}
+
+/// The address of a loopback server's `http://127.0.0.1:PORT/mcp` URL; bench loads nothing else.
+pub fn loopback_address(url: &str) -> Result<SocketAddr, String> {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .ok_or("--url must look like http://127.0.0.1:PORT/mcp")?;
+    let address: SocketAddr = authority.parse().map_err(|_| "--url must name 127.0.0.1:PORT")?;
+    if !address.ip().is_loopback() {
+        return Err("bench only loads loopback servers".into());
+    }
+    Ok(address)
 }
 
 /// What one connection's thread measured.

@@ -11,6 +11,7 @@ pub mod demo;
 pub mod inspect;
 pub mod lab;
 pub mod local;
+pub mod overload;
 pub mod serve;
 
 use std::io::Write;

@@ -1,11 +1,12 @@
 //! What the endpoint answers: a status, fields, a body, and whether the connection must close.
 //!
-//! A [`Reply`] is data; the server shell serializes it with the response writer (which adds
-//! `Content-Length`) and adds `Connection: close` when `close` is set.
+//! A [`Reply`] is data; [`Reply::serialize`] turns it into the bytes of one response with the
+//! response writer (which adds `Content-Length`), adding `Connection: close` when asked.
 
 use std::borrow::Cow;
 
 use crate::http::Status;
+use crate::http::writer::{ResponseWriter, WriteError};
 use crate::json::{self, Value};
 use crate::sse::{self, Event};
 
@@ -70,6 +71,25 @@ impl Reply {
     /// A status with no body at all (202, 204).
     pub fn empty(status: Status) -> Reply {
         Reply { status, fields: Vec::new(), body: Vec::new(), close: false }
+    }
+
+    /// The response's bytes in `out` (cleared first), with `Connection: close` when `close`, at
+    /// most `response_bytes_max` of them. On error `out` is left empty.
+    pub fn serialize(
+        &self,
+        out: &mut Vec<u8>,
+        close: bool,
+        response_bytes_max: usize,
+    ) -> Result<usize, WriteError> {
+        out.clear();
+        let mut writer = ResponseWriter::new(out, self.status);
+        for (name, value) in &self.fields {
+            writer.field(name, value.as_bytes());
+        }
+        if close {
+            writer.field("Connection", b"close");
+        }
+        writer.finish(&self.body, response_bytes_max)
     }
 
     /// Adds a field.

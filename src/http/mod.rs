@@ -17,12 +17,14 @@
 //! | `media` | media types for `Content-Type`, media ranges and weights for `Accept` |
 //! | `writer` | response serialization with framing the caller cannot get wrong |
 //! | `response` | the client's strict response parser |
+//! | `connection` | one connection's lifecycle as a state machine: requests, deadlines, closes |
 //! | `status`, `error` | the statuses sent, the errors and their one status mapping |
 //!
 //! Deliberately absent: chunked transfer coding, trailers, HTTP/2, absolute-form targets,
 //! queries, and any decoding of percent-escapes or non-ASCII bytes.
 
 pub mod chars;
+pub mod connection;
 pub mod error;
 mod fields;
 mod framing;

@@ -160,6 +160,21 @@ impl RequestParser {
         Ok(Parsed::Complete { value: self.view(buf, len, framing), len })
     }
 
+    /// The verdict reached so far: the head's length once its empty line arrived (before or after
+    /// the whole-head checks), or the refusal; `None` while more bytes are needed.
+    pub fn verdict(&self) -> Option<Result<usize, RequestError>> {
+        self.outcome
+    }
+
+    /// The length of the accepted head (where its body starts); `None` before that, or after a
+    /// refusal.
+    pub fn head_len(&self) -> Option<usize> {
+        match (self.outcome, self.framing) {
+            (Some(Ok(len)), Some(_)) => Some(len),
+            _ => None,
+        }
+    }
+
     /// The head [`RequestParser::parse`] accepted, viewed again over the same buffer (which may
     /// have grown since: a body arrived). Nothing is scanned or checked again, and nothing is
     /// allocated. `None` until a head was accepted, and after a refusal.

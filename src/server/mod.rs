@@ -2,12 +2,14 @@
 //! feed it. Everything it does with a request is delegated to [`crate::endpoint`].
 //!
 //! Threads: one acceptor, `workers` workers (each serving one connection at a time, keep-alive
-//! included), and one closer. The acceptor hands each new connection to a free worker; when none
-//! is free the connection goes to the closer, which answers `503` with `Connection: close`. The
-//! closer also takes over every connection a worker ends with a response (an error, a request
-//! that asked to close, the per-connection budget), shuts down its write half and drains it
-//! briefly, so the client reads the last response rather than a reset, while the worker is
-//! already free for the next connection. No thread is ever started per connection.
+//! included, driving its [`crate::http::connection::Connection`]), and one sweeper. The acceptor
+//! hands each new connection to a free worker; when none is free it answers `503` with
+//! `Connection: close` itself, at once, with one non-blocking write, and the connection joins the
+//! lingering set. So does every connection a worker ends politely (an error, a request that asked
+//! to close, the per-connection budget): its write half is shut and the sweeper drains what the
+//! peer still sends, within the drain budgets, so the client reads its last response rather than
+//! a reset, while the worker is already free for the next connection. No thread is ever started
+//! per connection, no queue is unbounded, and no peer's silence delays another's answer.
 //!
 //! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
 //! warning. Time and randomness for the endpoint are read here (the clock per request, the
@@ -15,15 +17,15 @@
 
 mod connection;
 mod fixture;
+mod linger;
 mod pool;
 
-use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use std::{fmt, io};
 
 use crate::auth::policy::OfflineTokenPolicy;
@@ -31,6 +33,7 @@ use crate::endpoint::{Endpoint, EndpointConfig, Rejection};
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
 pub use fixture::{StartError, start_with_fixture};
+use linger::LingerSet;
 use pool::Handoff;
 
 /// How the server is started.
@@ -100,7 +103,8 @@ impl std::error::Error for ServerError {}
 fn overloaded_response(limits: &Limits) -> Result<Vec<u8>, ServerError> {
     let mut response = Vec::new();
     let overloaded = Rejection::Overloaded.reply("");
-    connection::serialize(&mut response, &overloaded, true, limits.response_bytes_max)
+    overloaded
+        .serialize(&mut response, true, limits.response_bytes_max)
         .map_err(|_| ServerError::ResponseBudget(limits.response_bytes_max))?;
     Ok(response)
 }
@@ -163,39 +167,31 @@ impl BoundServer {
         let limits = config.limits;
         let overloaded = overloaded_response(&limits)?;
         let workers = Arc::new(Handoff::new(limits.requests_in_processing_max));
-        let closing = Arc::new(Handoff::new(limits.closing_connections_pending_max));
+        let lingering = Arc::new(LingerSet::new(&limits));
         let stopping = Arc::new(AtomicBool::new(false));
         for _ in 0..limits.requests_in_processing_max {
-            let (handoff, closing, endpoint) =
-                (Arc::clone(&workers), Arc::clone(&closing), Arc::clone(&endpoint));
-            spawn("worker", move || run_worker(&handoff, &closing, &endpoint))
+            let (handoff, lingering, endpoint) =
+                (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&endpoint));
+            spawn("worker", move || run_worker(&handoff, &lingering, &endpoint))
                 .map_err(ServerError::Io)?;
         }
-        let handoff = Arc::clone(&closing);
-        spawn("closer", move || run_closer(&handoff, &overloaded, &limits))
-            .map_err(ServerError::Io)?;
+        let sweeper = Arc::clone(&lingering);
+        spawn("sweeper", move || sweeper.run_sweeper()).map_err(ServerError::Io)?;
         let acceptor = {
-            let (workers, closing, stopping) =
-                (Arc::clone(&workers), Arc::clone(&closing), Arc::clone(&stopping));
+            let (workers, lingering, stopping) =
+                (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&stopping));
             let pause = limits.accept_error_pause;
-            spawn("acceptor", move || run_acceptor(&listener, &workers, &closing, &stopping, pause))
-                .map_err(ServerError::Io)?
+            spawn("acceptor", move || {
+                run_acceptor(&listener, &workers, &lingering, &overloaded, &stopping, pause)
+            })
+            .map_err(ServerError::Io)?
         };
-        Ok(RunningServer { port, endpoint, workers, closing, stopping, acceptor: Some(acceptor) })
+        Ok(RunningServer { port, endpoint, workers, lingering, stopping, acceptor: Some(acceptor) })
     }
 }
 
 fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<JoinHandle<()>> {
     thread::Builder::new().name(format!("loopback-mcp-{name}")).spawn(f)
-}
-
-/// A connection on its way out.
-#[derive(Debug)]
-enum Closing {
-    /// Refused for want of a free worker: it still gets its 503.
-    Refused(TcpStream),
-    /// Its last response is written: only the polite close remains.
-    Answered(TcpStream),
 }
 
 /// The operating system's generator, the only randomness the server and the commands use. It
@@ -205,10 +201,8 @@ pub fn fill_os_random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
     getrandom::fill(buf).map_err(|e| RandomUnavailable { os_error: e.raw_os_error() })
 }
 
-fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint: &Endpoint) {
+fn run_worker(handoff: &Handoff<TcpStream>, lingering: &LingerSet, endpoint: &Endpoint) {
     while let Some(stream) = handoff.take() {
-        // The endpoint's own panics are already answered 500; this keeps the worker alive through
-        // any other one (the connection is dropped).
         // The place in the pool is given back as soon as the last response is on its way, so a
         // client reconnecting at once finds it free; at the latest when `serve` returns.
         let mut released = false;
@@ -217,43 +211,20 @@ fn run_worker(handoff: &Handoff<TcpStream>, closing: &Handoff<Closing>, endpoint
                 handoff.finished();
             }
         };
-        let ended = panic::catch_unwind(AssertUnwindSafe(|| {
-            connection::serve(stream, endpoint, &mut fill_os_random, &mut release)
+        // The endpoint's own panics are already answered 500; this keeps the worker alive through
+        // any other one (the connection is dropped).
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+            connection::serve(stream, endpoint, &mut fill_os_random, &mut release, lingering)
         }));
         release();
-        if let Ok(Some(stream)) = ended {
-            // When the closer is full, this worker drains the connection itself (bounded).
-            if let Err(Closing::Answered(stream) | Closing::Refused(stream)) =
-                closing.offer(Closing::Answered(stream))
-            {
-                connection::close_politely(stream, endpoint.limits());
-            }
-        }
-    }
-}
-
-/// Answers refused connections with `overloaded` (the 503) and closes every connection politely.
-fn run_closer(handoff: &Handoff<Closing>, overloaded: &[u8], limits: &Limits) {
-    while let Some(closing) = handoff.take() {
-        let stream = match closing {
-            Closing::Refused(mut stream) => {
-                // A few hundred bytes on a fresh connection: they fit in the socket's send
-                // buffer, so one write within one write timeout is all it takes.
-                let _ = stream.set_write_timeout(Some(limits.socket_write_timeout));
-                let _ = stream.write_all(overloaded);
-                stream
-            }
-            Closing::Answered(stream) => stream,
-        };
-        connection::close_politely(stream, limits);
-        handoff.finished();
     }
 }
 
 fn run_acceptor(
     listener: &TcpListener,
     workers: &Handoff<TcpStream>,
-    closing: &Handoff<Closing>,
+    lingering: &LingerSet,
+    overloaded: &[u8],
     stopping: &AtomicBool,
     accept_error_pause: Duration,
 ) {
@@ -268,8 +239,7 @@ fn run_acceptor(
             continue;
         };
         if let Err(stream) = workers.offer(stream) {
-            // When the closer is full too, dropping the connection is all that is left.
-            let _ = closing.offer(Closing::Refused(stream));
+            linger::refuse(stream, overloaded, lingering, Instant::now());
         }
     }
 }
@@ -280,7 +250,7 @@ pub struct RunningServer {
     port: u16,
     endpoint: Arc<Endpoint>,
     workers: Arc<Handoff<TcpStream>>,
-    closing: Arc<Handoff<Closing>>,
+    lingering: Arc<LingerSet>,
     stopping: Arc<AtomicBool>,
     acceptor: Option<JoinHandle<()>>,
 }
@@ -311,7 +281,7 @@ impl RunningServer {
             let _ = acceptor.join();
         }
         self.workers.close();
-        self.closing.close();
+        self.lingering.stop();
     }
 }
 

@@ -1,0 +1,440 @@
+//! The connection state machine on a fake clock: scripted arrivals, admissions, replies and
+//! clock steps in, the machine's answers out, as readable lines. No socket and no sleep: every
+//! deadline is checked at its edge and one step past it by reporting the time.
+
+use std::time::{Duration, Instant};
+
+use loopback_mcp_http::http::connection::{Action, Close, Connection, Event, Linger, LingerAction};
+use loopback_mcp_http::limits::Limits;
+
+/// One scripted step, at a time in milliseconds after the connection was accepted.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Recv(&'static [u8]),
+    PeerClosed,
+    /// The read or write waited and returned nothing.
+    Timeout,
+    Admitted,
+    Refused,
+    Reply {
+        close: bool,
+    },
+    /// The pending write went out whole.
+    WroteAll,
+    /// Part of the pending write went out.
+    Wrote(usize),
+}
+
+const REFUSAL: &[u8] =
+    b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+const OK_CLOSE: &[u8] = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
+
+const PING: &[u8] = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}";
+const GET: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
+
+/// The machine's answer as a line: what a reader of the trace needs to see.
+fn describe(t0: Instant, connection: &Connection, action: Action<'_>) -> String {
+    let ms = |at: Instant| at.duration_since(t0).as_millis();
+    match action {
+        Action::Read { max, deadline } => format!("read {max} by {}", ms(deadline)),
+        Action::Admit => match connection.head() {
+            Some(Ok(head)) => format!("admit {} {}", head.method.as_str(), head.target),
+            Some(Err(error)) => format!("admit refused {}", error.code()),
+            None => "admit without a head".into(),
+        },
+        Action::Dispatch { keep_alive } => {
+            let (head, body) = connection.request().expect("a complete request");
+            let keep = if keep_alive { "keep" } else { "close" };
+            format!("dispatch {} {} body {} {keep}", head.method.as_str(), head.target, body.len())
+        }
+        Action::Write { bytes, deadline } => {
+            let line = bytes.split(|&b| b == b'\r').next().unwrap_or_default();
+            format!("write {:?} {} by {}", String::from_utf8_lossy(line), bytes.len(), ms(deadline))
+        }
+        Action::Close(Close::Polite) => "close polite".into(),
+        Action::Close(Close::Now) => "close now".into(),
+    }
+}
+
+/// Runs a script and returns the machine's first answer, then its answer to each step.
+fn run(limits: &Limits, script: &[(u64, Ev)]) -> Vec<String> {
+    let t0 = Instant::now();
+    let mut connection = Connection::new(limits, t0);
+    let mut seen = vec![describe(t0, &connection, connection.action())];
+    for &(at_ms, ev) in script {
+        let now = t0 + Duration::from_millis(at_ms);
+        let pending = match connection.action() {
+            Action::Write { bytes, .. } => bytes.len(),
+            _ => 0,
+        };
+        let event = match ev {
+            Ev::Recv(bytes) => Event::Received(bytes),
+            Ev::PeerClosed => Event::PeerClosed,
+            Ev::Timeout => Event::TimePassed,
+            Ev::Admitted => Event::Admitted,
+            Ev::Refused => Event::Refused(REFUSAL),
+            Ev::Reply { close: false } => Event::Replied { bytes: OK, close: false },
+            Ev::Reply { close: true } => Event::Replied { bytes: OK_CLOSE, close: true },
+            Ev::WroteAll => Event::Wrote(pending),
+            Ev::Wrote(n) => Event::Wrote(n),
+        };
+        connection.step(now, event);
+        seen.push(describe(t0, &connection, connection.action()));
+    }
+    seen
+}
+
+fn check(limits: &Limits, script: &[(u64, Ev)], expected: &[&str]) {
+    assert_eq!(run(limits, script), expected, "script {script:?}");
+}
+
+const D: Limits = Limits::DEFAULT;
+const HEAD_MAX: usize = D.request_head_bytes_max();
+
+fn read_by(ms: u64) -> String {
+    format!("read {HEAD_MAX} by {ms}")
+}
+
+#[test]
+fn a_ping_is_read_admitted_dispatched_written_and_the_next_request_awaited() {
+    let head_room = HEAD_MAX - PING.len();
+    check(
+        &D,
+        &[
+            (10, Ev::Recv(PING)),
+            (11, Ev::Admitted),
+            (12, Ev::Reply { close: false }),
+            (13, Ev::WroteAll),
+        ],
+        &[
+            &read_by(5000),
+            "admit POST /mcp",
+            "dispatch POST /mcp body 2 keep",
+            "write \"HTTP/1.1 200 OK\" 40 by 2012",
+            &read_by(5013),
+        ],
+    );
+    assert!(head_room > 0);
+}
+
+#[test]
+fn the_idle_timeout_governs_before_a_first_byte_at_its_edge() {
+    check(&D, &[(4999, Ev::Timeout)], &[&read_by(5000), &read_by(5000)]);
+    check(&D, &[(5000, Ev::Timeout)], &[&read_by(5000), "close now"]);
+    // A keep-alive connection's idle time starts when its last response is out.
+    let after_one = [
+        (0, Ev::Recv(GET)),
+        (0, Ev::Admitted),
+        (0, Ev::Reply { close: false }),
+        (100, Ev::WroteAll),
+    ];
+    let mut script = after_one.to_vec();
+    script.push((5099, Ev::Timeout));
+    assert_eq!(run(&D, &script).last().unwrap(), &read_by(5100));
+    script.push((5100, Ev::Timeout));
+    assert_eq!(run(&D, &script).last().unwrap(), "close now");
+}
+
+#[test]
+fn once_a_head_has_begun_one_read_waits_at_most_the_read_timeout() {
+    let partial = &PING[..21];
+    let room = HEAD_MAX - 21;
+    let waits = format!("read {room} by 3000");
+    check(
+        &D,
+        &[(1000, Ev::Recv(partial)), (2999, Ev::Timeout), (3000, Ev::Timeout)],
+        &[&read_by(5000), &waits, &waits, "close now"],
+    );
+}
+
+#[test]
+fn a_trickling_head_is_closed_at_the_head_deadline_and_not_before() {
+    // One byte every 1.5 s: each read is within its timeout; the head deadline (5 s from the
+    // first byte at 1 s) closes it at 6 s.
+    let bytes: [&'static [u8]; 4] = [b"P", b"O", b"S", b"T"];
+    let script: Vec<(u64, Ev)> =
+        bytes.iter().enumerate().map(|(i, b)| (1000 + 1500 * i as u64, Ev::Recv(b))).collect();
+    let seen = run(&D, &script);
+    assert_eq!(seen[1], format!("read {} by 3000", HEAD_MAX - 1));
+    assert_eq!(seen[3], format!("read {} by 6000", HEAD_MAX - 3), "capped by the head deadline");
+    assert_eq!(seen[4], format!("read {} by 6000", HEAD_MAX - 4));
+    let mut script = script;
+    script.push((5999, Ev::Timeout));
+    assert_eq!(run(&D, &script).last().unwrap(), &format!("read {} by 6000", HEAD_MAX - 4));
+    script.push((6000, Ev::Timeout));
+    assert_eq!(run(&D, &script).last().unwrap(), "close now");
+}
+
+#[test]
+fn a_body_is_read_to_its_length_within_the_body_deadline_and_read_timeout() {
+    let head = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123";
+    let limits = Limits { request_body_deadline: Duration::from_millis(3000), ..D };
+    check(
+        &limits,
+        &[(0, Ev::Recv(head)), (0, Ev::Admitted), (1500, Ev::Recv(b"456")), (3000, Ev::Timeout)],
+        &[&read_by(5000), "admit POST /mcp", "read 6 by 2000", "read 3 by 3000", "close now"],
+    );
+    check(
+        &D,
+        &[(0, Ev::Recv(head)), (0, Ev::Admitted), (1999, Ev::Timeout), (2000, Ev::Timeout)],
+        &[&read_by(5000), "admit POST /mcp", "read 6 by 2000", "read 6 by 2000", "close now"],
+    );
+    check(
+        &D,
+        &[(0, Ev::Recv(head)), (0, Ev::Admitted), (10, Ev::Recv(b"456789"))],
+        &[&read_by(5000), "admit POST /mcp", "read 6 by 2000", "dispatch POST /mcp body 10 keep"],
+    );
+}
+
+#[test]
+fn writes_wait_one_write_timeout_without_progress_and_the_response_deadline_in_all() {
+    let base = [(0, Ev::Recv(GET)), (0, Ev::Admitted), (0, Ev::Reply { close: false })];
+    let with = |tail: &[(u64, Ev)]| [&base[..], tail].concat();
+    // Progress moves the per-write deadline; the total stays at 5 s.
+    let seen =
+        run(&D, &with(&[(1900, Ev::Wrote(10)), (3800, Ev::Wrote(10)), (4500, Ev::Wrote(1))]));
+    assert_eq!(
+        seen[3..],
+        [
+            "write \"HTTP/1.1 200 OK\" 40 by 2000",
+            "write \"00 OK\" 30 by 3900",
+            "write \"tent-Length: 2\" 20 by 5000",
+            "write \"ent-Length: 2\" 19 by 5000",
+        ]
+    );
+    let seen = run(&D, &with(&[(1999, Ev::Timeout), (2000, Ev::Timeout)]));
+    assert_eq!(seen[4..], ["write \"HTTP/1.1 200 OK\" 40 by 2000", "close now"]);
+    let seen = run(&D, &with(&[(1900, Ev::Wrote(10)), (3800, Ev::Wrote(10)), (5000, Ev::Timeout)]));
+    assert_eq!(seen.last().unwrap(), "close now");
+    let seen = run(&D, &with(&[(10, Ev::PeerClosed)]));
+    assert_eq!(seen.last().unwrap(), "close now");
+}
+
+#[test]
+fn pipelined_requests_in_one_arrival_are_served_in_order_without_another_read() {
+    const TWO: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\nPOST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}";
+    check(
+        &D,
+        &[
+            (0, Ev::Recv(TWO)),
+            (1, Ev::Admitted),
+            (2, Ev::Reply { close: false }),
+            (3, Ev::WroteAll),
+            (4, Ev::Admitted),
+            (5, Ev::Reply { close: false }),
+            (6, Ev::WroteAll),
+        ],
+        &[
+            &read_by(5000),
+            "admit GET /mcp",
+            "dispatch GET /mcp body 0 keep",
+            "write \"HTTP/1.1 200 OK\" 40 by 2002",
+            "admit POST /mcp",
+            "dispatch POST /mcp body 2 keep",
+            "write \"HTTP/1.1 200 OK\" 40 by 2005",
+            &read_by(5006),
+        ],
+    );
+}
+
+#[test]
+fn an_error_on_the_second_request_closes_and_the_bytes_after_it_are_never_read() {
+    const TWO_BAD: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\nGET /x HTTP/1.1\nHost: a\r\n\r\nGET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
+    check(
+        &D,
+        &[
+            (0, Ev::Recv(TWO_BAD)),
+            (0, Ev::Admitted),
+            (0, Ev::Reply { close: false }),
+            (0, Ev::WroteAll),
+            (0, Ev::Refused),
+            (0, Ev::WroteAll),
+            (1, Ev::Recv(b"more")),
+        ],
+        &[
+            &read_by(5000),
+            "admit GET /mcp",
+            "dispatch GET /mcp body 0 keep",
+            "write \"HTTP/1.1 200 OK\" 40 by 2000",
+            "admit refused bare_lf",
+            "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
+            "close polite",
+            "close polite",
+        ],
+    );
+}
+
+#[test]
+fn a_refused_head_gets_its_reply_and_a_polite_close_without_100_continue() {
+    const EXPECTS: &[u8] =
+        b"POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    check(
+        &D,
+        &[(0, Ev::Recv(EXPECTS)), (0, Ev::Refused), (1, Ev::WroteAll)],
+        &[
+            &read_by(5000),
+            "admit POST /mcp",
+            "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
+            "close polite",
+        ],
+    );
+}
+
+#[test]
+fn continue_is_sent_only_after_admission_and_only_while_the_body_is_missing() {
+    const EXPECTS: &[u8] =
+        b"POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    check(
+        &D,
+        &[(0, Ev::Recv(EXPECTS)), (0, Ev::Admitted), (1, Ev::WroteAll), (2, Ev::Recv(b"hello"))],
+        &[
+            &read_by(5000),
+            "admit POST /mcp",
+            "write \"HTTP/1.1 100 Continue\" 25 by 2000",
+            "read 5 by 2001",
+            "dispatch POST /mcp body 5 keep",
+        ],
+    );
+    const WITH_BODY: &[u8] =
+        b"POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello";
+    check(
+        &D,
+        &[(0, Ev::Recv(WITH_BODY)), (0, Ev::Admitted)],
+        &[&read_by(5000), "admit POST /mcp", "dispatch POST /mcp body 5 keep"],
+    );
+    // HTTP/1.0 ignores the expectation.
+    const OLD: &[u8] =
+        b"POST /mcp HTTP/1.0\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    check(
+        &D,
+        &[(0, Ev::Recv(OLD)), (0, Ev::Admitted)],
+        &[&read_by(5000), "admit POST /mcp", "read 5 by 2000"],
+    );
+}
+
+#[test]
+fn http_1_0_keeps_the_connection_only_when_asked() {
+    let cases: [(&'static [u8], &str); 4] = [
+        (b"GET /mcp HTTP/1.0\r\n\r\n", "close"),
+        (b"GET /mcp HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "keep"),
+        (b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n", "keep"),
+        (b"GET /mcp HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", "close"),
+    ];
+    for (request, keep) in cases {
+        let seen = run(&D, &[(0, Ev::Recv(request)), (0, Ev::Admitted)]);
+        assert_eq!(seen[2], format!("dispatch GET /mcp body 0 {keep}"), "{request:?}");
+    }
+    // A reply that closes ends the connection politely after it is written.
+    let seen = run(
+        &D,
+        &[
+            (0, Ev::Recv(cases[0].0)),
+            (0, Ev::Admitted),
+            (0, Ev::Reply { close: true }),
+            (0, Ev::WroteAll),
+        ],
+    );
+    assert_eq!(seen.last().unwrap(), "close polite");
+}
+
+#[test]
+fn the_last_request_of_the_connection_budget_is_dispatched_to_close() {
+    for max in [1usize, 3] {
+        let limits = Limits { requests_per_connection_max: max, ..D };
+        let mut script = Vec::new();
+        for _ in 0..max {
+            script.extend([
+                (0, Ev::Recv(GET)),
+                (0, Ev::Admitted),
+                (0, Ev::Reply { close: false }),
+                (0, Ev::WroteAll),
+            ]);
+        }
+        // The last reply must say close; the script's keep-alive reply would break that, so it
+        // is replaced by a closing one.
+        let last = script.len() - 2;
+        script[last] = (0, Ev::Reply { close: true });
+        let seen = run(&limits, &script);
+        let dispatches: Vec<&String> = seen.iter().filter(|s| s.starts_with("dispatch")).collect();
+        assert_eq!(dispatches.len(), max);
+        for (i, dispatch) in dispatches.iter().enumerate() {
+            let keep = if i + 1 == max { "close" } else { "keep" };
+            assert_eq!(**dispatch, format!("dispatch GET /mcp body 0 {keep}"), "max {max}");
+        }
+        assert_eq!(seen.last().unwrap(), "close polite");
+    }
+}
+
+#[test]
+fn a_peer_that_leaves_mid_request_gets_nothing_dispatched() {
+    for script in [
+        vec![(0, Ev::PeerClosed)],
+        vec![(0, Ev::Recv(&PING[..30])), (1, Ev::PeerClosed)],
+        vec![(0, Ev::Recv(&PING[..PING.len() - 1])), (0, Ev::Admitted), (1, Ev::PeerClosed)],
+    ] {
+        let seen = run(&D, &script);
+        assert!(!seen.iter().any(|s| s.starts_with("dispatch")), "{seen:?}");
+        assert_eq!(seen.last().unwrap(), "close now");
+    }
+}
+
+#[test]
+fn reads_never_ask_for_more_than_the_head_and_body_budgets() {
+    let limits = Limits {
+        header_section_bytes_max: 64,
+        header_value_bytes_max: 16,
+        header_fields_max: 4,
+        request_target_bytes_max: 16,
+        request_body_bytes_max: 8,
+        ..D
+    };
+    let head_max = limits.request_head_bytes_max();
+    let seen = run(
+        &limits,
+        &[
+            (0, Ev::Recv(b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 8\r\n\r\n")),
+            (0, Ev::Admitted),
+        ],
+    );
+    assert_eq!(seen[0], format!("read {head_max} by 5000"));
+    assert_eq!(seen[2], "read 8 by 2000", "exactly the body, not the next request");
+    // A head at the section budget is accepted; one byte more is refused by the parser.
+    let at_max = format!("GET / HTTP/1.1\r\nHost: a\r\nX: {}\r\n\r\n", "v".repeat(16));
+    let over = format!("GET / HTTP/1.1\r\nHost: a\r\nX: {}\r\n\r\n", "v".repeat(17));
+    let leak = |s: String| -> &'static [u8] { Box::leak(s.into_bytes().into_boxed_slice()) };
+    assert_eq!(run(&limits, &[(0, Ev::Recv(leak(at_max)))])[1], "admit GET /");
+    assert_eq!(
+        run(&limits, &[(0, Ev::Recv(leak(over)))])[1],
+        "admit refused field_value_too_large"
+    );
+}
+
+#[test]
+fn a_linger_drains_until_the_peer_closes_its_deadline_or_its_byte_budget() {
+    let limits = Limits { drain_bytes_max: 10, ..D };
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let deadline = at(250);
+    let mut linger = Linger::new(&limits, t0);
+    assert_eq!(linger.action(), LingerAction::Drain { max: 10, deadline });
+    assert_eq!(
+        linger.step(at(1), Event::Received(b"123456789")),
+        LingerAction::Drain { max: 1, deadline }
+    );
+    assert_eq!(
+        linger.step(at(2), Event::Received(b"0")),
+        LingerAction::Close,
+        "at the byte budget"
+    );
+    let mut linger = Linger::new(&limits, t0);
+    assert_eq!(linger.step(at(249), Event::TimePassed), LingerAction::Drain { max: 10, deadline });
+    assert_eq!(linger.step(at(250), Event::TimePassed), LingerAction::Close, "at the deadline");
+    let mut linger = Linger::new(&limits, t0);
+    assert_eq!(linger.step(at(3), Event::PeerClosed), LingerAction::Close);
+    assert_eq!(
+        linger.step(at(4), Event::Received(b"x")),
+        LingerAction::Close,
+        "closed stays closed"
+    );
+}
