@@ -4,11 +4,19 @@
 //! stream and read the verdict (the head's parts, or the status, public code and offset of the
 //! refusal). Pure: bytes and limits in, a [`Value`] out; reading files and printing is `main`'s.
 //!
+//! [`connection`] does the same for a whole conversation: it drives the connection state machine
+//! with the bytes as one arrival (and then the peer's close), admits every head the parser
+//! accepts, answers every request with a small fixed 200, and reports each step the machine takes.
+//!
 //! Credentials are not repeated back: the values of `Authorization`, `Proxy-Authorization`,
 //! `Cookie`, `Set-Cookie` and `MCP-Session-Id` are replaced by their length, so a report can be
 //! pasted anywhere. Other field values are shown with non-UTF-8 bytes replaced.
 
-use crate::http::{FieldList, Parsed, RequestParser, ResponseParser};
+use std::time::Instant;
+
+use crate::endpoint::{Rejection, Reply};
+use crate::http::connection::{Action, Close, Connection, Event};
+use crate::http::{FieldList, Parsed, RequestParser, ResponseParser, Status};
 use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::sse;
@@ -154,6 +162,118 @@ fn sse_stream(input: &[u8], limits: &Limits) -> Report {
     }
 }
 
+/// What the connection machine made of a conversation: one JSON value per step, and whether
+/// every byte went into a request that was answered (no refusal, nothing left over).
+pub struct ConversationReport {
+    pub steps: Vec<Value>,
+    pub accepted: bool,
+}
+
+/// Drives [`Connection`] over `input`, received whole at `now` and followed by the peer's close
+/// (a read takes at most what the machine asks for, so a long input arrives in several reads,
+/// all at `now`). Every head the parser accepts is admitted; a refusal is answered as the server
+/// would; every dispatch is answered `200 {}`; every write goes out whole.
+pub fn connection(input: &[u8], limits: &Limits, now: Instant) -> ConversationReport {
+    let mut machine = Connection::new(limits, now);
+    let mut steps = vec![step_value(None, &machine)];
+    let (mut sent, mut refused) = (0, false);
+    let mut reply = Vec::new();
+    // Each step makes progress (bytes, a verdict, a write, a close), so this ends; the bound is
+    // there only to make that visible.
+    for _ in 0..=4 * input.len() + 16 {
+        let (event, described) = match machine.action() {
+            Action::Close(_) => break,
+            Action::Read { max, .. } if sent < input.len() => {
+                let n = max.min(input.len() - sent);
+                sent += n;
+                (Event::Received(&input[sent - n..sent]), object([("received", (n as u64).into())]))
+            }
+            Action::Read { .. } => (Event::PeerClosed, "peer_closed".into()),
+            Action::Admit => match machine.head() {
+                Some(Ok(_)) => (Event::Admitted, "admitted".into()),
+                verdict => {
+                    refused = true;
+                    let rejection = match verdict {
+                        Some(Err(error)) => Rejection::Request(error),
+                        _ => Rejection::Internal,
+                    };
+                    let _ =
+                        rejection.reply("").serialize(&mut reply, true, limits.response_bytes_max);
+                    (Event::Refused(&reply), object([("refused", rejection.code().into())]))
+                }
+            },
+            Action::Dispatch { keep_alive } => {
+                let answer = Reply::json(Status::Ok, &object([]));
+                let _ = answer.serialize(&mut reply, !keep_alive, limits.response_bytes_max);
+                let replied = object([("replied", (reply.len() as u64).into())]);
+                (Event::Replied { bytes: &reply, close: !keep_alive }, replied)
+            }
+            Action::Write { bytes, .. } => {
+                (Event::Wrote(bytes.len()), object([("wrote", (bytes.len() as u64).into())]))
+            }
+        };
+        machine.step(now, event);
+        steps.push(step_value(Some(described), &machine));
+    }
+    let accepted = !refused && sent == input.len() && machine.buffered() == 0;
+    ConversationReport { steps, accepted }
+}
+
+/// One step: the event that happened (none for the first), what the machine asks for next, and
+/// its state.
+fn step_value(event: Option<Value>, machine: &Connection) -> Value {
+    let mut members = Object::new();
+    if let Some(event) = event {
+        members.insert("event".into(), event);
+    }
+    members.insert("state".into(), machine.state_name().into());
+    let action = match machine.action() {
+        Action::Read { max, .. } => object([("read", (max as u64).into())]),
+        Action::Admit => match machine.head() {
+            Some(Ok(head)) => object([(
+                "admit",
+                object([
+                    ("method", head.method.as_str().into()),
+                    ("target", head.target.into()),
+                    ("content_length", Value::from(head.content_length)),
+                    ("keep_alive", head.keep_alive.into()),
+                    ("expect_continue", head.expect_continue.into()),
+                ]),
+            )]),
+            Some(Err(error)) => object([(
+                "admit",
+                object([
+                    ("refused", error.code().into()),
+                    ("status", Value::from(u64::from(error.status().code()))),
+                    ("offset", Value::from(error.offset() as u64)),
+                ]),
+            )]),
+            None => "admit".into(),
+        },
+        Action::Dispatch { keep_alive } => {
+            let body = machine.request().map_or(0, |(_, body)| body.len());
+            object([(
+                "dispatch",
+                object([("body_bytes", (body as u64).into()), ("keep_alive", keep_alive.into())]),
+            )])
+        }
+        Action::Write { bytes, .. } => object([(
+            "write",
+            object([("bytes", (bytes.len() as u64).into()), ("first_line", first_line(bytes))]),
+        )]),
+        Action::Close(Close::Polite) => object([("close", "politely".into())]),
+        Action::Close(Close::Now) => object([("close", "at once".into())]),
+    };
+    members.insert("next".into(), action);
+    Value::Object(members)
+}
+
+/// The status line of a response being written.
+fn first_line(bytes: &[u8]) -> Value {
+    let end = bytes.windows(2).position(|w| w == b"\r\n").unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned().into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +321,57 @@ mod tests {
         for (subject, input, accepted, expected) in cases {
             assert_eq!(run(subject, input), (accepted, expected.to_owned()));
         }
+    }
+
+    /// The steps of a conversation, one compact line each: the event, then what comes next.
+    fn steps(input: &[u8]) -> (bool, Vec<String>) {
+        let report = connection(input, &Limits::DEFAULT, Instant::now());
+        let line = |v: &Value| {
+            let event = v.get("event").map_or(String::new(), json::encode);
+            let next = v.get("next").map_or(String::new(), json::encode);
+            format!("{event} -> {next}")
+        };
+        (report.accepted, report.steps.iter().map(line).collect())
+    }
+
+    #[test]
+    fn conversations_show_every_framing_decision() {
+        let pipelined: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\nPOST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}";
+        let (accepted, lines) = steps(pipelined);
+        assert!(accepted);
+        assert_eq!(
+            lines,
+            [
+                r#" -> {"read":14384}"#,
+                r#"{"received":82} -> {"admit":{"content_length":0,"expect_continue":false,"keep_alive":true,"method":"GET","target":"/mcp"}}"#,
+                r#""admitted" -> {"dispatch":{"body_bytes":0,"keep_alive":true}}"#,
+                r#"{"replied":97} -> {"write":{"bytes":97,"first_line":"HTTP/1.1 200 OK"}}"#,
+                r#"{"wrote":97} -> {"admit":{"content_length":2,"expect_continue":false,"keep_alive":true,"method":"POST","target":"/mcp"}}"#,
+                r#""admitted" -> {"dispatch":{"body_bytes":2,"keep_alive":true}}"#,
+                r#"{"replied":97} -> {"write":{"bytes":97,"first_line":"HTTP/1.1 200 OK"}}"#,
+                r#"{"wrote":97} -> {"read":14384}"#,
+                r#""peer_closed" -> {"close":"at once"}"#,
+            ]
+        );
+        let error_then_more: &[u8] =
+            b"GET /x HTTP/1.1\nHost: a\r\n\r\nGET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
+        let (accepted, lines) = steps(error_then_more);
+        assert!(!accepted, "a refusal is not accepted");
+        assert_eq!(
+            lines,
+            [
+                r#" -> {"read":14384}"#,
+                r#"{"received":57} -> {"admit":{"offset":15,"refused":"bare_lf","status":400}}"#,
+                r#"{"refused":"bare_lf"} -> {"write":{"bytes":185,"first_line":"HTTP/1.1 400 Bad Request"}}"#,
+                r#"{"wrote":185} -> {"close":"politely"}"#,
+            ]
+        );
+        let (accepted, lines) =
+            steps(b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\n{}");
+        assert!(!accepted, "a request cut short is not accepted");
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some(r#""peer_closed" -> {"close":"at once"}"#)
+        );
     }
 }

@@ -19,10 +19,11 @@ usage: loopback-mcp-http demo [--trace]
        loopback-mcp-http lab list | lab run <name|all> [--trace]
        loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
                                [--max-sessions N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]
-       loopback-mcp-http inspect <request|response|json|sse> [FILE]
+       loopback-mcp-http inspect <request|response|json|sse|connection> [FILE]
        loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize]
                                [--url URL --token T]
        loopback-mcp-http bench codec
+       loopback-mcp-http bench overload [--idle N] [--probes P] [--interval-ms MS] [--reopen-ms MS] [--url URL]
 
 demo: runs the normal path of a session against a fresh server and prints one JSON line with
 the verdict PASS (exit 0) or FAIL. attack: runs hostile requests and prints BLOCK (exit 0) only

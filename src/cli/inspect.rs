@@ -3,6 +3,7 @@
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use loopback_mcp_http::inspect::{self, Subject};
 use loopback_mcp_http::json;
@@ -15,6 +16,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         [subject, path] => (subject, Some(path.as_str())),
         _ => return Err("inspect takes a subject and at most one file".to_owned()),
     };
+    if subject == "connection" {
+        return Ok(run_conversation(path));
+    }
     let subject =
         Subject::from_name(subject).ok_or_else(|| format!("unknown subject {subject:?}"))?;
     Ok(run_inspect(subject, path))
@@ -36,6 +40,27 @@ fn read_input(path: Option<&str>) -> Result<Vec<u8>, String> {
         return Err(format!("input larger than {cap} bytes"));
     }
     Ok(input)
+}
+
+/// `inspect connection`: every step of the machine over the input, as JSON lines.
+fn run_conversation(path: Option<&str>) -> ExitCode {
+    let input = match read_input(path) {
+        Ok(input) => input,
+        Err(problem) => {
+            eprintln!("error: {problem}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = inspect::connection(&input, &Limits::DEFAULT, Instant::now());
+    let mut out = String::new();
+    for step in &report.steps {
+        out.push_str(&json::encode(step));
+        out.push('\n');
+    }
+    if std::io::stdout().write_all(out.as_bytes()).is_err() {
+        return ExitCode::from(2);
+    }
+    if report.accepted { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 fn run_inspect(subject: Subject, path: Option<&str>) -> ExitCode {

@@ -99,7 +99,7 @@ impl fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
-/// The bytes of the 503 the closer answers when every worker is busy, written once.
+/// The bytes of the 503 the acceptor answers when every worker is busy, serialized once.
 fn overloaded_response(limits: &Limits) -> Result<Vec<u8>, ServerError> {
     let mut response = Vec::new();
     let overloaded = Rejection::Overloaded.reply("");

@@ -4,7 +4,6 @@
 //! plus those being served never exceed the number of workers, counted exactly under one lock. So
 //! there is never a queue of connections behind busy workers and never a thread per connection,
 //! and a worker that has not yet reached its first `take` (just after start) still counts as free.
-//! The same hand-off, bounded by its queue alone, feeds the closer thread.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
