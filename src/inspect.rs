@@ -14,9 +14,9 @@
 
 use std::time::Instant;
 
-use crate::endpoint::{Rejection, Reply};
+use crate::endpoint::{Delivery, Rejection, Reply};
 use crate::http::connection::{Action, Close, Connection, Event};
-use crate::http::{FieldList, Parsed, RequestParser, ResponseParser, Status};
+use crate::http::{FieldList, Method, Parsed, RequestParser, ResponseParser, Status};
 use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::sse;
@@ -197,16 +197,30 @@ pub fn connection(input: &[u8], limits: &Limits, now: Instant) -> ConversationRe
                         Some(Err(error)) => Rejection::Request(error),
                         _ => Rejection::Internal,
                     };
-                    let _ =
-                        rejection.reply("").serialize(&mut reply, true, limits.response_bytes_max);
+                    let delivery = Delivery { close: true, head: is_head(&machine), date: None };
+                    let _ = rejection.reply("").serialize(
+                        &mut reply,
+                        delivery,
+                        limits.response_bytes_max,
+                    );
                     (Event::Refused(&reply), object([("refused", rejection.code().into())]))
                 }
             },
             Action::Dispatch { keep_alive } => {
                 let answer = Reply::json(Status::Ok, &object([]));
-                let _ = answer.serialize(&mut reply, !keep_alive, limits.response_bytes_max);
+                let delivery = Delivery { close: !keep_alive, head: is_head(&machine), date: None };
+                let _ = answer.serialize(&mut reply, delivery, limits.response_bytes_max);
                 let replied = object([("replied", (reply.len() as u64).into())]);
                 (Event::Replied { bytes: &reply, close: !keep_alive }, replied)
+            }
+            Action::Continue => {
+                let delivery = Delivery::default();
+                let _ = Reply::empty(Status::Continue).serialize(
+                    &mut reply,
+                    delivery,
+                    limits.response_bytes_max,
+                );
+                (Event::Interim(&reply), object([("interim", (reply.len() as u64).into())]))
             }
             Action::Write { bytes, .. } => {
                 (Event::Wrote(bytes.len()), object([("wrote", (bytes.len() as u64).into())]))
@@ -250,6 +264,7 @@ fn step_value(event: Option<Value>, machine: &Connection) -> Value {
             )]),
             None => "admit".into(),
         },
+        Action::Continue => "continue".into(),
         Action::Dispatch { keep_alive } => {
             let body = machine.request().map_or(0, |(_, body)| body.len());
             object([(
@@ -266,6 +281,11 @@ fn step_value(event: Option<Value>, machine: &Connection) -> Value {
     };
     members.insert("next".into(), action);
     Value::Object(members)
+}
+
+/// The request is HEAD, so its responses carry no content.
+fn is_head(machine: &Connection) -> bool {
+    machine.method() == Some(Method::Head)
 }
 
 /// The status line of a response being written.

@@ -19,6 +19,8 @@ enum Ev {
     Reply {
         close: bool,
     },
+    /// The interim `100 Continue`, serialized.
+    Interim,
     /// The pending write went out whole.
     WroteAll,
     /// Part of the pending write went out.
@@ -30,6 +32,8 @@ const REFUSAL: &[u8] =
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
 const OK_CLOSE: &[u8] = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
 
+const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
 const PING: &[u8] = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}";
 const GET: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
 
@@ -38,6 +42,7 @@ fn describe(t0: Instant, connection: &Connection, action: Action<'_>) -> String 
     let ms = |at: Instant| at.duration_since(t0).as_millis();
     match action {
         Action::Read { max, deadline } => format!("read {max} by {}", ms(deadline)),
+        Action::Continue => "continue".into(),
         Action::Admit => match connection.head() {
             Some(Ok(head)) => format!("admit {} {}", head.method.as_str(), head.target),
             Some(Err(error)) => format!("admit refused {}", error.code()),
@@ -76,6 +81,7 @@ fn run(limits: &Limits, script: &[(u64, Ev)]) -> Vec<String> {
             Ev::Refused => Event::Refused(REFUSAL),
             Ev::Reply { close: false } => Event::Replied { bytes: OK, close: false },
             Ev::Reply { close: true } => Event::Replied { bytes: OK_CLOSE, close: true },
+            Ev::Interim => Event::Interim(CONTINUE),
             Ev::WroteAll => Event::Wrote(pending),
             Ev::Wrote(n) => Event::Wrote(n),
         };
@@ -287,10 +293,17 @@ fn continue_is_sent_only_after_admission_and_only_while_the_body_is_missing() {
         b"POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
     check(
         &D,
-        &[(0, Ev::Recv(EXPECTS)), (0, Ev::Admitted), (1, Ev::WroteAll), (2, Ev::Recv(b"hello"))],
+        &[
+            (0, Ev::Recv(EXPECTS)),
+            (0, Ev::Admitted),
+            (0, Ev::Interim),
+            (1, Ev::WroteAll),
+            (2, Ev::Recv(b"hello")),
+        ],
         &[
             &read_by(5000),
             "admit POST /mcp",
+            "continue",
             "write \"HTTP/1.1 100 Continue\" 25 by 2000",
             "read 5 by 2001",
             "dispatch POST /mcp body 5 keep",

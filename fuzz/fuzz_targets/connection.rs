@@ -31,6 +31,7 @@ const _: () = assert!(TINY.validate().is_ok());
 
 const REFUSAL: &[u8] =
     b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
 const OK_CLOSE: &[u8] = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
 
@@ -67,6 +68,8 @@ fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
     let mut sent = 0; // bytes of the conversation delivered so far
     let mut closed = false;
     let mut refused = false;
+    // The peer left or a wait ran out: a refusal's reply may then end with a close at once.
+    let mut cut_short = false;
     let mut next_request = 0; // where the next request starts in the conversation
     let buffer_max = limits.request_head_bytes_max() + limits.request_body_bytes_max;
     for step in steps {
@@ -76,7 +79,7 @@ fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
         let event = match (action, step) {
             (Action::Close(how), _) => {
                 closed = true;
-                if refused {
+                if refused && !cut_short {
                     assert_eq!(how, Close::Polite, "a refusal that was written closes politely");
                 }
                 Event::PeerClosed // anything at all: the machine must stay closed
@@ -87,8 +90,12 @@ fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
                 sent += n;
                 if n == 0 { Event::PeerClosed } else { Event::Received(bytes) }
             }
-            (Action::Read { .. } | Action::Write { .. }, Step::Leave) => Event::PeerClosed,
+            (Action::Read { .. } | Action::Write { .. }, Step::Leave) => {
+                cut_short |= refused;
+                Event::PeerClosed
+            }
             (Action::Read { .. } | Action::Write { .. }, Step::Wait(ms)) => {
+                cut_short |= refused;
                 now += Duration::from_millis(u64::from(*ms) * 8);
                 Event::TimePassed
             }
@@ -100,6 +107,7 @@ fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
                 }
                 None => panic!("asked to admit without a head"),
             },
+            (Action::Continue, _) => Event::Interim(CONTINUE),
             (Action::Dispatch { keep_alive }, step) => {
                 next_request = check_request(limits, &connection, conversation, next_request);
                 let close = !keep_alive || matches!(step, Step::Reply(true));
@@ -150,7 +158,7 @@ fn check_action(limits: &Limits, now: Instant, action: &Action<'_>, closed: bool
             assert!(!bytes.is_empty() && bytes.len() <= limits.response_bytes_max);
             assert!(deadline <= furthest(limits.socket_write_timeout), "a write deadline too far");
         }
-        Action::Admit | Action::Dispatch { .. } | Action::Close(_) => {}
+        Action::Admit | Action::Continue | Action::Dispatch { .. } | Action::Close(_) => {}
     }
 }
 

@@ -61,7 +61,7 @@ use crate::random::{self, FillRandom};
 use crate::sse::Event;
 
 pub use rejection::Rejection;
-pub use reply::Reply;
+pub use reply::{Delivery, Reply};
 
 const MCP_ALLOW: &str = "GET, POST, DELETE";
 /// Random bytes in a session id (48 hex digits: 192 bits, never guessable).

@@ -10,6 +10,17 @@ use crate::http::writer::{ResponseWriter, WriteError};
 use crate::json::{self, Value};
 use crate::sse::{self, Event};
 
+/// How a reply is framed on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivery<'d> {
+    /// Add `Connection: close`: the connection ends after this response.
+    pub close: bool,
+    /// The request was HEAD: the response ends after its head.
+    pub head: bool,
+    /// The `Date` value (IMF-fixdate), when the sender has a clock.
+    pub date: Option<&'d [u8]>,
+}
+
 /// One response, before serialization.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
@@ -73,21 +84,32 @@ impl Reply {
         Reply { status, fields: Vec::new(), body: Vec::new(), close: false }
     }
 
-    /// The response's bytes in `out` (cleared first), with `Connection: close` when `close`, at
-    /// most `response_bytes_max` of them. On error `out` is left empty.
+    /// The response's bytes in `out` (cleared first), framed as `delivery` says, at most
+    /// `response_bytes_max` of them. On error `out` is left empty.
+    ///
+    /// A response to HEAD carries no content: a success announces the length GET would get, an
+    /// error announces none.
     pub fn serialize(
         &self,
         out: &mut Vec<u8>,
-        close: bool,
+        delivery: Delivery<'_>,
         response_bytes_max: usize,
     ) -> Result<usize, WriteError> {
         out.clear();
         let mut writer = ResponseWriter::new(out, self.status);
+        if let Some(date) = delivery.date {
+            writer.field("Date", date);
+        }
         for (name, value) in &self.fields {
             writer.field(name, value.as_bytes());
         }
-        if close {
+        if delivery.close {
             writer.field("Connection", b"close");
+        }
+        if delivery.head {
+            let success = (200..300).contains(&self.status.code());
+            let announced = success.then_some(self.body.len());
+            return writer.finish_without_content(announced, response_bytes_max);
         }
         writer.finish(&self.body, response_bytes_max)
     }

@@ -9,7 +9,7 @@
 //!
 //! ```text
 //!            bytes          head complete       admitted, body incomplete
-//!  ┌──▶ await head ──────────▶ admit ──────────────────────────┐ (100 Continue first
+//!  ┌──▶ await head ──────────▶ admit ──────────────────────────┐ (100 Continue first,
 //!  │       │  ▲                 │ admitted, body here          ▼  when it was asked for)
 //!  │       │  └─ more bytes     │                          await body
 //!  │       │                    ▼                              │
@@ -32,7 +32,9 @@
 //!
 //! The machine parses each head itself (with [`RequestParser`]), so it knows the body length and
 //! whether the head asks to keep the connection; the caller only judges the parsed head (the
-//! receive order's stages 2 and 3) and answers each dispatched request. A head is parsed once;
+//! receive order's stages 2 and 3), answers each dispatched request, and serializes every
+//! response the machine asks for (the interim `100 Continue` included), so that one serializer
+//! writes all framing and the `Date` field from the shell's clock. A head is parsed once;
 //! [`Connection::head`] and [`Connection::request`] are views over the machine's buffer. Bytes
 //! that follow a refused request are never parsed: the connection closes with them unread.
 
@@ -40,9 +42,7 @@ use std::time::{Duration, Instant};
 
 use super::error::RequestError;
 use super::request::{RequestHead, RequestParser};
-use super::status::Status;
-use super::vocab::Parsed;
-use super::writer::ResponseWriter;
+use super::vocab::{Method, Parsed};
 use crate::limits::Limits;
 
 /// What happened, as the caller reports it.
@@ -63,6 +63,8 @@ pub enum Event<'a> {
     Refused(&'a [u8]),
     /// The dispatched request's reply, serialized; `close` when it says `Connection: close`.
     Replied { bytes: &'a [u8], close: bool },
+    /// The interim `100 Continue` response, serialized.
+    Interim(&'a [u8]),
 }
 
 /// What the caller does next.
@@ -73,6 +75,9 @@ pub enum Action<'c> {
     /// Judge the head [`Connection::head`] holds (or its parse error): answer
     /// [`Event::Admitted`] or [`Event::Refused`].
     Admit,
+    /// The admitted client waits for `100 Continue` before it sends the body: answer
+    /// [`Event::Interim`] with that response.
+    Continue,
     /// The request [`Connection::request`] holds is complete: answer [`Event::Replied`], saying
     /// `Connection: close` unless `keep_alive`.
     Dispatch { keep_alive: bool },
@@ -101,7 +106,6 @@ struct Budget {
     write: Duration,
     response: Duration,
     head_bytes_max: usize,
-    response_bytes_max: usize,
     requests_max: usize,
 }
 
@@ -117,6 +121,12 @@ enum State {
     },
     /// A head is complete or refused; the caller judges it.
     Admitting,
+    /// An admitted head asked for `100 Continue`; the caller provides it.
+    AwaitInterim {
+        request_len: usize,
+        keep_alive: bool,
+        body_deadline: Instant,
+    },
     /// Reading the rest of an admitted request's body.
     AwaitBody {
         request_len: usize,
@@ -181,7 +191,6 @@ impl Connection {
             write: limits.socket_write_timeout,
             response: limits.response_write_deadline,
             head_bytes_max: limits.request_head_bytes_max(),
-            response_bytes_max: limits.response_bytes_max,
             requests_max: limits.requests_per_connection_max,
         };
         Connection {
@@ -209,6 +218,7 @@ impl Connection {
                 Action::Read { max, deadline: read_deadline }
             }
             State::Admitting => Action::Admit,
+            State::AwaitInterim { .. } => Action::Continue,
             State::AwaitBody { request_len, read_deadline, .. } => {
                 Action::Read { max: request_len - self.received.len(), deadline: read_deadline }
             }
@@ -230,6 +240,13 @@ impl Connection {
             (State::Admitting, Event::Admitted) => self.admitted(now),
             (State::Admitting, Event::Refused(reply)) => {
                 self.write(now, reply, Then::Close(Close::Polite), self.budget.response)
+            }
+            (
+                State::AwaitInterim { request_len, keep_alive, body_deadline },
+                Event::Interim(bytes),
+            ) => {
+                let then = Then::Body { request_len, keep_alive, body_deadline };
+                self.write(now, bytes, then, self.budget.body)
             }
             (State::Dispatching { request_len, keep_alive }, Event::Replied { bytes, close }) => {
                 // The caller was told to say `Connection: close` unless keep-alive; the machine
@@ -287,6 +304,12 @@ impl Connection {
         Some((head, &self.received[head_len..request_len]))
     }
 
+    /// The method of the request being read, admitted or answered, once its token has ended
+    /// (also for a request refused later in its head): the response to HEAD carries no content.
+    pub fn method(&self) -> Option<Method> {
+        self.parser.method(&self.received)
+    }
+
     /// Requests dispatched so far.
     pub fn served(&self) -> usize {
         self.served
@@ -302,6 +325,7 @@ impl Connection {
         match self.state {
             State::AwaitHead { .. } => "await_head",
             State::Admitting => "admitting",
+            State::AwaitInterim { .. } => "continuing",
             State::AwaitBody { .. } => "await_body",
             State::Dispatching { .. } => "dispatching",
             State::Writing { then: Then::Body { .. }, .. } => "writing_continue",
@@ -365,12 +389,7 @@ impl Connection {
         }
         let body_deadline = now + self.budget.body;
         if expect_continue {
-            let then = Then::Body { request_len, keep_alive, body_deadline };
-            let mut interim = Vec::new();
-            let written = ResponseWriter::new(&mut interim, Status::Continue)
-                .finish(b"", self.budget.response_bytes_max);
-            debug_assert!(written.is_ok(), "100 Continue does not fit the response budget");
-            return self.write(now, &interim, then, self.budget.body);
+            return State::AwaitInterim { request_len, keep_alive, body_deadline };
         }
         self.await_body(now, request_len, keep_alive, body_deadline)
     }

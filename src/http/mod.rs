@@ -18,6 +18,7 @@
 //! | `writer` | response serialization with framing the caller cannot get wrong |
 //! | `response` | the client's strict response parser |
 //! | `connection` | one connection's lifecycle as a state machine: requests, deadlines, closes |
+//! | `date` | the `Date` field in IMF-fixdate form, formatted by hand |
 //! | `status`, `error` | the statuses sent, the errors and their one status mapping |
 //!
 //! Deliberately absent: chunked transfer coding, trailers, HTTP/2, absolute-form targets,
@@ -25,6 +26,7 @@
 
 pub mod chars;
 pub mod connection;
+pub mod date;
 pub mod error;
 mod fields;
 mod framing;

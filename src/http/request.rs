@@ -94,6 +94,8 @@ pub struct RequestParser {
     version_start: usize,
     /// The method holds a visible byte that is not a token byte.
     method_not_token: bool,
+    /// The method's token has ended (its space arrived), whatever is decided about the line.
+    method_ended: bool,
     /// The method and version, once the request line passed every check.
     line: Option<(Method, Version)>,
     fields: FieldScanner,
@@ -123,6 +125,7 @@ impl RequestParser {
             target_start: 0,
             version_start: 0,
             method_not_token: false,
+            method_ended: false,
             line: None,
             fields: FieldScanner::new(fields),
             outcome: None,
@@ -136,6 +139,7 @@ impl RequestParser {
         self.pos = 0;
         self.leading_empty_lines = 0;
         self.method_not_token = false;
+        self.method_ended = false;
         self.line = None;
         self.fields.reset();
         self.outcome = None;
@@ -164,6 +168,16 @@ impl RequestParser {
     /// the whole-head checks), or the refusal; `None` while more bytes are needed.
     pub fn verdict(&self) -> Option<Result<usize, RequestError>> {
         self.outcome
+    }
+
+    /// The method this request names, once its token has ended, even when the request is refused
+    /// later: a response to HEAD must carry no content, errors included. `buf` is the buffer of
+    /// the last call.
+    pub fn method(&self, buf: &[u8]) -> Option<Method> {
+        if !self.method_ended {
+            return None;
+        }
+        Method::from_token(buf.get(self.method_start..self.target_start - 1)?)
     }
 
     /// The length of the accepted head (where its body starts); `None` before that, or after a
@@ -253,6 +267,7 @@ impl RequestParser {
             }
             LineState::Method => match byte {
                 b' ' => {
+                    self.method_ended = true;
                     self.target_start = at + 1;
                     self.state = LineState::Target;
                 }

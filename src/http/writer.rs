@@ -2,7 +2,8 @@
 //!
 //! [`ResponseWriter`] appends one HTTP/1.1 response to a byte buffer: the status line from
 //! [`Status`], the caller's fields, then `Content-Length` computed from the body (never for 1xx
-//! or 204), the empty line and the body. The caller cannot set `Content-Length` or
+//! or 204), the empty line and the body. A response to HEAD ends after its head
+//! ([`ResponseWriter::finish_without_content`]), announcing at most the length a GET would get. The caller cannot set `Content-Length` or
 //! `Transfer-Encoding` itself, cannot put CR, LF or any other control byte into a field (so no
 //! value can split the head, whatever it came from), and cannot exceed the response budget. On
 //! any error the buffer is cut back to where the response started, so a half-written response is
@@ -117,6 +118,47 @@ impl<'o> ResponseWriter<'o> {
             return Err(WriteError { kind });
         }
         self.out.extend_from_slice(body);
+        Ok(len)
+    }
+}
+
+impl ResponseWriter<'_> {
+    /// Writes the framing and the empty line, and no content: the response to a HEAD request
+    /// (RFC 9110 §9.3.2). `announced` is the `Content-Length` the same request with GET would
+    /// get (RFC 9110 §8.6), or `None` to send none. Returns the length of the head, or leaves the
+    /// buffer as it was before [`ResponseWriter::new`] and returns the error.
+    pub fn finish_without_content(
+        mut self,
+        announced: Option<usize>,
+        response_bytes_max: usize,
+    ) -> Result<usize, WriteError> {
+        let result = self.finish_head(announced, response_bytes_max);
+        if result.is_err() {
+            self.out.truncate(self.start);
+        }
+        result
+    }
+
+    fn finish_head(
+        &mut self,
+        announced: Option<usize>,
+        response_bytes_max: usize,
+    ) -> Result<usize, WriteError> {
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        if let Some(length) = announced.filter(|_| !self.status.forbids_content()) {
+            self.out.extend_from_slice(b"Content-Length: ");
+            decimal::push(self.out, length as u64);
+            self.out.extend_from_slice(b"\r\n");
+        }
+        self.out.extend_from_slice(b"\r\n");
+        let len = self.out.len() - self.start;
+        if len > response_bytes_max {
+            return Err(WriteError {
+                kind: WriteErrorKind::ResponseTooLarge { limit: response_bytes_max },
+            });
+        }
         Ok(len)
     }
 }

@@ -15,8 +15,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::linger::LingerSet;
-use crate::endpoint::{Clock, Endpoint, Rejection, Reply};
+use crate::endpoint::{Clock, Delivery, Endpoint, Rejection, Reply};
 use crate::http::connection::{Action, Close, Connection, Event};
+use crate::http::date::DateCache;
+use crate::http::{Method, Status};
 use crate::limits::Limits;
 use crate::random::FillRandom;
 
@@ -43,9 +45,10 @@ pub fn serve(
     let mut socket = Socket { stream, read_timeout: None, write_timeout: None };
     let mut connection = Connection::new(&limits, Instant::now());
     let mut chunk = vec![0u8; READ_CHUNK_BYTES];
-    let mut reply = Vec::new();
+    let mut out = Outgoing { bytes: Vec::new(), dates: DateCache::new(), limits };
     let mut route = None;
     loop {
+        let to_head = connection.method() == Some(Method::Head);
         let event = match connection.action() {
             Action::Read { max, deadline } => {
                 let room = max.min(chunk.len());
@@ -56,25 +59,25 @@ pub fn serve(
                 let Some(verdict) = connection.head() else {
                     return; // the machine's own bug, asserted there: drop the connection
                 };
-                match verdict
+                let admitted = verdict
                     .map_err(Rejection::Request)
-                    .and_then(|h| guarded(|| endpoint.admit(&h))?)
-                {
+                    .and_then(|head| guarded(|| endpoint.admit(&head))?);
+                match admitted {
                     Ok(admitted) => {
                         route = Some(admitted);
                         Event::Admitted
                     }
                     Err(rejection) => {
-                        serialize(
-                            &mut reply,
-                            &rejection.reply(endpoint.metadata_url()),
-                            true,
-                            &limits,
-                        );
                         release();
-                        Event::Refused(&reply)
+                        let refusal = rejection.reply(endpoint.metadata_url());
+                        out.serialize(&refusal, true, to_head);
+                        Event::Refused(&out.bytes)
                     }
                 }
+            }
+            Action::Continue => {
+                out.serialize(&Reply::empty(Status::Continue), false, false);
+                Event::Interim(&out.bytes)
             }
             Action::Dispatch { keep_alive } => {
                 let (Some(route), Some((head, body))) = (route, connection.request()) else {
@@ -83,12 +86,11 @@ pub fn serve(
                 let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
                 let answered = guarded(|| endpoint.respond(route, &head, body, clock, fill_random))
                     .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
-                let close =
-                    serialize(&mut reply, &answered, !keep_alive || answered.close, &limits);
+                let close = out.serialize(&answered, !keep_alive || answered.close, to_head);
                 if close {
                     release();
                 }
-                Event::Replied { bytes: &reply, close }
+                Event::Replied { bytes: &out.bytes, close }
             }
             Action::Close(Close::Polite) => {
                 release();
@@ -101,19 +103,37 @@ pub fn serve(
     }
 }
 
-/// `reply` as bytes in `out`, with `Connection: close` when `close`; true when the connection
-/// closes after it. A reply that does not serialize (too large: a bug here, never the client's
-/// doing) becomes a closing 500.
-fn serialize(out: &mut Vec<u8>, reply: &Reply, close: bool, limits: &Limits) -> bool {
-    let max = limits.response_bytes_max;
-    if reply.serialize(out, close, max).is_ok() {
-        return close;
+/// The bytes of the response being sent, and the `Date` the responses carry.
+struct Outgoing {
+    bytes: Vec<u8>,
+    dates: DateCache,
+    limits: Limits,
+}
+
+impl Outgoing {
+    /// `reply` as bytes, with `Connection: close` when `close`, without content for a HEAD
+    /// request, and with the current `Date`; true when the connection closes after it. A reply
+    /// that does not serialize (too large: a bug here, never the client's doing) becomes a
+    /// closing 500.
+    fn serialize(&mut self, reply: &Reply, close: bool, head: bool) -> bool {
+        let date = self.dates.at(unix_seconds(SystemTime::now()));
+        let max = self.limits.response_bytes_max;
+        let delivery = Delivery { close, head, date: Some(date) };
+        if reply.serialize(&mut self.bytes, delivery, max).is_ok() {
+            return close;
+        }
+        let fallback = Rejection::Internal.reply("");
+        let written =
+            fallback.serialize(&mut self.bytes, Delivery { close: true, ..delivery }, max);
+        // `bind` checked that the fixed error replies fit the response budget.
+        debug_assert!(written.is_ok(), "the 500 fallback does not fit the response budget");
+        true
     }
-    let fallback = Rejection::Internal.reply("");
-    let written = fallback.serialize(out, true, max);
-    // `bind` checked that the fixed error replies fit the response budget.
-    debug_assert!(written.is_ok(), "the 500 fallback does not fit the response budget");
-    true
+}
+
+/// Seconds since the Unix epoch (0 for a clock set before it).
+pub fn unix_seconds(wall: SystemTime) -> u64 {
+    wall.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Runs endpoint code so that a panic becomes a 500 for this request instead of ending the worker.

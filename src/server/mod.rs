@@ -25,11 +25,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use std::{fmt, io};
 
 use crate::auth::policy::OfflineTokenPolicy;
-use crate::endpoint::{Endpoint, EndpointConfig, Rejection};
+use crate::endpoint::{Delivery, Endpoint, EndpointConfig, Rejection, Reply};
+use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
 pub use fixture::{StartError, start_with_fixture};
@@ -99,14 +100,37 @@ impl fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
-/// The bytes of the 503 the acceptor answers when every worker is busy, serialized once.
-fn overloaded_response(limits: &Limits) -> Result<Vec<u8>, ServerError> {
-    let mut response = Vec::new();
-    let overloaded = Rejection::Overloaded.reply("");
-    overloaded
-        .serialize(&mut response, true, limits.response_bytes_max)
-        .map_err(|_| ServerError::ResponseBudget(limits.response_bytes_max))?;
-    Ok(response)
+/// The 503 the acceptor answers when every worker is busy, with `Connection: close`.
+struct Overloaded {
+    reply: Reply,
+    bytes: Vec<u8>,
+    dates: DateCache,
+    response_bytes_max: usize,
+}
+
+impl Overloaded {
+    /// Checks that the 503, with its `Date`, fits the response budget (the server's own errors
+    /// must always be writable).
+    fn new(limits: &Limits) -> Result<Overloaded, ServerError> {
+        let mut overloaded = Overloaded {
+            reply: Rejection::Overloaded.reply(""),
+            bytes: Vec::new(),
+            dates: DateCache::new(),
+            response_bytes_max: limits.response_bytes_max,
+        };
+        overloaded.serialize(SystemTime::UNIX_EPOCH)?;
+        Ok(overloaded)
+    }
+
+    /// The 503's bytes with the `Date` of `wall`.
+    fn serialize(&mut self, wall: SystemTime) -> Result<&[u8], ServerError> {
+        let date = self.dates.at(connection::unix_seconds(wall));
+        let delivery = Delivery { close: true, head: false, date: Some(date) };
+        self.reply
+            .serialize(&mut self.bytes, delivery, self.response_bytes_max)
+            .map_err(|_| ServerError::ResponseBudget(self.response_bytes_max))?;
+        Ok(&self.bytes)
+    }
 }
 
 /// A listener bound to its port, not yet serving. The port is known here, so the token policy
@@ -124,7 +148,7 @@ pub fn bind(config: ServerConfig) -> Result<BoundServer, ServerError> {
         return Err(ServerError::NotLoopback(config.address));
     }
     config.limits.validate().map_err(ServerError::Limits)?;
-    overloaded_response(&config.limits)?;
+    Overloaded::new(&config.limits)?;
     if let Some(bad) = config.extra_origins.iter().find(|o| !is_origin(o)) {
         return Err(ServerError::Origin(bad.clone()));
     }
@@ -165,7 +189,7 @@ impl BoundServer {
             EndpointConfig { allowed_origins, allowed_hosts, limits: config.limits };
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let limits = config.limits;
-        let overloaded = overloaded_response(&limits)?;
+        let overloaded = Overloaded::new(&limits)?;
         let workers = Arc::new(Handoff::new(limits.requests_in_processing_max));
         let lingering = Arc::new(LingerSet::new(&limits));
         let stopping = Arc::new(AtomicBool::new(false));
@@ -182,7 +206,7 @@ impl BoundServer {
                 (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&stopping));
             let pause = limits.accept_error_pause;
             spawn("acceptor", move || {
-                run_acceptor(&listener, &workers, &lingering, &overloaded, &stopping, pause)
+                run_acceptor(&listener, &workers, &lingering, overloaded, &stopping, pause)
             })
             .map_err(ServerError::Io)?
         };
@@ -224,7 +248,7 @@ fn run_acceptor(
     listener: &TcpListener,
     workers: &Handoff<TcpStream>,
     lingering: &LingerSet,
-    overloaded: &[u8],
+    mut overloaded: Overloaded,
     stopping: &AtomicBool,
     accept_error_pause: Duration,
 ) {
@@ -239,7 +263,9 @@ fn run_acceptor(
             continue;
         };
         if let Err(stream) = workers.offer(stream) {
-            linger::refuse(stream, overloaded, lingering, Instant::now());
+            if let Ok(response) = overloaded.serialize(SystemTime::now()) {
+                linger::refuse(stream, response, lingering, Instant::now());
+            }
         }
     }
 }
