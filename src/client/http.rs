@@ -118,7 +118,22 @@ impl HttpConnection {
 
     /// Reads the next response, interim (1xx) responses included.
     pub fn receive(&mut self) -> Result<ClientResponse, ClientError> {
-        let mut parser = ResponseParser::new(&self.limits);
+        self.receive_as(ResponseParser::new(&self.limits))
+    }
+
+    /// Reads the next final response to a HEAD request (which carries no content).
+    pub fn receive_head(&mut self) -> Result<ClientResponse, ClientError> {
+        let limit = self.limits.interim_responses_max;
+        for _ in 0..=limit {
+            let response = self.receive_as(ResponseParser::for_head(&self.limits))?;
+            if response.status >= 200 {
+                return Ok(response);
+            }
+        }
+        Err(ClientError::TooManyInterim { limit })
+    }
+
+    fn receive_as(&mut self, mut parser: ResponseParser) -> Result<ClientResponse, ClientError> {
         loop {
             match parser.parse(&self.buf).map_err(ClientError::Response)? {
                 Parsed::Complete { value, len } => {

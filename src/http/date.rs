@@ -129,7 +129,7 @@ mod tests {
         // Walking day by day from 1970 to 2370 (a whole Gregorian cycle and more), each date is
         // the next calendar day of the one before, and weekdays cycle by seven.
         let days_in = |y: u64, m: u64| match m {
-            2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+            2 if y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400)) => 29,
             2 => 28,
             4 | 6 | 9 | 11 => 30,
             _ => 31,

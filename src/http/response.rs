@@ -9,7 +9,9 @@
 //! requests (CRLF only, token names, no whitespace before the colon, no folding, no control
 //! bytes). Framing rules: no Transfer-Encoding (this client does not read chunked bodies), exactly
 //! one valid Content-Length unless the status never carries content: none at all on 1xx and 204,
-//! and on 304 at most one valid one, which describes a representation that is not sent.
+//! and on 304 at most one valid one, which describes a representation that is not sent. A parser
+//! made with [`ResponseParser::for_head`] reads the response to a HEAD request, which ends after
+//! its head whatever it announces (RFC 9112 §6.3): at most one valid Content-Length, no content.
 //!
 //! It does not follow redirects, decode content codings or interpret any field besides the
 //! framing ones and Connection.
@@ -67,6 +69,8 @@ pub struct ResponseParser {
     head_len: Option<usize>,
     /// Head and body length, once the framing of a complete head was judged.
     total: Option<usize>,
+    /// The request was HEAD: the response has no content, whatever it announces.
+    answers_head: bool,
     /// The error, once one was found: later calls repeat it.
     failed: Option<ResponseError>,
 }
@@ -88,8 +92,14 @@ impl ResponseParser {
             fields: FieldScanner::new(fields),
             head_len: None,
             total: None,
+            answers_head: false,
             failed: None,
         }
+    }
+
+    /// A parser for the response to a HEAD request: it ends after its head.
+    pub fn for_head(limits: &Limits) -> Self {
+        ResponseParser { answers_head: true, ..ResponseParser::new(limits) }
     }
 
     /// Makes the parser ready for the next response, keeping its allocation.
@@ -276,12 +286,12 @@ impl ResponseParser {
         if fields.get("transfer-encoding").is_some() {
             return fail(ResponseErrorKind::TransferEncodingUnsupported);
         }
-        // 1xx and 204 never carry Content-Length (RFC 9110 §8.6); 304 may, naming the length of
-        // the representation it stands for, but never has content itself.
+        // 1xx and 204 never carry Content-Length (RFC 9110 §8.6); 304 and any response to HEAD
+        // may, naming the length of the representation they stand for, but carry no content.
         let length_forbidden = self.status < 200 || self.status == 204;
-        let not_modified = self.status == 304;
+        let announced_only = self.status == 304 || self.answers_head;
         let length = match fields.single("content-length") {
-            Occurrence::Absent if length_forbidden || not_modified => return Ok(0),
+            Occurrence::Absent if length_forbidden || announced_only => return Ok(0),
             Occurrence::Absent => return fail(ResponseErrorKind::ContentLengthMissing),
             _ if length_forbidden => return fail(ResponseErrorKind::ContentForbidden),
             Occurrence::Repeated => return fail(ResponseErrorKind::ContentLengthDuplicate),
@@ -289,7 +299,7 @@ impl ResponseParser {
         };
         match length {
             Decimal::NotDigits => fail(ResponseErrorKind::ContentLengthInvalid),
-            _ if not_modified => Ok(0),
+            _ if announced_only => Ok(0),
             Decimal::Value(n) => Ok(n),
             Decimal::Overflow => {
                 fail(ResponseErrorKind::ResponseTooLarge { limit: self.response_bytes_max })
