@@ -131,7 +131,7 @@ wrk_run "$raw_url" "" "" 2 > /dev/null
 warm=$(open_session "$rmcp_url")
 wrk_run "$rmcp_url" "$warm" "" 2 > /dev/null
 
-for round in $(seq 1 "$rounds"); do
+for _ in $(seq 1 "$rounds"); do
   # A fresh session each round: this server's sessions live 60 s from creation, never longer.
   ours_session=$(open_session "$ours_url" "$token")
   rmcp_session=$(open_session "$rmcp_url")
