@@ -23,6 +23,7 @@ apart), and event ids (`<session tag>-g<n>`) keep only their stream part (`g<n>`
   session         digest of the request's MCP-Session-Id, or null
   last_event_id   stream part of Last-Event-ID, or null
   rpc             the JSON-RPC method of the request body ("<response>" for a client response)
+  detail          the protocolVersion an initialize asks for, the level a logging/setLevel sets
   status          the final response status; challenge: its WWW-Authenticate value, or null
   error           `error.message` of a JSON error body (this server's public code), or null
   issued_session  digest of an MCP-Session-Id the response handed out, or null
@@ -109,15 +110,20 @@ def one(fields, name):
 
 
 def rpc_of(body):
+    """(JSON-RPC method or "<response>"/"<batch>", detail): the detail is the protocolVersion an
+    initialize asks for and the level a logging/setLevel sets, else None."""
     try:
         message = json.loads(body)
     except ValueError:
-        return None
+        return None, None
     if isinstance(message, list):
-        return "<batch>"
+        return "<batch>", None
     if not isinstance(message, dict):
-        return None
-    return message.get("method") or "<response>"
+        return None, None
+    method = message.get("method")
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    detail = {"initialize": params.get("protocolVersion"), "logging/setLevel": params.get("level")}.get(method)
+    return method or "<response>", detail
 
 
 def error_of(body):
@@ -247,6 +253,7 @@ class Proxy:
                     "session": digest(session) if session is not None else None,
                     "last_event_id": stream_part(last_event_id) if last_event_id is not None else None,
                     "rpc": None,
+                    "detail": None,
                     "status": None,
                     "challenge": None,
                     "error": None,
@@ -260,7 +267,8 @@ class Proxy:
                 body, cbuf = read_exact(client, cbuf, content_length(head))
                 if body is None:
                     return
-                entry["rpc"] = rpc_of(body) if body else None
+                if body:
+                    entry["rpc"], entry["detail"] = rpc_of(body)
                 if self.token is not None:
                     line_end = head.index(b"\r\n") + 2
                     head = head[:line_end] + b"Authorization: Bearer " + self.token + b"\r\n" + head[line_end:]
