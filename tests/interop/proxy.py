@@ -9,7 +9,8 @@ Two jobs, each optional:
     statuses, SSE event ids) instead of trusting what the client reports about itself.
 
 Otherwise it changes nothing: Host and Origin pass through as the client sent them, bodies and
-responses are forwarded byte for byte. It understands only what it must to find message
+responses are forwarded byte for byte, and when the server closes an idle connection the proxy
+closes the client's connection to it as well. It understands only what it must to find message
 boundaries: request heads end at CRLF CRLF and bodies are Content-Length long (this server refuses
 every other framing anyway); responses are read the same way, 1xx responses included.
 
@@ -44,6 +45,7 @@ import argparse
 import hashlib
 import json
 import re
+import select
 import socket
 import threading
 import time
@@ -71,6 +73,19 @@ def read_exact(sock, buf, n):
             return None, buf
         buf += chunk
     return buf[:n], buf[n:]
+
+
+def client_speaks_first(client, upstream):
+    """Waits between requests. False when the server closes its side of an idle connection (as
+    this server does after its idle deadline) before the client sends anything: the proxy then
+    closes the client's connection too, so a client sees the close as it would without a proxy
+    instead of sending its next request into a dead connection."""
+    while True:
+        readable, _, _ = select.select([client, upstream], [], [])
+        if upstream in readable:
+            return False
+        if client in readable:
+            return True
 
 
 def content_length(head):
@@ -233,6 +248,8 @@ class Proxy:
         try:
             upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
             while True:
+                if not cbuf and not client_speaks_first(client, upstream):
+                    return
                 head, cbuf = read_head(client, cbuf)
                 if head is None:
                     return

@@ -7,9 +7,10 @@
  * live in ts_client_check.py, which also reads the wire from a recording proxy (proxy.py).
  *
  * Scenarios:
- *   full      connect, ping, logging/setLevel, resources/list; wait for the GET stream to deliver
- *             session_started and resources_listed; idle through a few polls; a second
- *             resources/list and its notification; idle again; terminateSession (DELETE); close.
+ *   full      connect, ping, logging/setLevel; once the GET stream delivered session_started,
+ *             resources/list (its resources_listed notification is then due on the next, resumed
+ *             GET); idle through a few polls; a second resources/list and its notification; idle
+ *             again; terminateSession (DELETE); close.
  *   refused   connect, then resources/list once, timed (a connect_only token: 403); DELETE; close.
  *   rejected  connect only (an expired token: the initialize itself fails with 401).
  *   ttl       connect and ping, then idle past the session lifetime (serve --session-ttl-secs 2)
@@ -88,11 +89,12 @@ async function main() {
   if (scenario === 'full') {
     await step('ping', () => client.ping());
     await step('setLoggingLevel', () => client.setLoggingLevel('debug'));
+    // resources/list as soon as the GET stream delivered session_started, so that its
+    // notification is queued before the next GET (due a second later, with Last-Event-ID): that
+    // GET must replay it.
+    observed.first_seen = await waitFor(() => events().includes('session_started'), 10000);
     await step('listResources', async () => (await client.listResources()).resources.map((r) => r.uri));
-    observed.first_two_seen = await waitFor(
-      () => events().includes('session_started') && events().includes('resources_listed'),
-      10000,
-    );
+    observed.second_seen = await waitFor(() => events().includes('resources_listed'), 10000);
     await sleep(2500);
     await step('listResources2', async () => (await client.listResources()).resources.map((r) => r.uri));
     observed.third_seen = await waitFor(() => observed.notifications.length >= 3, 10000);

@@ -16,17 +16,18 @@ the client reports and what it actually sent:
     - Last-Event-ID resumption: every GET that follows a GET which delivered events carries
       Last-Event-ID equal to the last id delivered, and at least one such resumed GET delivered an
       event (a replay, not only an empty poll);
-    - cadence: every gap between the end of one GET and the start of the next is within
-      [0.95 s, 2.0 s] (the `retry: 1000` the server sends; never a tight loop);
+    - cadence: at least 4 re-polls, every gap between the end of one GET and the start of the
+      next at least 0.95 s and their median within [0.95 s, 1.5 s] (the `retry: 1000` the server
+      sends: never a tight loop, and not a slower backoff);
     - terminateSession: exactly one DELETE, answered 204, and the client forgets the session id;
-  refused (role connect_only): resources/list fails at once (< 2 s) with StreamableHTTPError code
+  refused (role connect_only): resources/list fails at once (< 5 s) with StreamableHTTPError code
     403 naming insufficient_scope; on the wire exactly one resources/list POST, answered 403 with
     the exact insufficient_scope challenge; the session is then ended with DELETE (204);
   rejected (role expired): connect fails with StreamableHTTPError code 401 naming invalid_token;
     on the wire exactly one request, the initialize, answered 401 with the exact invalid_token
     challenge;
   ttl (role full, its own `serve --session-ttl-secs 2`): the first GET after expiry answers 404
-    session_not_found at about 2 s; the client re-polls GET at most 3 times in all on 404 and then
+    session_not_found after the 2 s lifetime (within [1.9 s, 6 s]); the client re-polls GET at most 3 times in all on 404 and then
     stops; a ping after expiry fails with StreamableHTTPError code 404 and is answered 404 on the
     wire; the client never sends a second initialize (it does not re-initialize by itself: the
     pinned behaviour the README describes) and keeps the dead session id.
@@ -112,7 +113,8 @@ def check_full(observed, log):
     checks.check("full: a resumed GET replayed an event", replayed >= 1, f"{replayed} resumed GETs delivered events")
     checks.note(f"full: after an empty stream the next GET carries no Last-Event-ID ({plain_after_empty} of {len(gets) - 1 - resumed} such GETs)")
     gaps = [round(b["t"] - a["t_end"], 3) for a, b in zip(gets, gets[1:])]
-    checks.check("full: GET re-poll gaps within [0.95 s, 2.0 s] (retry: 1000)", bool(gaps) and all(0.95 <= g <= 2.0 for g in gaps), str(gaps))
+    checks.check("full: the GET stream is re-polled, never sooner than 0.95 s after the last one ended (retry: 1000)", len(gaps) >= 4 and min(gaps) >= 0.95, str(gaps))
+    checks.check("full: at the retry pace: median gap within [0.95 s, 1.5 s]", bool(gaps) and 0.95 <= statistics.median(gaps) <= 1.5, str(gaps))
     if gaps:
         checks.note(f"full: GET re-poll cadence median {statistics.median(gaps):.3f}s over {len(gaps)} gaps (min {min(gaps):.3f}s, max {max(gaps):.3f}s)")
     checks.check("full: terminateSession sends one DELETE, answered 204", [r["status"] for r in deletes] == [204], str([r["status"] for r in deletes]))
@@ -127,7 +129,7 @@ def check_refused(observed, log, serve):
     error = listing.get("error") or {}
     checks.check("connect_only: resources/list fails with StreamableHTTPError code 403", not listing["ok"] and error.get("name") == "StreamableHTTPError" and error.get("code") == 403, json.dumps(error)[:200])
     checks.check("connect_only: the error names insufficient_scope", "insufficient_scope" in error.get("message", ""), error.get("message", "")[:200])
-    checks.check("connect_only: it fails at once (< 2 s)", listing.get("seconds", 99) < 2, f"{listing.get('seconds', 0) * 1000:.1f} ms")
+    checks.check("connect_only: it fails at once (< 5 s)", listing.get("seconds", 99) < 5, f"{listing.get('seconds', 0) * 1000:.1f} ms")
     checks.note(f"connect_only: time to the 403 surfaced: {listing.get('seconds', 0) * 1000:.1f} ms")
     wire = [r for r in log if r["rpc"] == "resources/list"]
     challenge = f'Bearer error="insufficient_scope", scope="mcp:connect resources:read", resource_metadata="{serve.resource_metadata}"'
@@ -157,7 +159,7 @@ def check_ttl(observed, log):
     checks.check("ttl: the GET stream meets 404 session_not_found once the session expired", bool(expired) and all(r["error"] == "session_not_found" for r in expired), str([(r["status"], r["error"]) for r in gets]))
     if expired:
         at = expired[0]["t"] - started
-        checks.check("ttl: the first 404 comes at the 2 s lifetime (within [1.9 s, 3.5 s])", 1.9 <= at <= 3.5, f"{at:.2f}s after initialize")
+        checks.check("ttl: the first 404 comes after the 2 s lifetime, on a re-poll (within [1.9 s, 6 s])", 1.9 <= at <= 6, f"{at:.2f}s after initialize")
         checks.note(f"ttl: first 404 on GET {at:.2f}s after initialize; {len(expired)} GETs answered 404 in all")
     checks.check("ttl: the client stops re-polling after at most 3 GETs answered 404", 1 <= len(expired) <= 3, f"{len(expired)}")
     checks.check("ttl: the 404s end the GET polling (no GET answered 200 after the first 404)", not any(r["status"] == 200 and expired and r["t"] > expired[0]["t"] for r in gets), str([r["status"] for r in gets]))
