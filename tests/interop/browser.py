@@ -90,14 +90,23 @@ LAUNCH_TIMEOUT_S = 60
 APT_UPDATE_TIMEOUT_S = 300
 APT_INSTALL_TIMEOUT_S = 900
 FETCH_BUDGET_MS = 5000
-INITIALIZE = json.dumps({
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "browser-page", "version": "1"}},
-})
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "browser-page", "version": "1"},
+        },
+    }
+)
 METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 
 
 # -- installing and launching ----------------------------------------------------------------
+
 
 def chromium_version():
     code, out, err, _ = run([CHROMIUM, "--version"], 30)
@@ -113,10 +122,17 @@ def install():
     """Debian's chromium when it is missing; raises (never skips) when it cannot be had."""
     if not os.path.exists(CHROMIUM):
         if os.geteuid() != 0:
-            raise RuntimeError(f"{CHROMIUM} is missing and installing it needs root (apt-get install chromium)")
+            raise RuntimeError(
+                f"{CHROMIUM} is missing and installing it needs root (apt-get install chromium)"
+            )
         env = {"DEBIAN_FRONTEND": "noninteractive"}
-        for cmd, timeout in ((["apt-get", "update", "-q"], APT_UPDATE_TIMEOUT_S),
-                             (["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"], APT_INSTALL_TIMEOUT_S)):
+        for cmd, timeout in (
+            (["apt-get", "update", "-q"], APT_UPDATE_TIMEOUT_S),
+            (
+                ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"],
+                APT_INSTALL_TIMEOUT_S,
+            ),
+        ):
             print(f"browser: {' '.join(cmd)}", file=sys.stderr, flush=True)
             code, _, err, seconds = run(cmd, timeout, env=env)
             if code != 0:
@@ -132,10 +148,16 @@ def resolver_rules(mappings):
 
 
 def command(url, netlog, user_data_dir, mappings=(), capture="Default", budget_ms=None):
-    cmd = [CHROMIUM, *BASE_FLAGS, f"--user-data-dir={user_data_dir}",
-           f"--host-resolver-rules={resolver_rules(mappings)}",
-           f"--log-net-log={netlog}", f"--net-log-capture-mode={capture}",
-           "--enable-logging=stderr", "--v=0"]
+    cmd = [
+        CHROMIUM,
+        *BASE_FLAGS,
+        f"--user-data-dir={user_data_dir}",
+        f"--host-resolver-rules={resolver_rules(mappings)}",
+        f"--log-net-log={netlog}",
+        f"--net-log-capture-mode={capture}",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]
     if budget_ms:
         cmd.append(f"--virtual-time-budget={budget_ms}")
     return cmd + ["--dump-dom", url]
@@ -160,6 +182,7 @@ def launch(url, netlog, mappings=(), capture="Default", budget_ms=None):
 
 # -- reading the net log ---------------------------------------------------------------------
 
+
 def load_netlog(path):
     with open(path) as f:
         text = f.read()
@@ -181,24 +204,47 @@ def url_requests(netlog):
         source = event["source"]
         if source["type"] != url_request:
             continue
-        r = requests.setdefault(source["id"], {
-            "id": source["id"], "method": None, "url": None, "initiator": None, "attempts": [],
-            "body": None, "preflight_required": None, "preflight_reason": None, "preflight_id": None,
-            "preflight_error": None, "created_by": None, "net_error": None,
-        })
+        r = requests.setdefault(
+            source["id"],
+            {
+                "id": source["id"],
+                "method": None,
+                "url": None,
+                "initiator": None,
+                "attempts": [],
+                "body": None,
+                "preflight_required": None,
+                "preflight_reason": None,
+                "preflight_id": None,
+                "preflight_error": None,
+                "created_by": None,
+                "net_error": None,
+            },
+        )
         name, phase, params = names.get(event["type"]), event.get("phase"), event.get("params") or {}
         if name == "CORS_REQUEST" and phase == begin and r["method"] is None:
             # A request stopped by its preflight never starts a job; this is all there is of it.
             r["method"] = (params.get("request_headers") or {}).get("line", "").split(" ")[0] or None
             r["url"] = params.get("url")
         elif name == "URL_REQUEST_START_JOB" and phase == begin and r["initiator"] is None:
-            r["method"], r["url"], r["initiator"] = params.get("method"), params.get("url"), params.get("initiator")
+            r["method"], r["url"], r["initiator"] = (
+                params.get("method"),
+                params.get("url"),
+                params.get("initiator"),
+            )
         elif name == "HTTP_TRANSACTION_SEND_REQUEST_HEADERS":
             sent = {}
             for header in params.get("headers", []):
                 key, _, value = header.partition(": ")
                 sent[key.lower()] = value
-            r["attempts"].append({"request_line": params.get("line", "").strip(), "sent": sent, "status": None, "status_line": None})
+            r["attempts"].append(
+                {
+                    "request_line": params.get("line", "").strip(),
+                    "sent": sent,
+                    "status": None,
+                    "status_line": None,
+                }
+            )
         elif name == "HTTP_TRANSACTION_READ_RESPONSE_HEADERS" and r["attempts"]:
             status_line = (params.get("headers") or [""])[0]
             r["attempts"][-1]["status_line"] = status_line
@@ -222,9 +268,20 @@ def url_requests(netlog):
         r["status"] = statuses[-1] if statuses else None
         # Only what a reader needs; never a credential (Default mode strips them anyway).
         for attempt in r["attempts"]:
-            attempt["sent"] = {k: v for k, v in attempt["sent"].items() if k in (
-                "host", "origin", "content-type", "access-control-request-method",
-                "access-control-request-headers", "sec-fetch-mode", "sec-fetch-site")}
+            attempt["sent"] = {
+                k: v
+                for k, v in attempt["sent"].items()
+                if k
+                in (
+                    "host",
+                    "origin",
+                    "content-type",
+                    "access-control-request-method",
+                    "access-control-request-headers",
+                    "sec-fetch-mode",
+                    "sec-fetch-site",
+                )
+            }
     return sorted(requests.values(), key=lambda r: r["id"])
 
 
@@ -258,7 +315,9 @@ class PageServer:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
-                body, kind = {"/": (PAGE, "text/html"), "/config": (config, "application/json")}.get(self.path, (b"", None))
+                body, kind = {"/": (PAGE, "text/html"), "/config": (config, "application/json")}.get(
+                    self.path, (b"", None)
+                )
                 self.send_response(200 if kind else 404)
                 self.send_header("Content-Type", kind or "text/plain")
                 self.send_header("Cache-Control", "no-store")
@@ -287,19 +346,30 @@ def free_port():
 def page_fetch(target, page_port, init, netlog, capture="Default"):
     page = PageServer(page_port, target, init)
     try:
-        cmd, dom, console, requests, err, seconds = launch(page.origin + "/", netlog, capture=capture, budget_ms=FETCH_BUDGET_MS)
+        cmd, dom, console, requests, err, seconds = launch(
+            page.origin + "/", netlog, capture=capture, budget_ms=FETCH_BUDGET_MS
+        )
     finally:
         page.close()
     start = dom.find('id="outcome">')
-    outcome = dom[start + len('id="outcome">'):dom.find("</pre>", start)] if start >= 0 else None
+    outcome = dom[start + len('id="outcome">') : dom.find("</pre>", start)] if start >= 0 else None
     return cmd, outcome, console, requests, dom, err, seconds
 
 
 # -- the checks ------------------------------------------------------------------------------
 
+
 def initialize(url, token):
-    request = urllib.request.Request(url, data=INITIALIZE.encode(), method="POST", headers={
-        "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=INITIALIZE.encode(),
+        method="POST",
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, response.headers.get("MCP-Session-Id") is not None, None
@@ -323,17 +393,38 @@ def check_rebinding(checks, binary, work):
     with Serve(binary) as serve:
         checks.hide(*serve.tokens.values())
         url = f"http://rebind.test:{serve.port}{METADATA_PATH}"
-        cmd, dom, _, requests, _, seconds = launch(url, os.path.join(work, "a-rebind.json"), mappings=[("rebind.test", "127.0.0.1")], capture="Everything")
+        cmd, dom, _, requests, _, seconds = launch(
+            url,
+            os.path.join(work, "a-rebind.json"),
+            mappings=[("rebind.test", "127.0.0.1")],
+            capture="Everything",
+        )
         checks.note(f"(a) chromium command ({seconds:.1f}s): {' '.join(cmd)}")
         mine = [r for r in requests if r["url"] == url]
         page = mine[0] if mine else {"attempts": [], "body": None, "method": None}
         statuses = [a["status"] for a in page["attempts"]]
         hosts = sorted({a["sent"].get("host") for a in page["attempts"]})
-        checks.check("(a) the browser sent GET with Host rebind.test:<port> to the loopback server", page["method"] == "GET" and hosts == [f"rebind.test:{serve.port}"], f"{page['method']} {hosts}")
-        checks.check("(a) every attempt answered 421 (net log)", bool(statuses) and all(s == 421 for s in statuses), str(statuses))
-        checks.note(f"(a) Chromium made {len(statuses)} attempts for the one navigation (it retries a 421 once on a new connection)")
-        checks.check("(a) with the host_not_allowed body (net log bytes)", error_code(page["body"]) == "host_not_allowed", str(page["body"])[:120])
-        checks.check("(a) and the page shows host_not_allowed (--dump-dom)", "host_not_allowed" in dom, dom[:160])
+        checks.check(
+            "(a) the browser sent GET with Host rebind.test:<port> to the loopback server",
+            page["method"] == "GET" and hosts == [f"rebind.test:{serve.port}"],
+            f"{page['method']} {hosts}",
+        )
+        checks.check(
+            "(a) every attempt answered 421 (net log)",
+            bool(statuses) and all(s == 421 for s in statuses),
+            str(statuses),
+        )
+        checks.note(
+            f"(a) Chromium made {len(statuses)} attempts for the one navigation (it retries a 421 once on a new connection)"
+        )
+        checks.check(
+            "(a) with the host_not_allowed body (net log bytes)",
+            error_code(page["body"]) == "host_not_allowed",
+            str(page["body"])[:120],
+        )
+        checks.check(
+            "(a) and the page shows host_not_allowed (--dump-dom)", "host_not_allowed" in dom, dom[:160]
+        )
         control = f"http://127.0.0.1:{serve.port}{METADATA_PATH}"
         _, _, _, requests, _, _ = launch(control, os.path.join(work, "a-control.json"), capture="Everything")
         mine = [r for r in requests if r["url"] == control]
@@ -342,7 +433,11 @@ def check_rebinding(checks, binary, work):
             resource = json.loads(body)["resource"]
         except (ValueError, KeyError, TypeError):
             resource = None
-        checks.check("(a) control: the same document at 127.0.0.1 is 200 in the same browser", bool(mine) and [a["status"] for a in mine[0]["attempts"]] == [200] and resource == serve.url, f"{[a['status'] for a in mine[0]['attempts']] if mine else None} {resource}")
+        checks.check(
+            "(a) control: the same document at 127.0.0.1 is 200 in the same browser",
+            bool(mine) and [a["status"] for a in mine[0]["attempts"]] == [200] and resource == serve.url,
+            f"{[a['status'] for a in mine[0]['attempts']] if mine else None} {resource}",
+        )
 
 
 def check_foreign_origin(checks, binary, work):
@@ -350,22 +445,61 @@ def check_foreign_origin(checks, binary, work):
     with Serve(binary, "--max-sessions", "1") as serve:
         checks.hide(*serve.tokens.values())
         origin = f"http://127.0.0.1:{page_port}"
-        checks.check("(b) the page's origin is not in serve's allowlist", origin not in serve.allowed_origins, str(serve.allowed_origins))
-        init = {"method": "POST", "mode": "no-cors", "headers": {"Content-Type": "text/plain"}, "body": INITIALIZE}
-        cmd, outcome, console, requests, _, _, seconds = page_fetch(serve.url, page_port, init, os.path.join(work, "b-foreign.json"), capture="Everything")
+        checks.check(
+            "(b) the page's origin is not in serve's allowlist",
+            origin not in serve.allowed_origins,
+            str(serve.allowed_origins),
+        )
+        init = {
+            "method": "POST",
+            "mode": "no-cors",
+            "headers": {"Content-Type": "text/plain"},
+            "body": INITIALIZE,
+        }
+        cmd, outcome, console, requests, _, _, seconds = page_fetch(
+            serve.url, page_port, init, os.path.join(work, "b-foreign.json"), capture="Everything"
+        )
         checks.note(f"(b) chromium command ({seconds:.1f}s): {' '.join(cmd)}")
         posts = [r for r in on_loopback(requests, serve.port) if r["method"] == "POST"]
         post = posts[0] if len(posts) == 1 else {"attempts": [], "body": None, "preflight_required": None}
         sent = post["attempts"][0]["sent"] if post["attempts"] else {}
-        checks.check("(b) one POST to /mcp, no preflight (a simple request)", len(posts) == 1 and post["preflight_required"] is False, f"{len(posts)} POSTs, preflight {post['preflight_required']}")
-        checks.check("(b) sent with the page's Origin and Content-Type text/plain", sent.get("origin") == origin and sent.get("content-type") == "text/plain", json.dumps(sent))
-        checks.check("(b) answered 403 (net log)", [a["status"] for a in post["attempts"]] == [403], str([a["status"] for a in post["attempts"]]))
-        checks.check("(b) with origin_not_allowed (net log bytes)", error_code(post["body"]) == "origin_not_allowed", str(post["body"])[:120])
-        checks.check("(b) the page only sees an opaque response", outcome == "resolved type=opaque status=0", str(outcome))
+        checks.check(
+            "(b) one POST to /mcp, no preflight (a simple request)",
+            len(posts) == 1 and post["preflight_required"] is False,
+            f"{len(posts)} POSTs, preflight {post['preflight_required']}",
+        )
+        checks.check(
+            "(b) sent with the page's Origin and Content-Type text/plain",
+            sent.get("origin") == origin and sent.get("content-type") == "text/plain",
+            json.dumps(sent),
+        )
+        checks.check(
+            "(b) answered 403 (net log)",
+            [a["status"] for a in post["attempts"]] == [403],
+            str([a["status"] for a in post["attempts"]]),
+        )
+        checks.check(
+            "(b) with origin_not_allowed (net log bytes)",
+            error_code(post["body"]) == "origin_not_allowed",
+            str(post["body"])[:120],
+        )
+        checks.check(
+            "(b) the page only sees an opaque response",
+            outcome == "resolved type=opaque status=0",
+            str(outcome),
+        )
         first = initialize(serve.url, serve.tokens["full"])
         second = initialize(serve.url, serve.tokens["full"])
-        checks.check("(b) nothing was created: a normal initialize then gets 200 and a session id", first[:2] == (200, True), str(first))
-        checks.check("(b) and the one slot is really the only one: the next initialize gets 503", second[0] == 503, str(second))
+        checks.check(
+            "(b) nothing was created: a normal initialize then gets 200 and a session id",
+            first[:2] == (200, True),
+            str(first),
+        )
+        checks.check(
+            "(b) and the one slot is really the only one: the next initialize gets 503",
+            second[0] == 503,
+            str(second),
+        )
 
 
 def check_preflight(checks, binary, work):
@@ -374,37 +508,93 @@ def check_preflight(checks, binary, work):
     with Serve(binary, "--max-sessions", "1", "--allow-origin", origin) as serve:
         checks.hide(*serve.tokens.values())
         token = serve.tokens["full"]
-        checks.check("(c) serve allows the page's origin", origin in serve.allowed_origins, str(serve.allowed_origins))
-        init = {"method": "POST", "mode": "cors", "body": INITIALIZE, "headers": {
-            "Authorization": f"Bearer {token}", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}}
+        checks.check(
+            "(c) serve allows the page's origin", origin in serve.allowed_origins, str(serve.allowed_origins)
+        )
+        init = {
+            "method": "POST",
+            "mode": "cors",
+            "body": INITIALIZE,
+            "headers": {
+                "Authorization": f"Bearer {token}",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        }
         netlog = os.path.join(work, "c-preflight.json")
-        cmd, outcome, console, requests, dom, err, seconds = page_fetch(serve.url, page_port, init, netlog, capture="Default")
+        cmd, outcome, console, requests, dom, err, seconds = page_fetch(
+            serve.url, page_port, init, netlog, capture="Default"
+        )
         checks.note(f"(c) chromium command ({seconds:.1f}s): {' '.join(cmd)}")
         mine = on_loopback(requests, serve.port)
         posts = [r for r in mine if r["method"] == "POST"]
         options = [r for r in mine if r["method"] == "OPTIONS"]
-        post = posts[0] if len(posts) == 1 else {"attempts": [], "preflight_required": None, "preflight_reason": None, "preflight_id": None, "preflight_error": None}
-        checks.check("(c) the fetch needs a preflight (Authorization is not a safelisted header)", post["preflight_required"] is True, f"{post['preflight_required']} ({post['preflight_reason']})")
+        post = (
+            posts[0]
+            if len(posts) == 1
+            else {
+                "attempts": [],
+                "preflight_required": None,
+                "preflight_reason": None,
+                "preflight_id": None,
+                "preflight_error": None,
+            }
+        )
+        checks.check(
+            "(c) the fetch needs a preflight (Authorization is not a safelisted header)",
+            post["preflight_required"] is True,
+            f"{post['preflight_required']} ({post['preflight_reason']})",
+        )
         preflight = options[0] if len(options) == 1 else {"attempts": [], "id": None}
         sent = preflight["attempts"][0]["sent"] if preflight["attempts"] else {}
-        checks.check("(c) one OPTIONS /mcp preflight, linked to the POST", len(options) == 1 and post["preflight_id"] == preflight["id"], f"{len(options)} OPTIONS")
-        checks.check("(c) asking for POST with authorization and content-type, from the page's origin",
-                     sent.get("access-control-request-method") == "POST"
-                     and {"authorization", "content-type"} <= set(sent.get("access-control-request-headers", "").split(","))
-                     and sent.get("origin") == origin, json.dumps(sent))
-        checks.check("(c) the preflight is answered 405 (net log)", [a["status"] for a in preflight["attempts"]] == [405], str([a["status"] for a in preflight["attempts"]]))
-        checks.check("(c) the browser records the preflight as failed", post["preflight_error"] is not None, json.dumps(post["preflight_error"]))
-        checks.check("(c) the POST itself is never sent (no request headers of it in the net log)", len(posts) == 1 and post["attempts"] == [], f"{len(posts)} POST requests, {len(post['attempts'])} sent")
-        checks.check("(c) the page's fetch rejects", outcome == "rejected TypeError: Failed to fetch", str(outcome))
+        checks.check(
+            "(c) one OPTIONS /mcp preflight, linked to the POST",
+            len(options) == 1 and post["preflight_id"] == preflight["id"],
+            f"{len(options)} OPTIONS",
+        )
+        checks.check(
+            "(c) asking for POST with authorization and content-type, from the page's origin",
+            sent.get("access-control-request-method") == "POST"
+            and {"authorization", "content-type"}
+            <= set(sent.get("access-control-request-headers", "").split(","))
+            and sent.get("origin") == origin,
+            json.dumps(sent),
+        )
+        checks.check(
+            "(c) the preflight is answered 405 (net log)",
+            [a["status"] for a in preflight["attempts"]] == [405],
+            str([a["status"] for a in preflight["attempts"]]),
+        )
+        checks.check(
+            "(c) the browser records the preflight as failed",
+            post["preflight_error"] is not None,
+            json.dumps(post["preflight_error"]),
+        )
+        checks.check(
+            "(c) the POST itself is never sent (no request headers of it in the net log)",
+            len(posts) == 1 and post["attempts"] == [],
+            f"{len(posts)} POST requests, {len(post['attempts'])} sent",
+        )
+        checks.check(
+            "(c) the page's fetch rejects", outcome == "rejected TypeError: Failed to fetch", str(outcome)
+        )
         blocked = [line for line in console if "CORS policy" in line]
         checks.check("(c) the browser says why: blocked by CORS policy", bool(blocked), str(console)[:300])
         for line in blocked:
             checks.note(f"(c) console: {line}")
         status = initialize(serve.url, token)
-        checks.check("(c) nothing was created: the one session slot is still free (initialize 200)", status[:2] == (200, True), str(status))
+        checks.check(
+            "(c) nothing was created: the one session slot is still free (initialize 200)",
+            status[:2] == (200, True),
+            str(status),
+        )
         with open(netlog) as f:
             recorded = f.read()
-        checks.check("(c) the token is in none of the browser's records (net log, DOM, stderr)", token not in recorded and token not in dom and token not in err, "")
+        checks.check(
+            "(c) the token is in none of the browser's records (net log, DOM, stderr)",
+            token not in recorded and token not in dom and token not in err,
+            "",
+        )
 
 
 def check(binary):
@@ -462,8 +652,12 @@ def main():
             else:
                 headers = dict(h.split(": ", 1) for h in args.header)
                 init = {"method": "POST", "mode": args.mode, "headers": headers, "body": args.body}
-                cmd, outcome, console, requests, _, _, _ = page_fetch(args.target, args.page_port, init, netlog, args.capture)
-                print(json.dumps({"command": cmd, "outcome": outcome, "console": console, "requests": requests}))
+                cmd, outcome, console, requests, _, _, _ = page_fetch(
+                    args.target, args.page_port, init, netlog, args.capture
+                )
+                print(
+                    json.dumps({"command": cmd, "outcome": outcome, "console": console, "requests": requests})
+                )
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 

@@ -83,7 +83,9 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
     if suite_exit not in ("0", "1"):
         problems.append(f"the suite exited {suite_exit} (0 or 1 expected)")
     if not announced:
-        problems.append("the suite did not announce its scenarios (no 'Running all suite (N scenarios)' line)")
+        problems.append(
+            "the suite did not announce its scenarios (no 'Running all suite (N scenarios)' line)"
+        )
 
     results = {}
     for entry in sorted(os.listdir(results_dir)) if os.path.isdir(results_dir) else []:
@@ -97,11 +99,15 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
         with open(os.path.join(results_dir, entry, "checks.json")) as f:
             results[scenario] = json.load(f)
     if announced and int(announced.group(1)) != len(results):
-        problems.append(f"the suite announced {announced.group(1)} scenarios but wrote {len(results)} results")
+        problems.append(
+            f"the suite announced {announced.group(1)} scenarios but wrote {len(results)} results"
+        )
 
     counts = {name: 0 for name in LISTS}
     unexpected = 0
-    for scenario in sorted(set(results) | set(listed), key=lambda s: (LISTS.index(listed[s]) if s in listed else 3, s)):
+    for scenario in sorted(
+        set(results) | set(listed), key=lambda s: (LISTS.index(listed[s]) if s in listed else 3, s)
+    ):
         expected_list = listed.get(scenario)
         if scenario not in results:
             unexpected += 1
@@ -117,12 +123,18 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
             print(f"  UNEXPECTED  {scenario}: {got} ({detail}), but listed under {expected_list}")
         else:
             counts[expected_list] += 1
-            label = {"required": "passed", "expected_failures": "failed (expected)", "not_run": "not run (expected)"}[expected_list]
+            label = {
+                "required": "passed",
+                "expected_failures": "failed (expected)",
+                "not_run": "not run (expected)",
+            }[expected_list]
             print(f"  {label:<19} {scenario} ({detail})")
             continue
         for check in results[scenario]:
             if check.get("status") in ("FAILURE", "WARNING"):
-                print(f"      {check.get('status')} {check.get('id')}: {str(check.get('errorMessage', ''))[:200]}")
+                print(
+                    f"      {check.get('status')} {check.get('id')}: {str(check.get('errorMessage', ''))[:200]}"
+                )
     for problem in problems:
         print(f"  PROBLEM     {problem}")
     verdict = "PASS" if unexpected == 0 and not problems else "FAIL"

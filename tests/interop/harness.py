@@ -1,13 +1,13 @@
 """Shared pieces of the interoperability checks; not a check itself.
 
-  Serve(binary, *flags)  starts `serve` with those flags, reads its JSON line (bounded), and ends
-                         it on exit; `.url`, `.port`, `.tokens`, `.resource_metadata`,
-                         `.control("revoke full")` for the stdin control plane.
-  Checks(name)           prints one line per check on stderr ("ok  ..." or "FAIL ..."), replaces
-                         every secret it was told about by "<redacted>", and ends with
-                         "<name>: N passed, N failed"; `.exit()` exits 1 if any failed.
-  note(...)              prints an observation that is not a check (measured values).
-  run(cmd, timeout, ...) a subprocess with a hard timeout; its output is returned, not printed.
+Serve(binary, *flags)  starts `serve` with those flags, reads its JSON line (bounded), and ends
+                       it on exit; `.url`, `.port`, `.tokens`, `.resource_metadata`,
+                       `.control("revoke full")` for the stdin control plane.
+Checks(name)           prints one line per check on stderr ("ok  ..." or "FAIL ..."), replaces
+                       every secret it was told about by "<redacted>", and ends with
+                       "<name>: N passed, N failed"; `.exit()` exits 1 if any failed.
+note(...)              prints an observation that is not a check (measured values).
+run(cmd, timeout, ...) a subprocess with a hard timeout; its output is returned, not printed.
 """
 
 import json
@@ -102,7 +102,12 @@ def run(cmd, timeout, env=None, cwd=None):
     full_env = dict(os.environ)
     full_env.update(env or {})
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env, cwd=cwd,
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
+        cwd=cwd,
         start_new_session=True,
     )
     try:

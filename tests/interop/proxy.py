@@ -137,7 +137,9 @@ def rpc_of(body):
         return None, None
     method = message.get("method")
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
-    detail = {"initialize": params.get("protocolVersion"), "logging/setLevel": params.get("level")}.get(method)
+    detail = {"initialize": params.get("protocolVersion"), "logging/setLevel": params.get("level")}.get(
+        method
+    )
     return method or "<response>", detail
 
 
@@ -279,7 +281,9 @@ class Proxy:
                     "aborted": True,
                 }
                 if self.token is not None and entry["auth"]:
-                    client.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    client.sendall(
+                        b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
                     return
                 body, cbuf = read_exact(client, cbuf, content_length(head))
                 if body is None:
@@ -288,7 +292,9 @@ class Proxy:
                     entry["rpc"], entry["detail"] = rpc_of(body)
                 if self.token is not None:
                     line_end = head.index(b"\r\n") + 2
-                    head = head[:line_end] + b"Authorization: Bearer " + self.token + b"\r\n" + head[line_end:]
+                    head = (
+                        head[:line_end] + b"Authorization: Bearer " + self.token + b"\r\n" + head[line_end:]
+                    )
                 upstream.sendall(head + body)
                 while True:
                     rhead, ubuf = read_head(upstream, ubuf)

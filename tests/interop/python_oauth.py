@@ -84,15 +84,28 @@ class Wire:
                 rpc = json.loads(request.content).get("method")
             except ValueError:
                 pass
-        self.exchanges.append({
-            "t": self.now(), "t_end": None, "method": request.method, "url": str(request.url),
-            "version": request.headers.get("mcp-protocol-version"), "auth": "authorization" in request.headers,
-            "rpc": rpc, "status": None, "challenge": None, "body": None,
-        })
+        self.exchanges.append(
+            {
+                "t": self.now(),
+                "t_end": None,
+                "method": request.method,
+                "url": str(request.url),
+                "version": request.headers.get("mcp-protocol-version"),
+                "auth": "authorization" in request.headers,
+                "rpc": rpc,
+                "status": None,
+                "challenge": None,
+                "body": None,
+            }
+        )
 
     async def response(self, response):
         for exchange in reversed(self.exchanges):
-            if exchange["status"] is None and exchange["url"] == str(response.request.url) and exchange["method"] == response.request.method:
+            if (
+                exchange["status"] is None
+                and exchange["url"] == str(response.request.url)
+                and exchange["method"] == response.request.method
+            ):
                 exchange["status"] = response.status_code
                 exchange["challenge"] = response.headers.get("www-authenticate")
                 exchange["t_end"] = self.now()
@@ -120,7 +133,11 @@ async def attempt(serve, storage, body):
         redirect_handler=None,
         callback_handler=None,
     )
-    http = httpx2.AsyncClient(auth=provider, event_hooks={"request": [wire.request], "response": [wire.response]}, timeout=httpx2.Timeout(10))
+    http = httpx2.AsyncClient(
+        auth=provider,
+        event_hooks={"request": [wire.request], "response": [wire.response]},
+        timeout=httpx2.Timeout(10),
+    )
     surfaced, error = None, None
     started = time.monotonic()
     try:
@@ -136,14 +153,26 @@ async def attempt(serve, storage, body):
 
 
 def check_failure(label, error, wire, seconds, first_index):
-    checks.check(f"{label}: the client fails (does not hang or succeed)", error is not None, repr(error)[:200])
+    checks.check(
+        f"{label}: the client fails (does not hang or succeed)", error is not None, repr(error)[:200]
+    )
     if error is None:
         return
     inner = list(error.exceptions) if isinstance(error, BaseExceptionGroup) else []
-    checks.check(f"{label}: what leaves the client is a plain ExceptionGroup (untyped)", type(error) is ExceptionGroup, f"{type(error).__module__}.{type(error).__qualname__}: {str(error)[:120]}")
-    checks.check(f"{label}: holding one httpx2.ConnectError", len(inner) == 1 and isinstance(inner[0], httpx2.ConnectError), repr(inner)[:200])
+    checks.check(
+        f"{label}: what leaves the client is a plain ExceptionGroup (untyped)",
+        type(error) is ExceptionGroup,
+        f"{type(error).__module__}.{type(error).__qualname__}: {str(error)[:120]}",
+    )
+    checks.check(
+        f"{label}: holding one httpx2.ConnectError",
+        len(inner) == 1 and isinstance(inner[0], httpx2.ConnectError),
+        repr(inner)[:200],
+    )
     cause = gaierror_in(inner[0]) if inner else None
-    checks.check(f"{label}: caused by a name-resolution error (socket.gaierror)", cause is not None, repr(cause))
+    checks.check(
+        f"{label}: caused by a name-resolution error (socket.gaierror)", cause is not None, repr(cause)
+    )
     checks.check(f"{label}: it fails at once (< 5 s)", seconds < 5, f"{seconds:.3f}s")
     first = wire.exchanges[first_index]["t"] if len(wire.exchanges) > first_index else 0
     checks.note(
@@ -155,19 +184,39 @@ def check_failure(label, error, wire, seconds, first_index):
 
 
 def check_metadata_fetch(label, exchange, serve):
-    checks.check(f"{label}: GET of exactly the linked resource_metadata URL, 200", (exchange["method"], exchange["url"], exchange["status"]) == ("GET", serve.resource_metadata, 200), f"{exchange['method']} {exchange['url']} -> {exchange['status']}")
-    checks.check(f"{label}: the metadata GET carries no Authorization", exchange["auth"] is False, str(exchange["auth"]))
+    checks.check(
+        f"{label}: GET of exactly the linked resource_metadata URL, 200",
+        (exchange["method"], exchange["url"], exchange["status"]) == ("GET", serve.resource_metadata, 200),
+        f"{exchange['method']} {exchange['url']} -> {exchange['status']}",
+    )
+    checks.check(
+        f"{label}: the metadata GET carries no Authorization",
+        exchange["auth"] is False,
+        str(exchange["auth"]),
+    )
     try:
         document = json.loads(exchange["body"] or "")
     except ValueError:
         document = {}
-    checks.check(f"{label}: the document names this server's URL as its resource", document.get("resource") == serve.url, str(document.get("resource")))
-    checks.check(f"{label}: and the .invalid issuer as its authorization server", document.get("authorization_servers") == [ISSUER], str(document.get("authorization_servers")))
+    checks.check(
+        f"{label}: the document names this server's URL as its resource",
+        document.get("resource") == serve.url,
+        str(document.get("resource")),
+    )
+    checks.check(
+        f"{label}: and the .invalid issuer as its authorization server",
+        document.get("authorization_servers") == [ISSUER],
+        str(document.get("authorization_servers")),
+    )
     checks.note(f"{label}: the SDK sends MCP-Protocol-Version {exchange['version']} on its discovery GETs")
 
 
 def check_as_fetch(label, exchange):
-    checks.check(f"{label}: then the authorization server's metadata, with no response", (exchange["method"], exchange["url"], exchange["status"]) == ("GET", AS_METADATA, None), f"{exchange['method']} {exchange['url']} -> {exchange['status']}")
+    checks.check(
+        f"{label}: then the authorization server's metadata, with no response",
+        (exchange["method"], exchange["url"], exchange["status"]) == ("GET", AS_METADATA, None),
+        f"{exchange['method']} {exchange['url']} -> {exchange['status']}",
+    )
 
 
 def timeline(exchange, origin):
@@ -181,23 +230,43 @@ async def no_token(serve):
     async def body(client):
         await client.list_resources()
 
-    wire, provider, error, surfaced, seconds = await asyncio.wait_for(attempt(serve, MemoryStorage(), body), STEP_TIMEOUT_S)
+    wire, provider, error, surfaced, seconds = await asyncio.wait_for(
+        attempt(serve, MemoryStorage(), body), STEP_TIMEOUT_S
+    )
     x = wire.exchanges
     shape = [(e["method"], e["rpc"] or e["url"], e["status"]) for e in x]
     checks.check("no token: exactly four requests", len(x) == 4, str(shape))
     if len(x) >= 1:
-        checks.check("no token: (1) server/discover at 2026-07-28 -> 400", (x[0]["method"], x[0]["url"], x[0]["rpc"], x[0]["version"], x[0]["status"]) == ("POST", serve.url, "server/discover", "2026-07-28", 400), str(shape[0]))
+        checks.check(
+            "no token: (1) server/discover at 2026-07-28 -> 400",
+            (x[0]["method"], x[0]["url"], x[0]["rpc"], x[0]["version"], x[0]["status"])
+            == ("POST", serve.url, "server/discover", "2026-07-28", 400),
+            str(shape[0]),
+        )
     if len(x) >= 2:
         challenge = f'Bearer resource_metadata="{serve.resource_metadata}", scope="mcp:connect"'
-        checks.check("no token: (2) initialize without Authorization -> 401", (x[1]["rpc"], x[1]["auth"], x[1]["status"]) == ("initialize", False, 401), str(shape[1]))
-        checks.check("no token: (2) with exactly the challenge", x[1]["challenge"] == challenge, str(x[1]["challenge"]))
+        checks.check(
+            "no token: (2) initialize without Authorization -> 401",
+            (x[1]["rpc"], x[1]["auth"], x[1]["status"]) == ("initialize", False, 401),
+            str(shape[1]),
+        )
+        checks.check(
+            "no token: (2) with exactly the challenge", x[1]["challenge"] == challenge, str(x[1]["challenge"])
+        )
     if len(x) >= 3:
         check_metadata_fetch("no token (3)", x[2], serve)
         held = provider.context.protected_resource_metadata
-        checks.check("no token: (3) the provider holds that document (its resource check passed)", held is not None and str(held.resource) == serve.url, str(held.resource if held else None))
+        checks.check(
+            "no token: (3) the provider holds that document (its resource check passed)",
+            held is not None and str(held.resource) == serve.url,
+            str(held.resource if held else None),
+        )
     if len(x) >= 4:
         check_as_fetch("no token (4)", x[3])
-        checks.note("no token: timeline, ms from the probe (sent -> answered): " + ", ".join(timeline(e, x[0]["t"]) for e in x))
+        checks.note(
+            "no token: timeline, ms from the probe (sent -> answered): "
+            + ", ".join(timeline(e, x[0]["t"]) for e in x)
+        )
     check_failure("no token", error, wire, seconds, 0)
     checks.note(f"no token: the exception surfaced {surfaced}")
 
@@ -206,19 +275,40 @@ async def step_up(serve):
     async def body(client):
         await client.list_resources()
 
-    storage = MemoryStorage(OAuthToken(access_token=serve.tokens["connect_only"], token_type="Bearer", scope="mcp:connect"))
+    storage = MemoryStorage(
+        OAuthToken(access_token=serve.tokens["connect_only"], token_type="Bearer", scope="mcp:connect")
+    )
     wire, _, error, surfaced, seconds = await asyncio.wait_for(attempt(serve, storage, body), STEP_TIMEOUT_S)
     x = [e for e in wire.exchanges if not (e["method"] == "GET" and e["url"] == serve.url)]
     shape = [(e["method"], e["rpc"] or e["url"], e["status"]) for e in x]
-    checks.check("connect_only: probe 400, initialize 200 with the token, initialized 202", [(e["rpc"], e["status"]) for e in x[:3]] == [("server/discover", 400), ("initialize", 200), ("notifications/initialized", 202)] and x[1]["auth"], str(shape[:3]))
+    checks.check(
+        "connect_only: probe 400, initialize 200 with the token, initialized 202",
+        [(e["rpc"], e["status"]) for e in x[:3]]
+        == [("server/discover", 400), ("initialize", 200), ("notifications/initialized", 202)]
+        and x[1]["auth"],
+        str(shape[:3]),
+    )
     listing = [i for i, e in enumerate(x) if e["rpc"] == "resources/list"]
-    checks.check("connect_only: one resources/list (not retried), 403", [x[i]["status"] for i in listing] == [403], str([x[i]["status"] for i in listing]))
+    checks.check(
+        "connect_only: one resources/list (not retried), 403",
+        [x[i]["status"] for i in listing] == [403],
+        str([x[i]["status"] for i in listing]),
+    )
     if listing:
         i = listing[0]
         challenge = f'Bearer error="insufficient_scope", scope="mcp:connect resources:read", resource_metadata="{serve.resource_metadata}"'
-        checks.check("connect_only: with exactly the insufficient_scope challenge", x[i]["challenge"] == challenge, str(x[i]["challenge"]))
-        rest = x[i + 1:]
-        checks.check("connect_only: the 403 leads to the same discovery, and nothing else", [(e["method"], e["url"]) for e in rest] == [("GET", serve.resource_metadata), ("GET", AS_METADATA)], str([(e["method"], e["url"], e["status"]) for e in rest]))
+        checks.check(
+            "connect_only: with exactly the insufficient_scope challenge",
+            x[i]["challenge"] == challenge,
+            str(x[i]["challenge"]),
+        )
+        rest = x[i + 1 :]
+        checks.check(
+            "connect_only: the 403 leads to the same discovery, and nothing else",
+            [(e["method"], e["url"]) for e in rest]
+            == [("GET", serve.resource_metadata), ("GET", AS_METADATA)],
+            str([(e["method"], e["url"], e["status"]) for e in rest]),
+        )
         if len(rest) == 2:
             check_metadata_fetch("connect_only: step-up", rest[0], serve)
             check_as_fetch("connect_only: step-up", rest[1])
