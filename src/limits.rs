@@ -44,8 +44,13 @@ pub struct Limits {
     /// Largest whole response (head and body). The server never writes a bigger one; the client
     /// refuses a bigger one before reading its body.
     pub response_bytes_max: usize,
-    /// Sessions alive at once. A new session past it fails closed (503) and is never stored.
+    /// Sessions alive at once. A new session past it fails closed (503 with `Retry-After`) and
+    /// is never stored.
     pub sessions_active_max: usize,
+    /// Sessions alive at once for one principal (subject and tenant, at its current
+    /// authorization revision). One more: 429 with `Retry-After`, nothing built; other
+    /// principals keep their slots. It may exceed `sessions_active_max`, which then binds.
+    pub sessions_per_principal_max: usize,
     /// Lifetime of a session, fixed at creation and never extended by use. Afterwards: 404.
     pub session_ttl: Duration,
     /// Server-to-client events kept per session for the GET stream; the oldest is dropped first.
@@ -55,7 +60,7 @@ pub struct Limits {
     /// Most SSE events a client accepts from one stream.
     pub sse_stream_events_max: usize,
     /// Requests being processed at once: the server runs exactly this many worker threads, each
-    /// serving one connection at a time. One connection more: 503.
+    /// serving one connection at a time. One connection more: 503. At most [`WORKERS_CEILING`].
     pub requests_in_processing_max: usize,
     /// Longest wait for one socket read once a request has begun (its first byte arrived): a
     /// read that waits longer ends the connection, with nothing dispatched. Before a request's
@@ -111,12 +116,13 @@ pub enum LimitsError {
     Zero(&'static str),
     /// A single header value may not exceed the whole header section.
     HeaderValueExceedsSection,
-    /// A single SSE event may not exceed the whole response.
+    /// A single SSE event, with the head of its response, must fit the whole response.
     SseEventExceedsResponse,
     /// The head deadline must be longer than one socket read.
     HeadDeadlineNotAboveReadTimeout,
     /// A byte budget above [`BYTES_CEILING`], a count above [`COUNT_CEILING`], a duration above
-    /// [`DURATION_CEILING`] or a JSON depth above [`JSON_DEPTH_CEILING`].
+    /// [`DURATION_CEILING`], a JSON depth above [`JSON_DEPTH_CEILING`] or a worker count above
+    /// [`WORKERS_CEILING`].
     AboveCeiling(&'static str),
     /// More header fields than the header section could hold (each line takes at least 4 bytes).
     FieldsExceedSection,
@@ -135,6 +141,16 @@ pub const DURATION_CEILING: Duration = Duration::from_secs(24 * 60 * 60);
 /// thread's stack: 1024 levels take a small fraction of a worker's stack, ten thousands overflow
 /// it and abort the process.
 pub const JSON_DEPTH_CEILING: usize = 1024;
+/// The most worker threads [`Limits::validate`] accepts. Each worker is a thread with its own
+/// stack and buffers, blocked on one connection at a time: on a loopback teaching server, more
+/// than a thousand of them only adds context switches (and risks the process's thread limit),
+/// while the overload path answers extra connections with a 503 at once anyway.
+pub const WORKERS_CEILING: usize = 1024;
+/// The most bytes the head of a response this server writes can take: the status line, `Date`,
+/// `Content-Type`, `Cache-Control`, `Retry-After`, `Allow`, `Connection` and `Content-Length`
+/// with their values, with room to spare. A GET stream's body may use the rest of the response
+/// budget, so one event of the largest size must fit below it.
+pub const RESPONSE_HEAD_BYTES_RESERVE: usize = 512;
 /// The fewest bytes one field line can take: a one-byte name, the colon and CRLF.
 const FIELD_LINE_BYTES_MIN: usize = 4;
 
@@ -146,7 +162,7 @@ impl std::fmt::Display for LimitsError {
                 f.write_str("header_value_bytes_max must not exceed header_section_bytes_max")
             }
             LimitsError::SseEventExceedsResponse => {
-                f.write_str("sse_event_bytes_max must not exceed response_bytes_max")
+                f.write_str("sse_event_bytes_max plus a response head must fit response_bytes_max")
             }
             LimitsError::HeadDeadlineNotAboveReadTimeout => {
                 f.write_str("request_head_deadline must be longer than socket_read_timeout")
@@ -179,6 +195,7 @@ impl Limits {
         leading_empty_lines_max: 1,
         response_bytes_max: 64 * KIB,
         sessions_active_max: 8,
+        sessions_per_principal_max: 4,
         session_ttl: Duration::from_secs(60),
         sse_events_kept_per_session_max: 16,
         sse_event_bytes_max: 32 * KIB,
@@ -231,7 +248,9 @@ impl Limits {
         if self.header_fields_max > self.header_section_bytes_max / FIELD_LINE_BYTES_MIN {
             return Err(LimitsError::FieldsExceedSection);
         }
-        if self.sse_event_bytes_max > self.response_bytes_max {
+        if self.sse_event_bytes_max
+            > self.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE)
+        {
             return Err(LimitsError::SseEventExceedsResponse);
         }
         if self.request_head_deadline.as_nanos() <= self.socket_read_timeout.as_nanos() {
@@ -253,12 +272,13 @@ impl Limits {
             ("sse_event_bytes_max", self.sse_event_bytes_max),
             ("control_line_bytes_max", self.control_line_bytes_max),
         ];
-        let counts: [(&'static str, usize); 9] = [
+        let counts: [(&'static str, usize); 10] = [
             ("requests_per_connection_max", self.requests_per_connection_max),
             ("connections_lingering_max", self.connections_lingering_max),
             ("header_fields_max", self.header_fields_max),
             ("accept_ranges_max", self.accept_ranges_max),
             ("sessions_active_max", self.sessions_active_max),
+            ("sessions_per_principal_max", self.sessions_per_principal_max),
             ("sse_events_kept_per_session_max", self.sse_events_kept_per_session_max),
             ("sse_stream_events_max", self.sse_stream_events_max),
             ("requests_in_processing_max", self.requests_in_processing_max),
@@ -285,6 +305,10 @@ impl Limits {
             return Err(e);
         }
         if let Err(e) = within(&[("json_depth_max", self.json_depth_max)], JSON_DEPTH_CEILING) {
+            return Err(e);
+        }
+        let workers = [("requests_in_processing_max", self.requests_in_processing_max)];
+        if let Err(e) = within(&workers, WORKERS_CEILING) {
             return Err(e);
         }
         let mut i = 0;
@@ -368,7 +392,7 @@ mod tests {
         let cases: [(Limits, LimitsError); 8] = [
             (Limits { json_depth_max: 0, ..d }, LimitsError::Zero("json_depth_max")),
             (Limits { header_value_bytes_max: 12289, ..d }, LimitsError::HeaderValueExceedsSection),
-            (Limits { sse_event_bytes_max: 65537, ..d }, LimitsError::SseEventExceedsResponse),
+            (Limits { sse_event_bytes_max: 65025, ..d }, LimitsError::SseEventExceedsResponse),
             (
                 Limits { request_head_deadline: Duration::from_secs(2), ..d },
                 LimitsError::HeadDeadlineNotAboveReadTimeout,

@@ -147,9 +147,12 @@ fn serve_announces_itself_serves_and_obeys_control_commands() {
 
 #[test]
 fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--bind", "0.0.0.0"], "binds 127.0.0.1 only"),
         (&["--workers", "0"], "workers"),
+        (&["--workers", "1025"], "requests_in_processing_max"),
+        (&["--workers", "1000000"], "requests_in_processing_max"),
+        (&["--max-sessions-per-principal", "0"], "sessions_per_principal_max"),
         (&["--port", "http"], "--port"),
         (&["--frobnicate", "1"], "unknown argument"),
     ];

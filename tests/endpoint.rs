@@ -24,14 +24,110 @@ fn clock(now: Instant) -> Clock {
 
 /// An endpoint with one session slot, and the `full` role's token.
 fn endpoint() -> (Endpoint, String) {
+    let (endpoint, fixture) = endpoint_with(Limits { sessions_active_max: 1, ..Limits::DEFAULT });
+    (endpoint, fixture.token(Role::Full).to_owned())
+}
+
+/// An endpoint with these limits, and its fixture's tokens.
+fn endpoint_with(limits: Limits) -> (Endpoint, Fixture) {
     let wall = clock(Instant::now()).wall;
     let fixture = Fixture::build(PORT, wall, &mut common::deterministic_random()).expect("fixture");
-    let config = EndpointConfig {
-        allowed_origins: EndpointConfig::default_origins(PORT),
-        allowed_hosts: EndpointConfig::default_hosts(PORT),
-        limits: Limits { sessions_active_max: 1, ..Limits::DEFAULT },
+    (Endpoint::new(EndpointConfig::loopback(PORT, limits), fixture.policy.clone()), fixture)
+}
+
+fn retry_after(reply: &Reply) -> Option<&str> {
+    reply.fields.iter().find(|(name, _)| *name == "Retry-After").map(|(_, v)| v.as_ref())
+}
+
+fn code(reply: &Reply) -> String {
+    let body = json::decode(&reply.body, 8).expect("a JSON body");
+    body.get("error").and_then(|e| e.get("message")).and_then(|m| m.as_str()).unwrap_or("").into()
+}
+
+#[test]
+fn a_full_table_says_when_its_earliest_session_expires() {
+    let (endpoint, fixture) = endpoint_with(Limits { sessions_active_max: 2, ..Limits::DEFAULT });
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let mut random = common::deterministic_random();
+    let open = |role: Role,
+                now: Instant,
+                random: &mut dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable>| {
+        send(&endpoint, &initialize_bytes(fixture.token(role)), now, random)
     };
-    (Endpoint::new(config, fixture.policy.clone()), fixture.token(Role::Full).to_owned())
+    assert_eq!(open(Role::Full, at(0), &mut random).status.code(), 200);
+    assert_eq!(open(Role::OtherSubject, at(5_000), &mut random).status.code(), 200);
+    // (time, Retry-After): the first session expires at 60 s; rounded up, at least 1.
+    let cases: [(u64, &str); 4] = [(10_000, "50"), (10_500, "50"), (59_000, "1"), (59_999, "1")];
+    for (ms, seconds) in cases {
+        let refused = open(Role::TenantDenied, at(ms), &mut no_random());
+        assert_eq!((refused.status.code(), code(&refused).as_str()), (503, "session_capacity"));
+        assert_eq!(retry_after(&refused), Some(seconds), "at {ms} ms");
+    }
+    assert_eq!(open(Role::TenantDenied, at(60_000), &mut random).status.code(), 200);
+}
+
+#[test]
+fn a_principal_at_its_quota_gets_429_and_others_keep_their_slots() {
+    let limits =
+        Limits { sessions_active_max: 8, sessions_per_principal_max: 2, ..Limits::DEFAULT };
+    let (endpoint, fixture) = endpoint_with(limits);
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let mut random = common::deterministic_random();
+    let full = initialize_bytes(fixture.token(Role::Full));
+    assert_eq!(send(&endpoint, &full, at(0), &mut random).status.code(), 200);
+    assert_eq!(send(&endpoint, &full, at(3_000), &mut random).status.code(), 200);
+    // Nothing is drawn for a refusal: the random source would panic.
+    let refused = send(&endpoint, &full, at(20_200), &mut no_random());
+    assert_eq!((refused.status.code(), code(&refused).as_str()), (429, "session_quota"));
+    assert_eq!(retry_after(&refused), Some("40"));
+    assert_eq!(session_id(&refused), None);
+    // `connect_only` is alice of acme too: the same principal, the same quota.
+    let narrow = initialize_bytes(fixture.token(Role::ConnectOnly));
+    assert_eq!(send(&endpoint, &narrow, at(20_200), &mut no_random()).status.code(), 429);
+    let other = initialize_bytes(fixture.token(Role::OtherSubject));
+    assert_eq!(send(&endpoint, &other, at(20_200), &mut random).status.code(), 200);
+    assert_eq!(endpoint.live_sessions(at(20_200)), 3);
+    assert_eq!(send(&endpoint, &full, at(60_000), &mut random).status.code(), 200);
+}
+
+#[test]
+fn every_fixed_refusal_fits_the_smallest_valid_response_budget() {
+    use loopback_mcp_http::endpoint::{Delivery, Rejection};
+    use loopback_mcp_http::limits::RESPONSE_HEAD_BYTES_RESERVE;
+    let (endpoint, _) = endpoint();
+    let smallest = RESPONSE_HEAD_BYTES_RESERVE + 1;
+    assert_eq!(
+        Limits { response_bytes_max: smallest, sse_event_bytes_max: 1, ..Limits::DEFAULT }
+            .validate(),
+        Ok(())
+    );
+    let date = [b'x'; 29];
+    let auth = |denial| Rejection::Auth {
+        denial,
+        requirement: loopback_mcp_http::auth::scope::READ_RESOURCES,
+    };
+    let rejections = [
+        Rejection::Overloaded,
+        Rejection::Internal,
+        Rejection::SessionQuota { retry_after_secs: u64::MAX },
+        Rejection::SessionCapacity { retry_after_secs: u64::MAX },
+        Rejection::MethodNotAllowed { allow: "GET, POST, DELETE" },
+        auth(loopback_mcp_http::auth::policy::Denial::InsufficientScope {
+            scope: "mcp:connect resources:read".into(),
+        }),
+        auth(loopback_mcp_http::auth::policy::Denial::InvalidToken(
+            loopback_mcp_http::auth::policy::InvalidTokenReason::Expired,
+        )),
+    ];
+    for rejection in rejections {
+        let reply = rejection.reply(endpoint.metadata_url());
+        let delivery = Delivery { close: true, head: false, date: Some(&date) };
+        let mut out = Vec::new();
+        let written = reply.serialize(&mut out, delivery, smallest);
+        assert!(written.is_ok(), "{rejection:?} needs {} bytes", out.len());
+    }
 }
 
 fn host() -> String {

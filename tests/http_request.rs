@@ -245,7 +245,8 @@ fn own_cases() -> Vec<Row> {
         row("P14", b"GET /mcp?access_token=secret HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "query_forbidden")),
         row("P15", b"GET /?a HTTP/2.0\r\nHost: a\r\n\r\n", Refuse(505, "version_unsupported")),
         row("P16", b"get /?a HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "query_forbidden")),
-        row("P17", b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "target_not_origin_form")),
+        // Asterisk-form names the server itself, for OPTIONS only (RFC 9112 §3.2.4).
+        row("P17", b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", Head("OPTIONS * HTTP/1.1 cl=0 keep", 31)),
         row("P18", b"CONNECT a:443 HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "target_not_origin_form")),
         row("P19", b"GET /a%2fb HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "encoded_byte_forbidden")),
         row("P20", b"GET /a/./b HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "dot_segment")),
@@ -315,6 +316,10 @@ fn own_cases() -> Vec<Row> {
         row("P69", b"GET /a/..;x/b HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "dot_segment")),
         row("P70", b"GET /a/.;/b HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "dot_segment")),
         row("P71", b"GET /a/..b;x HTTP/1.1\r\nHost: a\r\n\r\n", Head("GET /a/..b;x HTTP/1.1 cl=0 keep", 34)),
+        row("P72", b"GET * HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "target_not_origin_form")),
+        row("P73", b"OPTIONS ** HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "target_not_origin_form")),
+        row("P74", b"OPTIONS *x HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "target_not_origin_form")),
+        row("P75", b"options * HTTP/1.1\r\nHost: a\r\n\r\n", Refuse(400, "target_not_origin_form")),
         row("P60", b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n", Refuse(400, "transfer_encoding_invalid")),
     ]
 }
@@ -339,7 +344,7 @@ fn check(rows: Vec<Row>) {
 
 /// The row counts README gives; a change to the tables must change them (and README) too.
 const CORPUS_ROWS: usize = 81;
-const OWN_ROWS: usize = 71;
+const OWN_ROWS: usize = 75;
 
 #[test]
 fn corpus_rows_get_the_strict_verdicts() {

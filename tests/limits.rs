@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use loopback_mcp_http::limits::{
     BYTES_CEILING, COUNT_CEILING, DURATION_CEILING, JSON_DEPTH_CEILING, Limits, LimitsError,
+    RESPONSE_HEAD_BYTES_RESERVE, WORKERS_CEILING,
 };
 use loopback_mcp_http::sse::{self, SseErrorKind};
 
@@ -258,11 +259,35 @@ fn sse_event_count_holds_at_max_and_refuses_max_plus_one() {
 }
 
 #[test]
+fn one_event_of_the_largest_size_always_fits_a_response_with_its_head() {
+    let d = Limits::DEFAULT;
+    let room = d.response_bytes_max - RESPONSE_HEAD_BYTES_RESERVE;
+    assert_eq!(Limits { sse_event_bytes_max: room, ..d }.validate(), Ok(()));
+    assert_eq!(
+        Limits { sse_event_bytes_max: room + 1, ..d }.validate(),
+        Err(LimitsError::SseEventExceedsResponse)
+    );
+    // The quota is not related to the table's capacity: a quota above it lets capacity bind.
+    let capacity_binds = Limits { sessions_active_max: 2, sessions_per_principal_max: 4, ..d };
+    assert_eq!(capacity_binds.validate(), Ok(()));
+}
+
+#[test]
 fn ceilings_hold_at_max_and_refuse_max_plus_one() {
     let d = Limits::DEFAULT;
     let one_ns = Duration::from_nanos(1);
     // (at the ceiling, one past it, the budget named in the refusal)
-    let cases: [(Limits, Limits, &str); 5] = [
+    let cases: [(Limits, Limits, &str); 7] = [
+        (
+            Limits { requests_in_processing_max: WORKERS_CEILING, ..d },
+            Limits { requests_in_processing_max: WORKERS_CEILING + 1, ..d },
+            "requests_in_processing_max",
+        ),
+        (
+            Limits { sessions_per_principal_max: COUNT_CEILING, ..d },
+            Limits { sessions_per_principal_max: COUNT_CEILING + 1, ..d },
+            "sessions_per_principal_max",
+        ),
         (
             Limits { json_depth_max: JSON_DEPTH_CEILING, ..d },
             Limits { json_depth_max: JSON_DEPTH_CEILING + 1, ..d },

@@ -49,7 +49,11 @@ fn initialize_answers_2025_11_25_whatever_version_is_proposed() {
 #[test]
 fn session_ids_are_unique_and_unpredictable_looking() {
     let t = start_with(ServerConfig {
-        limits: Limits { sessions_active_max: 64, ..Limits::DEFAULT },
+        limits: Limits {
+            sessions_active_max: 64,
+            sessions_per_principal_max: 64,
+            ..Limits::DEFAULT
+        },
         ..ServerConfig::default()
     });
     let mut ids = std::collections::BTreeSet::new();
@@ -477,4 +481,34 @@ fn sessions_of_different_principals_work_side_by_side_under_concurrency() {
         handle.join().unwrap();
     }
     assert_eq!(t.server.endpoint().live_sessions(Instant::now()), 0);
+}
+
+#[test]
+fn one_principal_never_holds_every_slot_and_others_can_still_open_sessions() {
+    let t = start();
+    let quota = Limits::DEFAULT.sessions_per_principal_max;
+    assert!(quota < Limits::DEFAULT.sessions_active_max);
+    for _ in 0..quota {
+        t.open_session(Role::Full);
+    }
+    let refused = t.raw(&t.post_bytes(Role::Full, None, init_body(), &[])).unwrap();
+    assert_eq!((refused.status, error_code(&refused).as_str()), (429, "session_quota"));
+    let seconds: u64 = refused.field_str("retry-after").unwrap().parse().unwrap();
+    assert!((1..=Limits::DEFAULT.session_ttl.as_secs()).contains(&seconds), "{seconds}");
+    assert_eq!(refused.field_count("mcp-session-id"), 0);
+    t.open_session(Role::OtherSubject);
+}
+
+#[test]
+fn a_full_table_answers_503_with_retry_after() {
+    let t = start_with(ServerConfig {
+        limits: Limits { sessions_active_max: 2, ..Limits::DEFAULT },
+        ..ServerConfig::default()
+    });
+    t.open_session(Role::Full);
+    t.open_session(Role::OtherSubject);
+    let refused = t.raw(&t.post_bytes(Role::TenantDenied, None, init_body(), &[])).unwrap();
+    assert_eq!((refused.status, error_code(&refused).as_str()), (503, "session_capacity"));
+    let seconds: u64 = refused.field_str("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&seconds), "{seconds}");
 }

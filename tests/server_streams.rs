@@ -181,3 +181,74 @@ fn the_get_stream_needs_the_event_stream_accept_and_a_session() {
     let response = t.raw(&t.session_bytes("GET", Role::OtherSubject, &session, &[])).unwrap();
     assert_eq!(response.status, 404);
 }
+
+#[test]
+fn a_cursor_is_read_only_in_the_form_the_server_writes() {
+    let t = start();
+    let session = t.open_session(Role::Full);
+    let (_, events) = get(&t, &session, &[]);
+    let id = events[0].id.clone().unwrap();
+    let tag = id.strip_suffix("-g1").unwrap();
+    let cases: [(String, u16); 5] = [
+        (format!("{tag}-g1"), 200),
+        (format!("{tag}-g01"), 400),
+        (format!("{tag}-g0001"), 400),
+        (format!("{tag}-g+1"), 400),
+        (format!("{tag}-g-1"), 400),
+    ];
+    for (cursor, status) in cases {
+        let response = t
+            .raw(&t.session_bytes("GET", Role::Full, &session, &[("Last-Event-ID", &cursor)]))
+            .unwrap();
+        assert_eq!(response.status, status, "{cursor}");
+        if status == 400 {
+            assert_eq!(error_code(&response), "last_event_id_malformed", "{cursor}");
+        }
+    }
+}
+
+#[test]
+fn a_replay_larger_than_a_response_sends_whole_events_and_resumes_from_the_last_one() {
+    // Room for the head and a little over two events of about 170 bytes each.
+    let limits = Limits {
+        response_bytes_max: 900,
+        sse_event_bytes_max: 388,
+        sse_events_kept_per_session_max: 16,
+        ..Limits::DEFAULT
+    };
+    assert_eq!(limits.validate(), Ok(()));
+    let t = start_with(loopback_mcp_http::server::ServerConfig {
+        limits: Limits { requests_in_processing_max: 4, ..limits },
+        ..Default::default()
+    });
+    let session = t.open_session(Role::Full);
+    let (_, first) = get(&t, &session, &[]);
+    for _ in 0..5 {
+        list(&t, &session);
+    }
+    // Resume after session_started: five resources_listed events are kept, not all fit.
+    let mut cursor = first[0].id.clone().unwrap();
+    let mut seen = Vec::new();
+    let mut rounds = 0;
+    loop {
+        let (status, events) = get(&t, &session, &[("Last-Event-ID", &cursor)]);
+        assert_eq!(status, 200);
+        let ids: Vec<String> = events.iter().filter_map(|e| e.id.clone()).collect();
+        if ids.is_empty() {
+            break;
+        }
+        assert!(ids.len() < 5, "a response under 900 bytes cannot hold five events");
+        for event in &events {
+            assert_eq!(event_name(event), "resources_listed");
+        }
+        cursor = ids.last().unwrap().clone();
+        seen.extend(ids);
+        rounds += 1;
+        assert!(rounds <= 5, "resuming never ends");
+    }
+    let expected: Vec<String> = (2..=6)
+        .map(|n| first[0].id.as_deref().unwrap().replace("-g1", &format!("-g{n}")))
+        .collect();
+    assert_eq!(seen, expected, "every event once, in order, across resumptions");
+    assert!(rounds >= 2);
+}

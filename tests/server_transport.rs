@@ -44,7 +44,6 @@ fn each_route_and_method_gets_its_exact_status() {
         ("GET", "/MCP", vec![], "", 404, "not_found", None),
         ("PUT", "/mcp", vec![auth], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
         ("PATCH", "/mcp", vec![], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
-        ("HEAD", "/mcp", vec![], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
         ("OPTIONS", "/mcp", vec![], "", 405, "method_not_allowed", Some("GET, POST, DELETE")),
         (
             "POST",
@@ -53,7 +52,7 @@ fn each_route_and_method_gets_its_exact_status() {
             "",
             405,
             "method_not_allowed",
-            Some("GET"),
+            Some("GET, HEAD"),
         ),
         ("GET", "/mcp", vec![auth], "", 406, "not_acceptable", None),
         ("GET", "/mcp", vec![auth, ("Accept", "*/*")], "", 406, "not_acceptable", None),
@@ -150,33 +149,123 @@ fn each_route_and_method_gets_its_exact_status() {
 }
 
 #[test]
-fn host_must_be_one_of_the_servers_loopback_authorities() {
+fn head_gets_no_content_on_any_route_and_a_get_pipelined_after_it_is_answered() {
+    let t = start();
+    let host = t.host();
+    let get_document =
+        t.raw(&req(&t, "GET", "/.well-known/oauth-protected-resource/mcp", &[], "")).unwrap();
+    assert_eq!(get_document.status, 200);
+    let document_length = get_document.body.len().to_string();
+    // (path, extra field, status, Content-Length, Allow)
+    type Case<'a> = (&'a str, Option<(&'a str, &'a str)>, u16, Option<&'a str>, Option<&'a str>);
+    let cases: [Case; 6] = [
+        ("/.well-known/oauth-protected-resource/mcp", None, 200, Some(&document_length), None),
+        ("/.well-known/oauth-protected-resource", None, 200, Some(&document_length), None),
+        ("/mcp", None, 405, None, Some("GET, POST, DELETE")),
+        ("/", None, 404, None, None),
+        ("/.well-known/oauth-protected-resource/mcp", Some(("Cookie", "a=b")), 400, None, None),
+        ("/mcp", Some(("Origin", "http://evil.example")), 403, None, None),
+    ];
+    for (path, extra, status, length, allow) in cases {
+        let fields: Vec<(&str, &str)> = extra.into_iter().collect();
+        let mut conn = t.connect();
+        conn.send(&req(&t, "HEAD", path, &fields, "")).unwrap();
+        let response = conn.receive_head().unwrap();
+        t.check_no_secrets(&response);
+        assert_eq!(response.status, status, "HEAD {path} {extra:?}");
+        assert_eq!(response.field_str("content-length"), length, "HEAD {path} {extra:?}");
+        assert_eq!(response.field_str("allow"), allow, "HEAD {path}");
+        assert!(response.raw.ends_with(b"\r\n\r\n") && response.body.is_empty(), "HEAD {path}");
+        if status == 200 {
+            assert_eq!(response.field_str("content-type"), Some("application/json"));
+            assert!(response.keep_alive);
+        } else {
+            assert_eq!(response.field_str("connection"), Some("close"));
+            assert!(conn.is_closed_by_peer(), "nothing follows the head of HEAD {path}");
+        }
+    }
+    // HEAD then GET in one write: the GET's response is the next bytes after the HEAD's head.
+    let mut conn = t.connect();
+    let path = "/.well-known/oauth-protected-resource/mcp";
+    let mut pipelined = request("HEAD", path, &[("Host", &host)], b"");
+    pipelined.extend(request("GET", path, &[("Host", &host)], b""));
+    conn.send(&pipelined).unwrap();
+    let head = conn.receive_head().unwrap();
+    assert_eq!((head.status, head.body.len()), (200, 0));
+    let get = conn.receive_final().unwrap();
+    assert_eq!((get.status, get.body), (200, get_document.body));
+}
+
+#[test]
+fn discovery_refuses_every_credential_bearing_field() {
+    let t = start();
+    let path = "/.well-known/oauth-protected-resource/mcp";
+    let token = t.bearer(Role::Full);
+    for field in [
+        ("Authorization", token.as_str()),
+        ("Proxy-Authorization", "Basic eDp5"),
+        ("Cookie", "a=b"),
+    ] {
+        let response = t.raw(&req(&t, "GET", path, &[field], "")).unwrap();
+        assert_eq!(
+            (response.status, error_code(&response).as_str()),
+            (400, "credentials_not_accepted"),
+            "{}",
+            field.0
+        );
+    }
+    // Clients of later revisions send their version header on discovery too: it is not judged.
+    let response =
+        t.raw(&req(&t, "GET", path, &[("MCP-Protocol-Version", "2026-07-28")], "")).unwrap();
+    assert_eq!(response.status, 200);
+}
+
+#[test]
+fn options_asterisk_describes_the_server_and_is_answered_without_content() {
+    let t = start();
+    let response = t.raw(&req(&t, "OPTIONS", "*", &[], "")).unwrap();
+    assert_eq!(response.status, 204);
+    assert_eq!(response.field_str("allow"), Some("GET, HEAD, POST, DELETE"));
+    assert_eq!(response.field_count("content-length"), 0);
+    let response = t.raw(&req(&t, "OPTIONS", "*", &[("Host", "evil.example")], "")).unwrap();
+    assert_eq!((response.status, error_code(&response).as_str()), (421, "host_not_allowed"));
+}
+
+#[test]
+fn host_must_be_the_canonical_authority() {
     let t = start();
     let port = t.port();
     let token = t.bearer(Role::Full);
-    let good =
-        [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("LOCALHOST:{port}")];
-    let bad = [
-        "evil.example.com".to_owned(),
-        format!("evil.example.com:{port}"),
-        "127.0.0.1".to_owned(),
-        format!("127.0.0.1:{}", port.wrapping_add(1)),
-        format!("[::1]:{port}"),
-        format!("127.0.0.2:{port}"),
+    let metadata = "/.well-known/oauth-protected-resource/mcp";
+    let canonical = format!("127.0.0.1:{port}");
+    let cases: Vec<(String, &str, u16, &str)> = vec![
+        (canonical.clone(), "/mcp", 200, ""),
+        (canonical.clone(), metadata, 200, ""),
+        // The server's other name: never paired with a document naming 127.0.0.1.
+        (format!("localhost:{port}"), "/mcp", 421, "host_not_canonical"),
+        (format!("LOCALHOST:{port}"), "/mcp", 421, "host_not_canonical"),
+        (format!("localhost:{port}"), metadata, 421, "host_not_canonical"),
+        ("evil.example.com".to_owned(), "/mcp", 421, "host_not_allowed"),
+        (format!("evil.example.com:{port}"), metadata, 421, "host_not_allowed"),
+        ("127.0.0.1".to_owned(), "/mcp", 421, "host_not_allowed"),
+        (format!("127.0.0.1:{}", port.wrapping_add(1)), "/mcp", 421, "host_not_allowed"),
+        (format!("[::1]:{port}"), "/mcp", 421, "host_not_allowed"),
+        (format!("127.0.0.2:{port}"), "/mcp", 421, "host_not_allowed"),
     ];
-    for host in &good {
-        let bytes = t.post_bytes_with_host(Role::Full, host, init_body());
-        assert_eq!(t.raw(&bytes).unwrap().status, 200, "{host}");
-    }
-    for host in &bad {
-        let bytes = req(&t, "GET", "/mcp", &[("Host", host), ("Authorization", &token)], "");
+    for (host, path, status, code) in cases {
+        let bytes = if path == "/mcp" && status == 200 {
+            t.post_bytes_with_host(Role::Full, &host, init_body())
+        } else if path == "/mcp" {
+            req(&t, "GET", "/mcp", &[("Host", &host), ("Authorization", &token)], "")
+        } else {
+            req(&t, "GET", path, &[("Host", &host)], "")
+        };
         let response = t.raw(&bytes).unwrap();
-        assert_eq!(
-            (response.status, error_code(&response).as_str()),
-            (421, "host_not_allowed"),
-            "{host}"
-        );
-        assert_eq!(response.field_count("www-authenticate"), 0);
+        assert_eq!(response.status, status, "{host} {path}");
+        if status != 200 {
+            assert_eq!(error_code(&response), code, "{host} {path}");
+            assert_eq!(response.field_count("www-authenticate"), 0);
+        }
     }
 }
 
@@ -601,12 +690,14 @@ fn when_the_lingering_set_is_full_the_oldest_is_closed_and_a_new_refusal_is_stil
     for stream in &mut refused {
         stream.write_all(b"x").unwrap();
     }
-    thread::sleep(Duration::from_millis(200));
-    let after: Vec<&str> = refused
-        .iter_mut()
-        .map(|stream| if stream.write_all(b"y").is_ok() { "lingering" } else { "closed" })
-        .collect();
-    assert_eq!(after, ["closed", "lingering", "lingering"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while refused[0].write_all(b"y").is_ok() {
+        assert!(Instant::now() < deadline, "the oldest refusal was never closed");
+        thread::sleep(Duration::from_millis(50));
+    }
+    for stream in &mut refused[1..] {
+        assert!(stream.write_all(b"y").is_ok(), "a newer refusal still lingers");
+    }
 }
 
 #[test]
@@ -680,10 +771,12 @@ fn the_server_refuses_to_bind_anything_but_loopback() {
         error,
         Err(ServerError::Limits(LimitsError::Zero("requests_in_processing_max")))
     ));
+    // A response budget must hold a response head besides the largest event, so the server's
+    // own fixed replies (its 503 included) always fit.
     let tiny_responses =
         Limits { response_bytes_max: 64, sse_event_bytes_max: 64, ..Limits::DEFAULT };
     let error = server::bind(ServerConfig { limits: tiny_responses, ..ServerConfig::default() });
-    assert!(matches!(error, Err(ServerError::ResponseBudget(64))));
+    assert!(matches!(error, Err(ServerError::Limits(LimitsError::SseEventExceedsResponse))));
 }
 
 #[test]
@@ -696,6 +789,15 @@ fn extra_hosts_extend_the_host_allowlist_for_a_proxy_in_front() {
         t.raw(&t.post_bytes_with_host(Role::Full, "localhost:9", init_body())).unwrap().status,
         200
     );
+    // Discovery only under the canonical authority: its document names 127.0.0.1.
+    let discovery = request(
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[("Host", "localhost:9")],
+        b"",
+    );
+    let response = t.raw(&discovery).unwrap();
+    assert_eq!((response.status, error_code(&response).as_str()), (421, "host_not_canonical"));
     assert_eq!(
         t.raw(&t.post_bytes_with_host(Role::Full, "localhost:10", init_body())).unwrap().status,
         421

@@ -83,7 +83,7 @@ const REFUSED_ROLES: [Role; 6] = [
     Role::StaleRevision,
 ];
 
-const ATTACKS: [Step; 23] = [
+const ATTACKS: [Step; 27] = [
     // Mallory's GET stream hands her an event id: later, a cursor of another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
     attack(
@@ -139,6 +139,21 @@ const ATTACKS: [Step; 23] = [
         Sender::Carol,
         Request::post(Message::ListResources, &[]),
         Expect::code(403, "forbidden"),
+    ),
+    attack(
+        "a cookie sent to the public discovery document",
+        Sender::Alice,
+        Request::discovery(&[Change::With("Cookie", Text::Lit("session=stolen"))]),
+        Expect::code(400, "credentials_not_accepted"),
+    ),
+    attack(
+        "the localhost alias, which the metadata (naming 127.0.0.1) does not describe",
+        Sender::Alice,
+        Request::discovery(&[Change::Set(
+            "Host",
+            Text::Join(&[Text::Lit("localhost:"), Text::Port]),
+        )]),
+        Expect::code(421, "host_not_canonical"),
     ),
     attack(
         "token in the query string",
@@ -228,5 +243,14 @@ const ATTACKS: [Step; 23] = [
         Sender::Mallory,
         Request::post(Message::Ping, &[]),
         INVALID_TOKEN,
+    ),
+    // alice of acme holds two sessions (`full` and `connect_only` are both hers); two more fill
+    // her quota of four, and the table still has room for everyone else.
+    Step::Do(Action::OpenSessions(Role::Full, 2)),
+    attack(
+        "one principal taking every session slot",
+        Sender::Alice,
+        Request::initialize(&[Change::OutsideSession]),
+        Expect::code(429, "session_quota"),
     ),
 ];

@@ -62,6 +62,8 @@ pub enum Text {
     PostEventOf(Sender),
     /// One byte more than a header field value may hold.
     OverValueBudget,
+    /// The server's port.
+    Port,
     /// The parts, one after the other.
     Join(&'static [Text]),
 }
@@ -94,6 +96,8 @@ pub enum Base {
     Post(Body),
     /// The GET stream in the sender's session.
     Get,
+    /// A GET of the protected-resource metadata, with the server's `Host` and nothing else.
+    Discovery,
     /// Exact request bytes, with `{host}` replaced by the server's authority and `{token}` by the
     /// `full` role's token; changes do not apply.
     Raw(&'static str),
@@ -138,6 +142,10 @@ impl Request {
 
     pub const fn get(changes: &'static [Change]) -> Request {
         Request { base: Base::Get, changes }
+    }
+
+    pub const fn discovery(changes: &'static [Change]) -> Request {
+        Request { base: Base::Discovery, changes }
     }
 
     pub const fn raw(template: &'static str) -> Request {
@@ -219,6 +227,8 @@ pub enum Action {
     PollStream(Sender),
     /// `resources/list` by the sender; its event's id is remembered.
     ListResources(Sender),
+    /// Opens this many more sessions (initialize, then initialized) with this role's token.
+    OpenSessions(Role, usize),
 }
 
 /// One step of an attack run or an experiment.
@@ -368,6 +378,11 @@ impl Scene {
                     .map_err(|e| format!("{sender:?}: resources/list: {e}"))?;
                 self.remembered.push((Remembered::PostEvent(sender), id));
             }
+            Action::OpenSessions(role, count) => {
+                for _ in 0..count {
+                    self.local.session(role)?;
+                }
+            }
         }
         Ok(())
     }
@@ -399,6 +414,7 @@ impl Scene {
         let mut spec = match request.base {
             Base::Post(body) => client.post_spec(&self.body(body)),
             Base::Get => client.session_spec("GET"),
+            Base::Discovery => client.discovery_spec(),
             Base::Raw(template) => {
                 let token = self.local.fixture.token(Role::Full);
                 let text = template.replace("{host}", &client.host()).replace("{token}", token);
@@ -449,6 +465,7 @@ impl Scene {
             Text::GetEventOf(sender) => self.remembered(Remembered::GetEvent(sender))?,
             Text::PostEventOf(sender) => self.remembered(Remembered::PostEvent(sender))?,
             Text::OverValueBudget => "x".repeat(self.limits().header_value_bytes_max + 1),
+            Text::Port => self.local.server.port().to_string(),
             Text::Join(parts) => {
                 parts.iter().map(|&part| self.resolve(part)).collect::<Result<String, String>>()?
             }
@@ -498,7 +515,7 @@ fn senders_of(step: &Step) -> Vec<Sender> {
         Step::Do(Action::PollStream(sender) | Action::ListResources(sender)) => {
             senders.push(*sender);
         }
-        Step::Do(Action::Revoke(_) | Action::BumpRevision(_)) => {}
+        Step::Do(Action::Revoke(_) | Action::BumpRevision(_) | Action::OpenSessions(..)) => {}
     }
     senders
 }
@@ -508,6 +525,6 @@ fn text_senders(text: Text, senders: &mut Vec<Sender>) {
     match text {
         Text::SessionOf(s) | Text::GetEventOf(s) | Text::PostEventOf(s) => senders.push(s),
         Text::Join(parts) => parts.iter().for_each(|&part| text_senders(part, senders)),
-        Text::Lit(_) | Text::TokenOf(_) | Text::OverValueBudget => {}
+        Text::Lit(_) | Text::TokenOf(_) | Text::OverValueBudget | Text::Port => {}
     }
 }

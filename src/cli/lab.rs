@@ -48,7 +48,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 11] = [
+const EXPERIMENTS: [Experiment; 12] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -117,6 +117,36 @@ const EXPERIMENTS: [Experiment; 11] = [
                 "MCP-Protocol-Version: 2026-07-28",
                 &[Change::Set("MCP-Protocol-Version", Text::Lit("2026-07-28"))],
                 Expect::code(400, "protocol_version_unsupported"),
+            ),
+        ],
+    },
+    Experiment {
+        name: "metadata-per-authority",
+        explanation: "The metadata names the resource http://127.0.0.1:<port>/mcp, so it is served only under that authority: the localhost alias of the same server gets 421, and no response pairs a URL with a document naming another resource.",
+        steps: &[
+            baseline(
+                "discovery at 127.0.0.1:<port>",
+                Sender::Alice,
+                Request::discovery(&[]),
+                Expect::body(200, r#""resource":"http://127.0.0.1:"#),
+            ),
+            changed(
+                "discovery at localhost:<port>",
+                Sender::Alice,
+                Request::discovery(&[Change::Set(
+                    "Host",
+                    Text::Join(&[Text::Lit("localhost:"), Text::Port]),
+                )]),
+                Expect::code(421, "host_not_canonical"),
+            ),
+            changed(
+                "the MCP endpoint at localhost:<port>",
+                Sender::Alice,
+                Request::post(
+                    Message::Ping,
+                    &[Change::Set("Host", Text::Join(&[Text::Lit("localhost:"), Text::Port]))],
+                ),
+                Expect::code(421, "host_not_canonical"),
             ),
         ],
     },

@@ -18,14 +18,22 @@ use std::time::Duration;
 use super::args::Flags;
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
 use loopback_mcp_http::json::{Object, Value};
-use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 use loopback_mcp_http::server::{StartError, start_with_fixture};
 
-const FLAGS: [&str; 7] =
-    ["port", "allow-origin", "allow-host", "max-sessions", "session-ttl-secs", "workers", "bind"];
+const FLAGS: [&str; 8] = [
+    "port",
+    "allow-origin",
+    "allow-host",
+    "max-sessions",
+    "max-sessions-per-principal",
+    "session-ttl-secs",
+    "workers",
+    "bind",
+];
 
 /// Reads the flags into a server configuration.
 fn config(args: &[String]) -> Result<ServerConfig, String> {
@@ -43,12 +51,17 @@ fn config(args: &[String]) -> Result<ServerConfig, String> {
     if let Some(max) = flags.one("max-sessions")? {
         limits.sessions_active_max = max;
     }
+    if let Some(max) = flags.one("max-sessions-per-principal")? {
+        limits.sessions_per_principal_max = max;
+    }
     if let Some(secs) = flags.one("session-ttl-secs")? {
         limits.session_ttl = Duration::from_secs(secs);
     }
     if let Some(workers) = flags.one("workers")? {
-        if workers == 0 {
-            return Err("--workers must be at least 1".into());
+        if !(1..=WORKERS_CEILING).contains(&workers) {
+            return Err(format!(
+                "--workers must be 1 to {WORKERS_CEILING}, the ceiling of requests_in_processing_max"
+            ));
         }
         limits.requests_in_processing_max = workers;
     }

@@ -358,16 +358,21 @@ impl McpClient {
         self.send(&spec.bytes())
     }
 
-    /// Reads the protected-resource metadata, without credentials, and checks that it describes
-    /// the resource this client talks to.
-    pub fn discover(&mut self) -> Result<Value, McpError> {
-        let spec = RequestSpec {
+    /// A GET of the protected-resource metadata: the `Host` field and nothing else (no
+    /// credentials ever go to discovery).
+    pub fn discovery_spec(&self) -> RequestSpec {
+        RequestSpec {
             method: "GET".into(),
             target: metadata::PATH_FOR_MCP.into(),
             fields: vec![("Host".into(), self.host())],
             body: Vec::new(),
-        };
-        let response = self.send_spec(&spec)?;
+        }
+    }
+
+    /// Reads the protected-resource metadata, without credentials, and checks that it describes
+    /// the resource this client talks to.
+    pub fn discover(&mut self) -> Result<Value, McpError> {
+        let response = self.send_spec(&self.discovery_spec())?;
         let doc = json_reply(&response, 200)?;
         let expected = format!("http://{}{MCP_PATH}", self.host());
         if doc.get("resource").and_then(Value::as_str) != Some(expected.as_str()) {

@@ -51,43 +51,64 @@ use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
 use crate::http::{Method, Occurrence, RequestHead, Status};
 use crate::json::{self, Object, Value};
-use crate::limits::Limits;
+use crate::limits::{Limits, RESPONSE_HEAD_BYTES_RESERVE};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable, StreamEvent,
 };
 use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
-use crate::sse::Event;
+use crate::sse::{self, Event};
 
 pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
 
 const MCP_ALLOW: &str = "GET, POST, DELETE";
+const METADATA_ALLOW: &str = "GET, HEAD";
+/// What `OPTIONS *` answers: every method some route of the server implements.
+const SERVER_ALLOW: &str = "GET, HEAD, POST, DELETE";
+/// Fields the discovery document refuses: it is public, and a client that sends credentials to
+/// it is about to leak them wherever discovery leads.
+const DISCOVERY_REFUSES: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
 /// Random bytes in a session id (48 hex digits: 192 bits, never guessable).
 const SESSION_ID_RANDOM_BYTES: usize = 24;
 /// Random bytes in a session's event-id tag (16 hex digits), so ids differ across sessions.
 const EVENT_TAG_RANDOM_BYTES: usize = 8;
 
-/// What the endpoint is configured with.
+/// What the endpoint is configured with. `Host` values are compared case-insensitively,
+/// `Origin` values exactly.
 #[derive(Clone, Debug)]
 pub struct EndpointConfig {
     /// Every `Origin` value allowed, exactly as a browser would send it.
     pub allowed_origins: Vec<String>,
-    /// Every `Host` value allowed (compared case-insensitively).
-    pub allowed_hosts: Vec<String>,
+    /// The one authority the server answers as (`127.0.0.1:<port>`): the resource identifier,
+    /// the discovery document and every challenge name it.
+    pub canonical_host: String,
+    /// Other names of this server (`localhost:<port>`): refused with 421 `host_not_canonical`,
+    /// so that no response pairs them with a document naming another resource.
+    pub alias_hosts: Vec<String>,
+    /// Authorities of loopback proxies in front (`serve --allow-host`), which keep the client's
+    /// `Host`: accepted on `/mcp`, which they forward for the canonical resource; discovery is
+    /// not served under them (421 `host_not_canonical`), since its document names the canonical
+    /// resource.
+    pub proxy_hosts: Vec<String>,
     pub limits: Limits,
 }
 
 impl EndpointConfig {
-    /// The default allowlist: the server's own two loopback origins.
-    pub fn default_origins(port: u16) -> Vec<String> {
-        vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")]
-    }
-
-    /// The default host allowlist: the server's own two loopback authorities.
-    pub fn default_hosts(port: u16) -> Vec<String> {
-        vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")]
+    /// The configuration of a server on `127.0.0.1:<port>`: that canonical authority, its
+    /// `localhost` alias, no proxy, and the server's own two loopback origins.
+    pub fn loopback(port: u16, limits: Limits) -> EndpointConfig {
+        EndpointConfig {
+            allowed_origins: vec![
+                format!("http://127.0.0.1:{port}"),
+                format!("http://localhost:{port}"),
+            ],
+            canonical_host: format!("127.0.0.1:{port}"),
+            alias_hosts: vec![format!("localhost:{port}")],
+            proxy_hosts: Vec::new(),
+            limits,
+        }
     }
 }
 
@@ -107,6 +128,8 @@ pub enum Route {
     McpGet,
     McpDelete,
     Metadata,
+    /// `OPTIONS *`.
+    ServerOptions,
 }
 
 /// The endpoint's state: the policy and the sessions.
@@ -126,6 +149,7 @@ impl Endpoint {
         let limits = config.limits;
         let budget = SessionBudget {
             capacity: limits.sessions_active_max,
+            per_principal: limits.sessions_per_principal_max,
             ttl: limits.session_ttl,
             events_kept: limits.sse_events_kept_per_session_max,
         };
@@ -172,7 +196,7 @@ impl Endpoint {
     pub fn admit(&self, head: &RequestHead<'_>) -> Result<Route, Rejection> {
         self.check_host_and_origin(head)?;
         let route = route(head)?;
-        if route != Route::Metadata {
+        if matches!(route, Route::McpPost | Route::McpGet | Route::McpDelete) {
             check_protocol_version(head)?;
         }
         match route {
@@ -190,11 +214,13 @@ impl Endpoint {
             }
             Route::McpDelete => check_no_body(head)?,
             Route::Metadata => {
-                if head.fields.get("authorization").is_some() {
+                let credential = |name| head.fields.get(name).is_some();
+                if DISCOVERY_REFUSES.into_iter().any(credential) {
                     return Err(Rejection::CredentialsNotAccepted);
                 }
                 check_no_body(head)?;
             }
+            Route::ServerOptions => check_no_body(head)?,
         }
         Ok(route)
     }
@@ -210,6 +236,7 @@ impl Endpoint {
     ) -> Reply {
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
+            Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
             Route::McpPost => self.post(head, body, clock, random),
             Route::McpGet => self.get(head, clock),
             Route::McpDelete => self.delete(head, clock),
@@ -231,14 +258,19 @@ impl Endpoint {
         }
     }
 
+    /// Stage 2: the canonical authority (or a proxy's, on `/mcp`), then the Origin allowlist.
     fn check_host_and_origin(&self, head: &RequestHead<'_>) -> Result<(), Rejection> {
-        let host_ok = head.fields.get("host").is_some_and(|host| {
-            self.config
-                .allowed_hosts
-                .iter()
-                .any(|allowed| host.eq_ignore_ascii_case(allowed.as_bytes()))
-        });
-        if !host_ok {
+        let host = head.fields.get("host").unwrap_or_default();
+        let is = |name: &String| host.eq_ignore_ascii_case(name.as_bytes());
+        let config = &self.config;
+        let discovery = matches!(head.target, metadata::PATH_FOR_MCP | metadata::PATH_ROOT);
+        if is(&config.canonical_host) {
+            // The canonical authority: every route.
+        } else if config.proxy_hosts.iter().any(is) && !discovery {
+            // A proxy in front, forwarding `/mcp` for the canonical resource.
+        } else if config.proxy_hosts.iter().any(is) || config.alias_hosts.iter().any(is) {
+            return Err(Rejection::HostNotCanonical);
+        } else {
             return Err(Rejection::HostNotAllowed);
         }
         match head.fields.single("origin") {
@@ -348,12 +380,13 @@ impl Endpoint {
             let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
             return Ok(Reply::json(Status::Ok, &error));
         }
+        // Capacity and quota first, so that a refusal draws and builds nothing; creation checks
+        // again, atomically.
+        let owner = owner_of(principal);
+        self.sessions.admits(owner, clock.now).map_err(refusal)?;
         let session_id = random::hex(random, SESSION_ID_RANDOM_BYTES)?;
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
-        let session = self
-            .sessions
-            .create(&session_id, tag, owner_of(principal), clock.now)
-            .map_err(|_| Rejection::SessionCapacity)?;
+        let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(refusal)?;
         session.notify(LogLevel::Info, methods::log_message(LogLevel::Info, "session_started"));
         let result = jsonrpc::result_text(id, &methods::initialize_result());
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
@@ -412,23 +445,56 @@ impl Endpoint {
         let (_, session) = self.session_for(head, &principal, clock)?;
         self.authorize(&principal, scope::CONNECT)?;
         let malformed = Rejection::Cursor(session::CursorError::Malformed);
-        let events = match head.fields.single("last-event-id") {
-            Occurrence::Absent => session.poll().into_iter().collect(),
+        let replay = match head.fields.single("last-event-id") {
+            Occurrence::Absent => None,
             Occurrence::Once(value) => {
                 let cursor = std::str::from_utf8(value).map_err(|_| malformed)?;
-                session.replay_after(cursor).map_err(Rejection::Cursor)?
+                Some(session.replay_after(cursor).map_err(Rejection::Cursor)?)
             }
             Occurrence::Repeated => return Err(malformed),
         };
-        let retry_ms =
-            u64::try_from(self.limits().get_stream_retry.as_millis()).unwrap_or(u64::MAX);
-        let mut stream: Vec<Event> = events.into_iter().map(stream_event).collect();
-        match stream.first_mut() {
-            Some(first) => first.retry = Some(retry_ms),
-            None => stream.push(Event { retry: Some(retry_ms), ..Event::default() }),
+        let events = match &replay {
+            Some(replay) => replay.events.clone(),
+            None => session.poll().into_iter().collect(),
+        };
+        let (body, written) = self.stream_body(&events)?;
+        if let Some(replay) = replay {
+            session.delivered_through(written.unwrap_or(replay.cursor));
         }
-        Reply::event_stream(&stream, self.limits().sse_event_bytes_max)
-            .map_err(|_| Rejection::Internal)
+        Ok(Reply::event_stream_body(body))
+    }
+
+    /// The GET stream's body: the longest prefix of `events` whose whole events fit the response
+    /// budget (one always does, `Limits::validate` sees to it), the first carrying `retry`; only
+    /// `retry` when there is none. Also the sequence number of the last event written, from
+    /// which the client resumes.
+    fn stream_body(&self, events: &[StreamEvent]) -> Result<(Vec<u8>, Option<u64>), Rejection> {
+        let limits = self.limits();
+        let retry = Some(u64::try_from(limits.get_stream_retry.as_millis()).unwrap_or(u64::MAX));
+        let room = limits.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE);
+        let encode = |event: &Event, body: &mut Vec<u8>| {
+            sse::encode_event(event, limits.sse_event_bytes_max, body)
+                .map_err(|_| Rejection::Internal)
+        };
+        let mut body = Vec::new();
+        let mut written = None;
+        for (i, event) in events.iter().enumerate() {
+            let mut encoded = stream_event(event);
+            if i == 0 {
+                encoded.retry = retry;
+            }
+            let before = body.len();
+            encode(&encoded, &mut body)?;
+            if body.len() > room {
+                body.truncate(before);
+                break;
+            }
+            written = Some(event.seq);
+        }
+        if events.is_empty() {
+            encode(&Event { retry, ..Event::default() }, &mut body)?;
+        }
+        Ok((body, written))
     }
 
     /// DELETE ends the session: 204, and 404 for that id from then on.
@@ -454,8 +520,23 @@ fn owner_of(principal: &Principal) -> OwnerRef<'_> {
     }
 }
 
-fn stream_event(event: StreamEvent) -> Event {
-    Event { id: Some(event.id), event: None, data: Some(json::encode(&event.message)), retry: None }
+fn stream_event(event: &StreamEvent) -> Event {
+    let data = Some(json::encode(&event.message));
+    Event { id: Some(event.id.clone()), event: None, data, retry: None }
+}
+
+/// A refusal of the session table as the client sees it, with the whole seconds (at least one)
+/// after which asking again can succeed.
+fn refusal(refused: session::Refusal) -> Rejection {
+    let seconds = |wait: std::time::Duration| wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    match refused {
+        session::Refusal::Full { retry_after } => {
+            Rejection::SessionCapacity { retry_after_secs: seconds(retry_after).max(1) }
+        }
+        session::Refusal::Quota { retry_after } => {
+            Rejection::SessionQuota { retry_after_secs: seconds(retry_after).max(1) }
+        }
+    }
 }
 
 /// What a message needs from its token: `resources/list` reads tenant data; everything else
@@ -476,9 +557,13 @@ fn route(head: &RequestHead<'_>) -> Result<Route, Rejection> {
             _ => Err(Rejection::MethodNotAllowed { allow: MCP_ALLOW }),
         },
         metadata::PATH_FOR_MCP | metadata::PATH_ROOT => match head.method {
-            Method::Get => Ok(Route::Metadata),
-            _ => Err(Rejection::MethodNotAllowed { allow: "GET" }),
+            // HEAD is answered like GET, without content (the shell frames it).
+            Method::Get | Method::Head => Ok(Route::Metadata),
+            _ => Err(Rejection::MethodNotAllowed { allow: METADATA_ALLOW }),
         },
+        // Asterisk-form: the server as a whole (RFC 9110 §9.3.7), which the parser admits for
+        // OPTIONS only.
+        "*" => Ok(Route::ServerOptions),
         _ => Err(Rejection::NotFound),
     }
 }

@@ -5,7 +5,7 @@
 //! `{"error":{"code":<JSON-RPC code>,"message":"<public code>"},"jsonrpc":"2.0"}`. The message is
 //! always one of the fixed codes below, never text derived from the request, so no reply can echo
 //! a bearer token, a session id or anything else the client sent. Authorization refusals add the
-//! exact `WWW-Authenticate` challenge; 405 adds `Allow`.
+//! exact `WWW-Authenticate` challenge; 405 adds `Allow`; 503 and 429 add `Retry-After`.
 
 use super::reply::Reply;
 use crate::auth::policy::Denial;
@@ -23,6 +23,9 @@ pub enum Rejection {
     Request(RequestError),
     /// Host is not one of this server's loopback authorities (a DNS-rebinding guard).
     HostNotAllowed,
+    /// Host names this server, but not by its canonical authority (`localhost` for 127.0.0.1),
+    /// or a proxy's authority asks for the discovery document, which names the canonical resource.
+    HostNotCanonical,
     /// Origin is present and not in the allowlist.
     OriginNotAllowed,
     NotFound,
@@ -38,7 +41,8 @@ pub enum Rejection {
     UnsupportedMediaType,
     /// A GET or DELETE with a body.
     BodyNotAllowed,
-    /// Credentials sent to the discovery document, which must never receive them.
+    /// Credentials (`Authorization`, `Proxy-Authorization`, `Cookie`) sent to the discovery
+    /// document, which must never receive them.
     CredentialsNotAccepted,
     /// The body is not strict JSON.
     Json(JsonErrorKind),
@@ -59,8 +63,16 @@ pub enum Rejection {
     SessionOnInitialize,
     /// No live session with this id for this principal (unknown, expired, ended, or another's).
     SessionNotFound,
-    /// Every session slot is taken; nothing was created.
-    SessionCapacity,
+    /// Every session slot is taken; nothing was created. The earliest slot frees up in this
+    /// many seconds.
+    SessionCapacity {
+        retry_after_secs: u64,
+    },
+    /// This principal holds its quota of sessions; nothing was created. Its earliest session
+    /// expires in this many seconds.
+    SessionQuota {
+        retry_after_secs: u64,
+    },
     /// A request other than ping before `notifications/initialized`.
     NotInitialized,
     /// A JSON-RPC response, when the server has asked the client nothing.
@@ -88,13 +100,14 @@ impl Rejection {
         match self {
             Rejection::Request(e) => e.status(),
             Rejection::Auth { denial, .. } => denial.status(),
-            Rejection::HostNotAllowed => Status::MisdirectedRequest,
+            Rejection::HostNotAllowed | Rejection::HostNotCanonical => Status::MisdirectedRequest,
             Rejection::OriginNotAllowed => Status::Forbidden,
             Rejection::NotFound | Rejection::SessionNotFound => Status::NotFound,
             Rejection::MethodNotAllowed { .. } => Status::MethodNotAllowed,
             Rejection::NotAcceptable => Status::NotAcceptable,
             Rejection::UnsupportedMediaType => Status::UnsupportedMediaType,
-            Rejection::SessionCapacity | Rejection::Overloaded => Status::ServiceUnavailable,
+            Rejection::SessionCapacity { .. } | Rejection::Overloaded => Status::ServiceUnavailable,
+            Rejection::SessionQuota { .. } => Status::TooManyRequests,
             Rejection::Internal => Status::InternalServerError,
             Rejection::AcceptInvalid
             | Rejection::BodyNotAllowed
@@ -120,6 +133,7 @@ impl Rejection {
             Rejection::Message(e) => e.code(),
             Rejection::Cursor(e) => e.code(),
             Rejection::HostNotAllowed => "host_not_allowed",
+            Rejection::HostNotCanonical => "host_not_canonical",
             Rejection::OriginNotAllowed => "origin_not_allowed",
             Rejection::NotFound => "not_found",
             Rejection::MethodNotAllowed { .. } => "method_not_allowed",
@@ -133,7 +147,8 @@ impl Rejection {
             Rejection::SessionMalformed => "session_malformed",
             Rejection::SessionOnInitialize => "session_on_initialize",
             Rejection::SessionNotFound => "session_not_found",
-            Rejection::SessionCapacity => "session_capacity",
+            Rejection::SessionCapacity { .. } => "session_capacity",
+            Rejection::SessionQuota { .. } => "session_quota",
             Rejection::NotInitialized => "not_initialized",
             Rejection::UnsolicitedResponse => "unsolicited_response",
             Rejection::Overloaded => "overloaded",
@@ -158,6 +173,12 @@ impl Rejection {
         reply.close = true;
         match self {
             Rejection::MethodNotAllowed { allow } => reply.with("Allow", *allow),
+            Rejection::SessionCapacity { retry_after_secs }
+            | Rejection::SessionQuota { retry_after_secs } => {
+                reply.with("Retry-After", retry_after_secs.to_string())
+            }
+            // Workers free up within a request or two: a second is a fair wait.
+            Rejection::Overloaded => reply.with("Retry-After", "1"),
             Rejection::Auth { denial, requirement } => {
                 match denial.challenge(metadata_url, requirement) {
                     Some(challenge) => reply.with("WWW-Authenticate", challenge),

@@ -68,7 +68,12 @@ impl Reply {
         for event in events {
             sse::encode_event(event, event_bytes_max, &mut body)?;
         }
-        Ok(Reply {
+        Ok(Reply::event_stream_body(body))
+    }
+
+    /// A 200 event stream whose events are already encoded in `body`.
+    pub fn event_stream_body(body: Vec<u8>) -> Reply {
+        Reply {
             status: Status::Ok,
             fields: vec![
                 ("Content-Type", EVENT_STREAM.into()),
@@ -76,7 +81,7 @@ impl Reply {
             ],
             body,
             close: false,
-        })
+        }
     }
 
     /// A status with no body at all (202, 204).

@@ -16,7 +16,7 @@
 //! element run when it ends, in this order:
 //!
 //! 1. at the end of the request line: the version (505 if well-formed but not 1.0/1.1), then the
-//!    target form (`http::target`, 400), then the method (a visible byte that is not a token
+//!    target form (`http::target`, 400; `*` only for OPTIONS), then the method (a visible byte that is not a token
 //!    byte: 400; a token this server does not know: 501);
 //! 2. at the end of the head: Host, Transfer-Encoding, Content-Length, the body budget (413),
 //!    Expect (417), Connection (`http::framing`).
@@ -338,8 +338,14 @@ impl RequestParser {
             }
         };
         let target_end = self.version_start - 1;
-        target::check(&buf[self.target_start..target_end])
-            .map_err(|(kind, offset)| RequestError::new(kind, self.target_start + offset))?;
+        let target = &buf[self.target_start..target_end];
+        // Asterisk-form names the server itself, for OPTIONS only (RFC 9112 §3.2.4).
+        let asterisk =
+            target == b"*" && &buf[self.method_start..self.target_start - 1] == b"OPTIONS";
+        if !asterisk {
+            target::check(target)
+                .map_err(|(kind, offset)| RequestError::new(kind, self.target_start + offset))?;
+        }
         if self.method_not_token {
             return Err(RequestError::new(RequestErrorKind::MethodNotToken, self.method_start));
         }

@@ -1,4 +1,5 @@
-//! The HTTP status codes this project sends, each with its reason phrase (RFC 9110 §15).
+//! The HTTP status codes this project sends, each with its reason phrase (RFC 9110 §15, and
+//! RFC 6585 §4 for 429).
 //!
 //! A closed enum rather than a bare `u16`: every status the server can answer is listed here, so
 //! a typo cannot produce a status nobody tested. This module does not decide *which* status an
@@ -24,6 +25,7 @@ pub enum Status {
     UnsupportedMediaType,
     ExpectationFailed,
     MisdirectedRequest,
+    TooManyRequests,
     RequestHeaderFieldsTooLarge,
     InternalServerError,
     NotImplemented,
@@ -33,7 +35,7 @@ pub enum Status {
 
 impl Status {
     /// Every status, in numeric order.
-    pub const ALL: [Status; 22] = [
+    pub const ALL: [Status; 23] = [
         Status::Continue,
         Status::Ok,
         Status::Accepted,
@@ -51,6 +53,7 @@ impl Status {
         Status::UnsupportedMediaType,
         Status::ExpectationFailed,
         Status::MisdirectedRequest,
+        Status::TooManyRequests,
         Status::RequestHeaderFieldsTooLarge,
         Status::InternalServerError,
         Status::NotImplemented,
@@ -78,6 +81,7 @@ impl Status {
             Status::UnsupportedMediaType => 415,
             Status::ExpectationFailed => 417,
             Status::MisdirectedRequest => 421,
+            Status::TooManyRequests => 429,
             Status::RequestHeaderFieldsTooLarge => 431,
             Status::InternalServerError => 500,
             Status::NotImplemented => 501,
@@ -86,7 +90,7 @@ impl Status {
         }
     }
 
-    /// The reason phrase RFC 9110 registers for the code.
+    /// The reason phrase registered for the code (RFC 9110; RFC 6585 for 429).
     pub const fn reason(self) -> &'static str {
         match self {
             Status::Continue => "Continue",
@@ -106,6 +110,7 @@ impl Status {
             Status::UnsupportedMediaType => "Unsupported Media Type",
             Status::ExpectationFailed => "Expectation Failed",
             Status::MisdirectedRequest => "Misdirected Request",
+            Status::TooManyRequests => "Too Many Requests",
             Status::RequestHeaderFieldsTooLarge => "Request Header Fields Too Large",
             Status::InternalServerError => "Internal Server Error",
             Status::NotImplemented => "Not Implemented",

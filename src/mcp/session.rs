@@ -67,6 +67,9 @@ impl From<OwnerRef<'_>> for Owner {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionBudget {
     pub capacity: usize,
+    /// Live sessions one principal (subject and tenant, at its current authorization revision)
+    /// may hold at once.
+    pub per_principal: usize,
     pub ttl: Duration,
     pub events_kept: usize,
 }
@@ -142,8 +145,19 @@ impl CursorError {
 /// One event ready to be written: its id and the JSON-RPC notification it carries.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamEvent {
+    /// Its place in the GET stream's sequence.
+    pub seq: u64,
     pub id: String,
     pub message: Value,
+}
+
+/// What a `Last-Event-ID` resumes: the sequence number it names and every kept event after it.
+/// Nothing is marked delivered until the caller says how far it wrote
+/// ([`Session::delivered_through`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    pub cursor: u64,
+    pub events: Vec<StreamEvent>,
 }
 
 /// One live session. Its identity (owner, lifetime, tag) never changes; what does is behind
@@ -216,23 +230,28 @@ impl Session {
         let (seq, message) = stream.queue.iter().find(|(seq, _)| *seq > delivered)?.clone();
         stream.delivered_seq = seq;
         drop(stream);
-        Some(StreamEvent { id: self.get_event_id(seq), message })
+        Some(StreamEvent { seq, id: self.get_event_id(seq), message })
     }
 
     /// Every kept GET event after `last_event_id`, which must be an id of this session's GET
-    /// stream.
-    pub fn replay_after(&self, last_event_id: &str) -> Result<Vec<StreamEvent>, CursorError> {
-        let mut stream = self.stream();
+    /// stream. The caller then says how far it wrote ([`Session::delivered_through`]).
+    pub fn replay_after(&self, last_event_id: &str) -> Result<Replay, CursorError> {
+        let stream = self.stream();
         let cursor = self.parse_cursor(last_event_id, stream.last_seq)?;
         let later: Vec<(u64, Value)> =
             stream.queue.iter().filter(|(seq, _)| *seq > cursor).cloned().collect();
-        let last = stream.queue.back().map_or(cursor, |(seq, _)| *seq);
-        stream.delivered_seq = stream.delivered_seq.max(last);
         drop(stream);
-        Ok(later
+        let events = later
             .into_iter()
-            .map(|(seq, message)| StreamEvent { id: self.get_event_id(seq), message })
-            .collect())
+            .map(|(seq, message)| StreamEvent { seq, id: self.get_event_id(seq), message })
+            .collect();
+        Ok(Replay { cursor, events })
+    }
+
+    /// Every event up to `seq` has reached the client: a cursorless poll starts after it.
+    pub fn delivered_through(&self, seq: u64) {
+        let mut stream = self.stream();
+        stream.delivered_seq = stream.delivered_seq.max(seq);
     }
 
     fn parse_cursor(&self, id: &str, last_seq: u64) -> Result<u64, CursorError> {
@@ -265,8 +284,12 @@ enum StreamRef {
 }
 
 impl StreamRef {
+    /// Only the forms this server writes: numbers without a sign and without leading zeros.
     fn parse(stream: &str) -> Option<StreamRef> {
-        let number = |s: &str| crate::decimal::parse_u64(s.as_bytes());
+        let number = |s: &str| {
+            let canonical = !s.starts_with('0') || s == "0";
+            crate::decimal::parse_u64(s.as_bytes()).filter(|_| canonical)
+        };
         if let Some(seq) = stream.strip_prefix('g') {
             return number(seq).map(StreamRef::Get);
         }
@@ -297,9 +320,15 @@ pub struct SessionTable {
     sessions: RwLock<HashMap<SessionKey, Arc<Session>>>,
 }
 
-/// The table is full of live sessions.
+/// Why no session was created. Each says how long until the earliest session that stands in
+/// the way expires: the time after which asking again can succeed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CapacityFull;
+pub enum Refusal {
+    /// Every slot of the table holds a live session.
+    Full { retry_after: Duration },
+    /// This principal holds its quota of live sessions; other principals are not affected.
+    Quota { retry_after: Duration },
+}
 
 /// A session id as the table stores it: its SHA-256 (computed outside any lock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -309,6 +338,33 @@ impl SessionKey {
     pub fn of(id: &[u8]) -> SessionKey {
         SessionKey(Sha256::digest(id).into())
     }
+}
+
+impl SessionBudget {
+    /// The capacity, then the quota, over the sessions in a table at `now`. A session bound to
+    /// an older authorization revision does not count against the quota: it can never be used
+    /// again (it still takes a slot until it expires).
+    fn admits<'s>(
+        &self,
+        sessions: impl Iterator<Item = &'s Arc<Session>> + Clone,
+        owner: OwnerRef<'_>,
+        now: Instant,
+    ) -> Result<(), Refusal> {
+        let live = sessions.filter(|s| now < s.expires_at);
+        if live.clone().count() >= self.capacity {
+            return Err(Refusal::Full { retry_after: earliest_expiry(live, now) });
+        }
+        let own = live.filter(|s| s.owner.as_ref() == owner);
+        if own.clone().count() >= self.per_principal {
+            return Err(Refusal::Quota { retry_after: earliest_expiry(own, now) });
+        }
+        Ok(())
+    }
+}
+
+/// How long until the first of `sessions` expires.
+fn earliest_expiry<'s>(sessions: impl Iterator<Item = &'s Arc<Session>>, now: Instant) -> Duration {
+    sessions.map(|s| s.expires_at.saturating_duration_since(now)).min().unwrap_or_default()
 }
 
 impl SessionTable {
@@ -329,21 +385,26 @@ impl SessionTable {
         self.read().values().filter(|s| now < s.expires_at).count()
     }
 
+    /// Whether a session for `owner` could be created at `now`: checked before anything is
+    /// drawn or built. [`SessionTable::create`] checks again, atomically.
+    pub fn admits(&self, owner: OwnerRef<'_>, now: Instant) -> Result<(), Refusal> {
+        self.budget.admits(self.read().values(), owner, now)
+    }
+
     /// Creates a session for `owner` with a caller-drawn id and event tag. Expired sessions are
-    /// dropped first; if the table is still full, nothing is built or stored.
+    /// dropped first; if the table is still full, or `owner` holds its quota, nothing is built
+    /// or stored.
     pub fn create(
         &self,
         id: &str,
         tag: String,
         owner: OwnerRef<'_>,
         now: Instant,
-    ) -> Result<Arc<Session>, CapacityFull> {
+    ) -> Result<Arc<Session>, Refusal> {
         let key = SessionKey::of(id.as_bytes());
         let mut sessions = self.write();
         sessions.retain(|_, s| now < s.expires_at);
-        if sessions.len() >= self.budget.capacity {
-            return Err(CapacityFull);
-        }
+        self.budget.admits(sessions.values(), owner, now)?;
         let session = Arc::new(Session {
             owner: Owner::from(owner),
             expires_at: now + self.budget.ttl,
@@ -388,8 +449,12 @@ impl SessionTable {
 mod tests {
     use super::*;
 
-    const BUDGET: SessionBudget =
-        SessionBudget { capacity: 2, ttl: Duration::from_secs(60), events_kept: 3 };
+    const BUDGET: SessionBudget = SessionBudget {
+        capacity: 2,
+        per_principal: 2,
+        ttl: Duration::from_secs(60),
+        events_kept: 3,
+    };
 
     fn owner(subject: &str) -> Owner {
         Owner { subject: subject.into(), tenant: "acme".into(), authorization_revision: 1 }
@@ -429,8 +494,8 @@ mod tests {
         table.create("a", "aa".into(), owner("alice").as_ref(), t0).unwrap();
         table.create("b", "bb".into(), owner("alice").as_ref(), t0).unwrap();
         assert_eq!(
-            table.create("c", "cc".into(), owner("alice").as_ref(), t0).err(),
-            Some(CapacityFull)
+            table.create("c", "cc".into(), owner("bob").as_ref(), t0).err(),
+            Some(Refusal::Full { retry_after: Duration::from_secs(60) })
         );
         let a = table.find(SessionKey::of(b"a"), owner("alice").as_ref(), t0).unwrap();
         assert!(table.end(SessionKey::of(b"a"), &a));
@@ -439,6 +504,37 @@ mod tests {
         let later = t0 + Duration::from_secs(60);
         table.create("d", "dd".into(), owner("alice").as_ref(), later).unwrap();
         assert_eq!(table.live(later), 1);
+    }
+
+    #[test]
+    fn a_principal_holds_at_most_its_quota_and_stale_revisions_do_not_count() {
+        let t0 = Instant::now();
+        let budget = SessionBudget { capacity: 4, per_principal: 2, ..BUDGET };
+        let table = SessionTable::new(budget);
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        table.create("a1", "a1".into(), owner("alice").as_ref(), at(0)).unwrap();
+        table.create("a2", "a2".into(), owner("alice").as_ref(), at(10)).unwrap();
+        // At its quota, alice waits for her oldest session (created at 0, expiring at 60).
+        let quota = Refusal::Quota { retry_after: Duration::from_secs(45) };
+        assert_eq!(table.admits(owner("alice").as_ref(), at(15)), Err(quota));
+        assert_eq!(
+            table.create("a3", "a3".into(), owner("alice").as_ref(), at(15)).err(),
+            Some(quota)
+        );
+        // Others keep their slots.
+        table.create("b1", "b1".into(), owner("bob").as_ref(), at(15)).unwrap();
+        // Alice at a new authorization revision: her old sessions are dead and do not count.
+        let mut renewed = owner("alice");
+        renewed.authorization_revision = 2;
+        table.create("a4", "a4".into(), renewed.as_ref(), at(20)).unwrap();
+        // The table is full now: the earliest of all expires at 60.
+        let full = Refusal::Full { retry_after: Duration::from_secs(30) };
+        assert_eq!(
+            table.create("c1", "c1".into(), owner("carol").as_ref(), at(30)).err(),
+            Some(full)
+        );
+        // Once alice's first session expires, she may open one again.
+        table.create("a5", "a5".into(), owner("alice").as_ref(), at(60)).unwrap();
     }
 
     #[test]
@@ -469,13 +565,15 @@ mod tests {
         for n in 1..=3 {
             s.notify(LogLevel::Info, note(n));
         }
-        let ids = |r: Result<Vec<StreamEvent>, CursorError>| {
-            r.map(|v| v.into_iter().map(|e| e.id).collect::<Vec<_>>())
+        let ids = |r: Result<Replay, CursorError>| {
+            r.map(|replay| replay.events.into_iter().map(|e| e.id).collect::<Vec<_>>())
         };
         assert_eq!(ids(s.replay_after("ab12-g1")), Ok(vec!["ab12-g2".into(), "ab12-g3".into()]));
         assert_eq!(ids(s.replay_after("ab12-g3")), Ok(vec![]));
-        assert_eq!(s.poll(), None, "a replay counts as delivery");
-        let cases: [(&str, CursorError); 9] = [
+        assert_eq!(s.poll().map(|e| e.seq), Some(1), "a replay delivers only what was written");
+        s.delivered_through(3);
+        assert_eq!(s.poll(), None, "everything up to the last written event is delivered");
+        let cases: [(&str, CursorError); 15] = [
             ("ab12-g4", CursorError::NotIssued),
             ("cd34-g1", CursorError::OtherSession),
             ("cd34-p1-1", CursorError::OtherSession),
@@ -485,6 +583,13 @@ mod tests {
             ("g1", CursorError::Malformed),
             ("-g1", CursorError::Malformed),
             ("ab12-g+1", CursorError::Malformed),
+            // Only the forms the server writes: no leading zeros, no sign.
+            ("ab12-g01", CursorError::Malformed),
+            ("ab12-g0001", CursorError::Malformed),
+            ("ab12-g-1", CursorError::Malformed),
+            ("ab12-p01-1", CursorError::Malformed),
+            ("ab12-p1-01", CursorError::Malformed),
+            ("ab12-g0", CursorError::NotIssued),
         ];
         for (cursor, expected) in cases {
             assert_eq!(ids(s.replay_after(cursor)), Err(expected), "{cursor}");

@@ -72,13 +72,14 @@ pub enum ServerError {
     NotLoopback(IpAddr),
     /// The budgets are inconsistent.
     Limits(LimitsError),
-    /// The response budget cannot hold even the fixed 503 the server answers when it is full.
-    ResponseBudget(usize),
     /// An allowed origin that is not `http://host[:port]` or `https://host[:port]`.
     Origin(String),
     /// An allowed host that is not `host[:port]`.
     Host(String),
+    /// The listener could not be bound.
     Io(io::Error),
+    /// A thread (a worker, the sweeper, the acceptor) could not be started.
+    Spawn(io::Error),
 }
 
 impl fmt::Display for ServerError {
@@ -88,12 +89,10 @@ impl fmt::Display for ServerError {
                 write!(f, "refusing to listen on {address}: this server binds 127.0.0.1 only")
             }
             ServerError::Limits(e) => write!(f, "invalid limits: {e}"),
-            ServerError::ResponseBudget(n) => {
-                write!(f, "response_bytes_max {n} cannot hold the server's own 503 reply")
-            }
             ServerError::Origin(origin) => write!(f, "not an origin: {origin:?}"),
             ServerError::Host(host) => write!(f, "not a host: {host:?}"),
             ServerError::Io(e) => write!(f, "cannot listen: {e}"),
+            ServerError::Spawn(e) => write!(f, "cannot start a server thread: {e}"),
         }
     }
 }
@@ -109,27 +108,23 @@ struct Overloaded {
 }
 
 impl Overloaded {
-    /// Checks that the 503, with its `Date`, fits the response budget (the server's own errors
-    /// must always be writable).
-    fn new(limits: &Limits) -> Result<Overloaded, ServerError> {
-        let mut overloaded = Overloaded {
+    fn new(limits: &Limits) -> Overloaded {
+        Overloaded {
             reply: Rejection::Overloaded.reply(""),
             bytes: Vec::new(),
             dates: DateCache::new(),
             response_bytes_max: limits.response_bytes_max,
-        };
-        overloaded.serialize(SystemTime::UNIX_EPOCH)?;
-        Ok(overloaded)
+        }
     }
 
-    /// The 503's bytes with the `Date` of `wall`.
-    fn serialize(&mut self, wall: SystemTime) -> Result<&[u8], ServerError> {
+    /// The 503's bytes with the `Date` of `wall`. Validated limits keep a response head's room
+    /// beside any body, so it always fits; `None` would be a bug of that reserve.
+    fn serialize(&mut self, wall: SystemTime) -> Option<&[u8]> {
         let date = self.dates.at(connection::unix_seconds(wall));
         let delivery = Delivery { close: true, head: false, date: Some(date) };
-        self.reply
-            .serialize(&mut self.bytes, delivery, self.response_bytes_max)
-            .map_err(|_| ServerError::ResponseBudget(self.response_bytes_max))?;
-        Ok(&self.bytes)
+        let written = self.reply.serialize(&mut self.bytes, delivery, self.response_bytes_max);
+        debug_assert!(written.is_ok(), "the 503 does not fit a validated response budget");
+        written.ok().map(|_| self.bytes.as_slice())
     }
 }
 
@@ -148,7 +143,6 @@ pub fn bind(config: ServerConfig) -> Result<BoundServer, ServerError> {
         return Err(ServerError::NotLoopback(config.address));
     }
     config.limits.validate().map_err(ServerError::Limits)?;
-    Overloaded::new(&config.limits)?;
     if let Some(bad) = config.extra_origins.iter().find(|o| !is_origin(o)) {
         return Err(ServerError::Origin(bad.clone()));
     }
@@ -181,26 +175,30 @@ impl BoundServer {
     /// Starts serving with `policy`.
     pub fn start(self, policy: OfflineTokenPolicy) -> Result<RunningServer, ServerError> {
         let BoundServer { listener, config, port } = self;
-        let mut allowed_origins = crate::endpoint::EndpointConfig::default_origins(port);
-        allowed_origins.extend(config.extra_origins.iter().cloned());
-        let mut allowed_hosts = EndpointConfig::default_hosts(port);
-        allowed_hosts.extend(config.extra_hosts.iter().cloned());
-        let endpoint_config =
-            EndpointConfig { allowed_origins, allowed_hosts, limits: config.limits };
+        let mut endpoint_config = EndpointConfig::loopback(port, config.limits);
+        endpoint_config.allowed_origins.extend(config.extra_origins.iter().cloned());
+        endpoint_config.proxy_hosts.extend(config.extra_hosts.iter().cloned());
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let limits = config.limits;
-        let overloaded = Overloaded::new(&limits)?;
+        let overloaded = Overloaded::new(&limits);
         let workers = Arc::new(Handoff::new(limits.requests_in_processing_max));
         let lingering = Arc::new(LingerSet::new(&limits));
         let stopping = Arc::new(AtomicBool::new(false));
+        // Threads already started end when their hand-off closes: a server that could not
+        // start every thread leaves none behind.
+        let abandon = |e: io::Error| {
+            workers.close();
+            lingering.stop();
+            ServerError::Spawn(e)
+        };
         for _ in 0..limits.requests_in_processing_max {
             let (handoff, lingering, endpoint) =
                 (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&endpoint));
             spawn("worker", move || run_worker(&handoff, &lingering, &endpoint))
-                .map_err(ServerError::Io)?;
+                .map_err(abandon)?;
         }
         let sweeper = Arc::clone(&lingering);
-        spawn("sweeper", move || sweeper.run_sweeper()).map_err(ServerError::Io)?;
+        spawn("sweeper", move || sweeper.run_sweeper()).map_err(abandon)?;
         let acceptor = {
             let (workers, lingering, stopping) =
                 (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&stopping));
@@ -208,7 +206,7 @@ impl BoundServer {
             spawn("acceptor", move || {
                 run_acceptor(&listener, &workers, &lingering, overloaded, &stopping, pause)
             })
-            .map_err(ServerError::Io)?
+            .map_err(abandon)?
         };
         Ok(RunningServer { port, endpoint, workers, lingering, stopping, acceptor: Some(acceptor) })
     }
@@ -262,10 +260,10 @@ fn run_acceptor(
             thread::sleep(accept_error_pause);
             continue;
         };
-        if let Err(stream) = workers.offer(stream) {
-            if let Ok(response) = overloaded.serialize(SystemTime::now()) {
-                linger::refuse(stream, response, lingering, Instant::now());
-            }
+        if let Err(stream) = workers.offer(stream)
+            && let Some(response) = overloaded.serialize(SystemTime::now())
+        {
+            linger::refuse(stream, response, lingering, Instant::now());
         }
     }
 }

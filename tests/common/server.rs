@@ -110,8 +110,14 @@ impl TestServer {
     }
 
     /// Asserts that no known token or session id appears in the response, except the session id
-    /// a successful initialize hands out in its `MCP-Session-Id` field.
+    /// a successful initialize hands out in its `MCP-Session-Id` field; and that the response
+    /// carries a `Date` in IMF-fixdate form, as every response of this server does.
     pub fn check_no_secrets(&self, response: &ClientResponse) {
+        let date = response.field_str("date").unwrap_or_default();
+        assert!(
+            response.field_count("date") == 1 && is_imf_fixdate(date),
+            "a response without one IMF-fixdate Date: {date:?}"
+        );
         let secrets = self.secrets.lock().unwrap();
         let hands_out_session = is_initialize_result(response);
         let mut texts: Vec<Vec<u8>> = vec![response.body.clone()];
@@ -184,6 +190,23 @@ impl TestServer {
 
 fn with_fields(spec: RequestSpec, extra: &[(&str, &str)]) -> RequestSpec {
     extra.iter().fold(spec, |spec, (name, value)| spec.with(name, value))
+}
+
+/// `Sun, 06 Nov 1994 08:49:37 GMT`: the shape of every IMF-fixdate.
+fn is_imf_fixdate(value: &str) -> bool {
+    let b = value.as_bytes();
+    let digits = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_digit);
+    b.len() == 29
+        && ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].contains(&&value[..3])
+        && &value[3..5] == ", "
+        && digits(5..7)
+        && ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            .contains(&&value[8..11])
+        && digits(12..16)
+        && digits(17..19)
+        && digits(20..22)
+        && digits(23..25)
+        && value.ends_with(" GMT")
 }
 
 /// A 200 whose body is an initialize result: the one response that hands out a session id.
