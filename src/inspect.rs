@@ -26,6 +26,8 @@ use crate::sse;
 pub enum Subject {
     Request,
     Response,
+    /// A response to a HEAD request, which ends after its head.
+    ResponseToHead,
     Json,
     Sse,
 }
@@ -36,6 +38,7 @@ impl Subject {
         Some(match name {
             "request" => Subject::Request,
             "response" => Subject::Response,
+            "response-to-head" => Subject::ResponseToHead,
             "json" => Subject::Json,
             "sse" => Subject::Sse,
             _ => return None,
@@ -53,7 +56,8 @@ pub struct Report {
 pub fn inspect(subject: Subject, input: &[u8], limits: &Limits) -> Report {
     match subject {
         Subject::Request => request(input, limits),
-        Subject::Response => response(input, limits),
+        Subject::Response => response(ResponseParser::new(limits), input),
+        Subject::ResponseToHead => response(ResponseParser::for_head(limits), input),
         Subject::Json => json_text(input, limits),
         Subject::Sse => sse_stream(input, limits),
     }
@@ -109,8 +113,8 @@ fn request(input: &[u8], limits: &Limits) -> Report {
     }
 }
 
-fn response(input: &[u8], limits: &Limits) -> Report {
-    match ResponseParser::new(limits).parse(input) {
+fn response(mut parser: ResponseParser, input: &[u8]) -> Report {
+    match parser.parse(input) {
         Ok(Parsed::Partial) => incomplete(),
         Err(e) => refused(e.code(), e.offset(), None),
         Ok(Parsed::Complete { value, len }) => Report {
@@ -305,7 +309,7 @@ mod tests {
 
     #[test]
     fn reports_are_exact_json() {
-        let cases: [(Subject, &[u8], bool, &str); 6] = [
+        let cases: [(Subject, &[u8], bool, &str); 8] = [
             (
                 Subject::Request,
                 b"GET /mcp HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer secret\r\n\r\n",
@@ -319,6 +323,18 @@ mod tests {
                 r#"{"code":"query_forbidden","offset":8,"status":400,"verdict":"refused"}"#,
             ),
             (Subject::Request, b"GET / HTT", false, r#"{"verdict":"incomplete"}"#),
+            (
+                Subject::ResponseToHead,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+                true,
+                r#"{"body_bytes":0,"bytes":38,"fields":[{"name":"Content-Length","value":"5"}],"keep_alive":true,"status":200,"verdict":"complete"}"#,
+            ),
+            (
+                Subject::Response,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+                false,
+                r#"{"verdict":"incomplete"}"#,
+            ),
             (
                 Subject::Response,
                 b"HTTP/1.1 204 No Content\r\n\r\n",

@@ -20,7 +20,7 @@ usage: loopback-mcp-http demo [--trace]
        loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
                                [--max-sessions N] [--max-sessions-per-principal N]
                                [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]
-       loopback-mcp-http inspect <request|response|json|sse|connection> [FILE]
+       loopback-mcp-http inspect <request|response|response-to-head|json|sse|connection> [FILE]
        loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize]
                                [--url URL --token T]
        loopback-mcp-http bench codec

@@ -598,6 +598,7 @@ fn when_every_worker_is_busy_new_connections_get_a_readable_503() {
             .unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (503, "overloaded"));
         assert_eq!(response.field_str("connection"), Some("close"));
+        assert_eq!(response.field_str("retry-after"), Some("1"));
     }
     // The held connection is still served, and once it closes a new one is served too.
     assert_eq!(

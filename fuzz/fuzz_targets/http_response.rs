@@ -1,14 +1,17 @@
 //! Fuzzes the client's response parser with raw bytes: no panic, an accepted response stays
 //! within the response budget and carries exactly its Content-Length (none for 1xx, 204, 304),
-//! and the verdict does not depend on how the bytes were split.
+//! and the verdict does not depend on how the bytes were split. The same bytes read as the
+//! response to a HEAD request end after their head: no content, whatever they announce, and the
+//! same verdict whole or split.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::http::{Parsed, Response, ResponseError, ResponseParser};
-use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::limits::{Limits, RESPONSE_HEAD_BYTES_RESERVE};
 
+/// As small as the budgets' relations allow: one 64-byte event beside a response head.
 const TINY: Limits = Limits {
-    response_bytes_max: 128,
+    response_bytes_max: RESPONSE_HEAD_BYTES_RESERVE + 64,
     header_value_bytes_max: 16,
     header_fields_max: 4,
     header_section_bytes_max: 64,
@@ -29,6 +32,7 @@ fn verdict<'b>(
 
 fuzz_target!(|data: &[u8]| {
     for limits in [Limits::DEFAULT, TINY] {
+        check_head_responses(data, &limits);
         let mut whole = ResponseParser::new(&limits);
         let once = verdict(whole.parse(data));
         if let Some(Ok((response, len))) = &once {
@@ -69,3 +73,26 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// As the response to a HEAD request: an accepted response has no content and ends with its
+/// head's empty line, and splitting the bytes changes nothing.
+fn check_head_responses(data: &[u8], limits: &Limits) {
+    let mut whole = ResponseParser::for_head(limits);
+    let once = verdict(whole.parse(data));
+    if let Some(Ok((response, len))) = &once {
+        assert!(response.body.is_empty());
+        assert!(*len <= data.len() && data[..*len].ends_with(b"\r\n\r\n"));
+    }
+    let n = data.len();
+    let step = if n <= 64 { 1 } else { n / 31 };
+    for k in (0..=n).step_by(step) {
+        let mut parser = ResponseParser::for_head(limits);
+        {
+            let first = verdict(parser.parse(&data[..k]));
+            if first.is_some() {
+                assert_eq!(first, once, "HEAD split at {k}");
+            }
+        }
+        assert_eq!(verdict(parser.parse(data)), once, "HEAD split at {k}");
+    }
+}

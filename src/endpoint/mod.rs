@@ -7,19 +7,23 @@
 //! <!-- receive-order: start -->
 //! 1. The head's own rules and budgets, byte by byte (`http::RequestParser`): 400, 413, 414,
 //!    417, 431, 501, 505.
-//! 2. `Host` must be one of the server's loopback authorities, or one added for a loopback
-//!    proxy (421: a DNS-rebinding guard); a present `Origin` must be in the exact allowlist
-//!    (403, never an OAuth challenge).
-//! 3. The route and method (404, 405 with `Allow`), `Accept` (406), `Content-Type` (415), a
-//!    body where none belongs (400), and a present `MCP-Protocol-Version` naming anything but
-//!    2025-11-25 (400) (`Endpoint::admit`). Only now is the body read, and only now does a
-//!    client that sent `Expect: 100-continue` get its `100 Continue`.
+//! 2. `Host` must be the server's canonical authority `127.0.0.1:<port>`, or on `/mcp` a
+//!    loopback proxy's (`--allow-host`); its `localhost` alias, and discovery through a proxy,
+//!    get 421 `host_not_canonical`, any other name 421 `host_not_allowed` (a DNS-rebinding
+//!    guard). A present `Origin` must be in the exact allowlist (403, never an OAuth challenge).
+//! 3. The route and method (404, 405 with `Allow`; HEAD is answered like GET, without content,
+//!    on the discovery paths; `OPTIONS *` gets 204 with `Allow`), credentials sent to discovery
+//!    (400), `Accept` (406), `Content-Type` (415), a body where none belongs (400), and a
+//!    present `MCP-Protocol-Version` naming anything but 2025-11-25 (400) (`Endpoint::admit`).
+//!    Only now is the body read, and only now does a client that sent `Expect: 100-continue`
+//!    get its `100 Continue`.
 //! 4. The body, within its budget and deadline: strict JSON, then exactly one JSON-RPC message
 //!    (400).
 //! 5. The bearer token, identity only (`OfflineTokenPolicy::authenticate`): 400, 401.
 //! 6. The version header's presence (required after initialize), the session id, the session
-//!    itself and the lifecycle (only `ping` before `notifications/initialized`): 400, 404, and
-//!    503 when no session slot is free.
+//!    itself and the lifecycle (only `ping` before `notifications/initialized`): 400, 404; on
+//!    initialize, 503 when no session slot is free and 429 when this principal holds its quota,
+//!    both with `Retry-After`.
 //! 7. Scopes and tenant data (`OfflineTokenPolicy::authorize`): 403.
 //! 8. The method itself, answered as JSON or as an event stream.
 //! <!-- receive-order: end -->
