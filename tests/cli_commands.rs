@@ -80,10 +80,28 @@ fn lab_runs_every_experiment_as_predicted() {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .collect();
-    assert_eq!(names.len(), 12);
+    assert_eq!(names.len(), 13);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));
+}
+
+#[test]
+fn the_browser_experiment_is_skipped_cleanly_without_chromium() {
+    let output = Command::new(BIN)
+        .args(["lab", "run", "dns-rebinding"])
+        .env("LOOPBACK_MCP_CHROMIUM", "/nonexistent/chromium")
+        .output()
+        .expect("run the binary");
+    assert_eq!(output.status.code(), Some(0));
+    let line = summary(&output);
+    let count = |key: &str| line.get(key).and_then(Value::as_number).and_then(|n| n.as_u64());
+    assert_eq!(
+        (count("experiments"), count("observations"), count("mismatches"), count("skipped")),
+        (Some(0), Some(0), Some(0), Some(1))
+    );
+    assert_eq!(text(&line, "verdict"), "PASS");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("apt-get install chromium"));
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn attack_count() -> usize {
         .map(|step| match step {
             Step::Check(_) | Step::Baseline(_) => 1,
             Step::CheckEachRole(roles, _) => roles.len(),
-            Step::Do(_) => 0,
+            Step::Do(_) | Step::Browser(_) => 0,
         })
         .sum()
 }

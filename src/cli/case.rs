@@ -242,6 +242,17 @@ pub enum Step {
     /// named after it.
     CheckEachRole(&'static [Role], Case),
     Do(Action),
+    /// What a real browser gets (see `browser`): a step only for experiments that need one.
+    Browser(BrowserProbe),
+}
+
+/// A request a real browser makes, and what it must get.
+#[derive(Clone, Copy, Debug)]
+pub enum BrowserProbe {
+    /// The discovery document loaded under a foreign name resolved to 127.0.0.1.
+    Rebinding,
+    /// A page from another loopback origin POSTs an initialize to `/mcp`.
+    ForeignOrigin,
 }
 
 /// What one case predicted and what it got.
@@ -331,7 +342,58 @@ impl Scene {
                 roles.iter().map(|&role| self.observe(case, Some(role), false)).collect()
             }
             Step::Do(action) => self.act(*action).map(|()| Vec::new()),
+            Step::Browser(probe) => Ok(vec![self.browse(*probe)?]),
         }
+    }
+
+    /// Runs a browser probe against the server; the caller checked that Chromium is there.
+    fn browse(&mut self, probe: BrowserProbe) -> Result<Observation, String> {
+        let chromium = super::browser::chromium().ok_or(super::browser::INSTALL_HINT)?;
+        let port = self.local.server.port();
+        let (what, expect, seen) = match probe {
+            BrowserProbe::Rebinding => (
+                "Chromium loads the metadata at rebind.test:<port>, a name resolved to 127.0.0.1",
+                Expect::code(421, "host_not_allowed"),
+                super::browser::rebinding(
+                    &chromium,
+                    port,
+                    loopback_mcp_http::auth::metadata::PATH_FOR_MCP,
+                )?,
+            ),
+            BrowserProbe::ForeignOrigin => {
+                let body = json::encode(&message_value(Message::Initialize(
+                    loopback_mcp_http::mcp::PROTOCOL_VERSION,
+                )));
+                let seen = super::browser::foreign_origin_post(&chromium, port, &body)?;
+                let sessions =
+                    self.local.server.endpoint().live_sessions(std::time::Instant::now());
+                let expect = Expect::code(403, "origin_not_allowed");
+                let what =
+                    "a page at another loopback port POSTs an initialize (no-cors, text/plain)";
+                let seen = super::browser::Seen {
+                    code: format!(
+                        "{} (Origin {}; live sessions: {sessions})",
+                        seen.code,
+                        seen.origin.as_deref().unwrap_or("none")
+                    ),
+                    ..seen
+                };
+                (what, expect, seen)
+            }
+        };
+        let code_only = seen.code.split(' ').next().unwrap_or_default().to_owned();
+        let matched = seen.status == Some(expect.status)
+            && matches!(expect.key, Key::Code(c) if c == code_only);
+        let key_seen =
+            self.clients.first().map_or(seen.code.clone(), |(_, c)| c.trace.redact(&seen.code));
+        Ok(Observation {
+            baseline: false,
+            what: what.to_owned(),
+            expect,
+            status: seen.status,
+            key_seen,
+            matched,
+        })
     }
 
     fn observe(
@@ -515,7 +577,8 @@ fn senders_of(step: &Step) -> Vec<Sender> {
         Step::Do(Action::PollStream(sender) | Action::ListResources(sender)) => {
             senders.push(*sender);
         }
-        Step::Do(Action::Revoke(_) | Action::BumpRevision(_) | Action::OpenSessions(..)) => {}
+        Step::Do(Action::Revoke(_) | Action::BumpRevision(_) | Action::OpenSessions(..))
+        | Step::Browser(_) => {}
     }
     senders
 }

@@ -14,7 +14,8 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 use super::case::{
-    Action, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Step, Text,
+    Action, BrowserProbe, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Step,
+    Text,
 };
 
 /// One experiment.
@@ -22,6 +23,13 @@ struct Experiment {
     name: &'static str,
     explanation: &'static str,
     steps: &'static [Step],
+}
+
+impl Experiment {
+    /// True when a step drives a real browser.
+    fn needs_browser(&self) -> bool {
+        self.steps.iter().any(|step| matches!(step, Step::Browser(_)))
+    }
 }
 
 const fn baseline(what: &'static str, sender: Sender, request: Request, expect: Expect) -> Step {
@@ -48,7 +56,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 12] = [
+const EXPERIMENTS: [Experiment; 13] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -148,6 +156,14 @@ const EXPERIMENTS: [Experiment; 12] = [
                 ),
                 Expect::code(421, "host_not_canonical"),
             ),
+        ],
+    },
+    Experiment {
+        name: "dns-rebinding",
+        explanation: "Why the Host and Origin guards exist: a real browser (headless Chromium). A page under a foreign name that resolves to 127.0.0.1 reaches the server with that name in Host: 421. A page from another loopback origin may POST a simple request without asking: its Origin is not allowed, 403, and nothing is created. Skipped when Chromium is not installed.",
+        steps: &[
+            Step::Browser(BrowserProbe::Rebinding),
+            Step::Browser(BrowserProbe::ForeignOrigin),
         ],
     },
     Experiment {
@@ -319,9 +335,14 @@ pub fn run(args: &[String], trace: bool) -> Result<ExitCode, String> {
 }
 
 fn run_experiments(chosen: &[&Experiment], trace: bool) -> ExitCode {
-    let (mut observations, mut mismatches) = (0usize, 0usize);
+    let (mut observations, mut mismatches, mut skipped) = (0usize, 0usize, 0usize);
     for experiment in chosen {
         println!("== {}\n   {}", experiment.name, experiment.explanation);
+        if experiment.needs_browser() && super::browser::chromium().is_none() {
+            skipped += 1;
+            println!("   skipped: {}", super::browser::INSTALL_HINT);
+            continue;
+        }
         match run_one(experiment, trace) {
             Ok(seen) => {
                 for observation in seen {
@@ -338,9 +359,10 @@ fn run_experiments(chosen: &[&Experiment], trace: bool) -> ExitCode {
     }
     let verdict = if mismatches == 0 { "PASS" } else { "FAIL" };
     let counts = [
-        ("experiments", chosen.len() as u64),
+        ("experiments", (chosen.len() - skipped) as u64),
         ("observations", observations as u64),
         ("mismatches", mismatches as u64),
+        ("skipped", skipped as u64),
     ];
     super::print_summary(&counts, false, verdict);
     if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }

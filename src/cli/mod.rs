@@ -6,6 +6,7 @@
 pub mod args;
 pub mod attack;
 pub mod bench;
+pub mod browser;
 pub mod case;
 pub mod demo;
 pub mod inspect;
