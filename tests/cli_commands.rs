@@ -124,6 +124,40 @@ fn traces_show_the_wire_but_never_a_token_or_session_id() {
 }
 
 #[test]
+fn trace_bytes_shows_line_endings_and_makes_a_bare_lf_visible() {
+    let output = run(&["attack", "--trace-bytes"]);
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The bare-LF attack's request line ends in a lone \n; a valid one in \r\n.
+    assert!(stderr.contains("> GET /mcp HTTP/1.1\\n\n"), "no bare LF shown");
+    assert!(stderr.contains("> POST /mcp HTTP/1.1\\r\\n\n"));
+    assert!(stderr.contains("-- end of head ("), "no head/body boundary");
+    assert!(stderr.contains("Authorization: [redacted]\\r\\n"));
+    assert!(longest_hex_run(&stderr) < 32, "a token or session id in the trace");
+    assert_eq!(run(&["demo", "--trace", "--trace-bytes"]).status.code(), Some(2));
+}
+
+#[test]
+fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
+    let output = run(&["--help"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "too long: {line:?}");
+    }
+    // In the descriptions (after the first empty line), a sentence that goes on in the next line
+    // fills this one first: no line stops short in the middle of a sentence.
+    let descriptions: Vec<&str> = text.lines().skip_while(|l| !l.is_empty()).collect();
+    for pair in descriptions.windows(2) {
+        let (this, next) = (pair[0], pair[1]);
+        let sentence_goes_on = next.starts_with("          ") && !this.ends_with('.');
+        assert!(
+            !sentence_goes_on || this.chars().count() >= 70,
+            "a line broken mid-sentence: {this:?}"
+        );
+    }
+}
+
+#[test]
 fn usage_errors_exit_2() {
     for args in [&[][..], &["frobnicate"], &["demo", "extra"], &["lab"], &["inspect", "yaml"]] {
         assert_eq!(run(args).status.code(), Some(2), "{args:?}");

@@ -1,8 +1,10 @@
 //! The request head parser against a table of hostile and valid requests.
 //!
-//! The rows with corpus ids (B, RL, TF, HS, LM, FR, HO, VE, EX, PL, EO, TM) are the shared
-//! HTTP/1.1 corpus turned into this project's verdicts, with the `limits` rows re-derived at this
-//! project's budgets; rows with P ids are the project's own. Every row is also fed split at every
+//! The rows with corpus ids (B, RL, TF, HS, LM, FR, HO, VE, EX, PL, EO, TM) come from a corpus of
+//! hostile HTTP/1.1 inputs with strict verdicts (baseline, request line, transfer framing, header
+//! syntax, limits, framing rules, host, version, expect, pipelining, errors, timing), turned into
+//! this project's verdicts, with the `limits` rows re-derived at this project's budgets; rows with
+//! P ids are the project's own. Every row is also fed split at every
 //! point and one byte at a time, and must get the same verdict.
 //!
 //! Corpus rows whose expectation is about the connection (a deadline, a close after an error, a

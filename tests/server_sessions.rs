@@ -69,7 +69,7 @@ fn session_ids_are_unique_and_unpredictable_looking() {
 }
 
 #[test]
-fn the_draft_probe_gets_a_clean_400_and_no_session() {
+fn the_later_revisions_probe_gets_a_clean_400_and_no_session() {
     let t = start();
     let probe = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#;
     let host = t.host();
@@ -116,16 +116,21 @@ fn the_version_header_is_optional_on_initialize_and_required_after() {
     // After initialize: required, exactly once, exactly 2025-11-25 (GET and DELETE too).
     let host = t.host();
     let bearer = t.bearer(Role::Full);
-    let cases: Vec<(&str, Vec<(&str, &str)>)> = vec![
-        ("missing", vec![]),
-        ("draft", vec![("MCP-Protocol-Version", "2026-07-28")]),
-        ("older", vec![("MCP-Protocol-Version", "2025-03-26")]),
+    let cases: Vec<(&str, Vec<(&str, &str)>, &str)> = vec![
+        ("missing", vec![], "protocol_version_missing"),
+        (
+            "later revision",
+            vec![("MCP-Protocol-Version", "2026-07-28")],
+            "protocol_version_unsupported",
+        ),
+        ("older", vec![("MCP-Protocol-Version", "2025-03-26")], "protocol_version_unsupported"),
         (
             "twice",
             vec![("MCP-Protocol-Version", "2025-11-25"), ("MCP-Protocol-Version", "2025-11-25")],
+            "protocol_version_repeated",
         ),
     ];
-    for (name, extra) in cases {
+    for (name, extra, code) in cases {
         for method in ["POST", "GET", "DELETE"] {
             let mut fields = vec![
                 ("Host", host.as_str()),
@@ -145,7 +150,7 @@ fn the_version_header_is_optional_on_initialize_and_required_after() {
             let response = t.raw(&bytes).unwrap();
             assert_eq!(
                 (response.status, error_code(&response).as_str()),
-                (400, "protocol_version_unsupported"),
+                (400, code),
                 "{name} {method}"
             );
         }

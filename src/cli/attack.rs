@@ -11,13 +11,14 @@
 use std::process::ExitCode;
 
 use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::trace::TraceMode;
 
 use super::case::{
     Action, Body, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Step, Text,
 };
 
 /// Runs every attack; `trace` prints the redacted wire trace.
-pub fn run(trace: bool) -> ExitCode {
+pub fn run(trace: TraceMode) -> ExitCode {
     let outcome = Scene::open(trace, &ATTACKS).and_then(|mut scene| run_all(&mut scene));
     // Without a server or its sessions nothing was tried: the verdict is FAIL, still one line.
     let (blocked, through) = outcome.unwrap_or_else(|e| {
@@ -210,7 +211,7 @@ const ATTACKS: [Step; 27] = [
         Expect::code(400, "batch_not_supported"),
     ),
     attack(
-        "Draft protocol version in the header",
+        "the later revision (2026-07-28) in the version header",
         Sender::Alice,
         Request::post(
             Message::Ping,

@@ -15,6 +15,7 @@
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::ClientResponse;
 use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code};
+use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
@@ -314,7 +315,7 @@ const CLIENT: ClientInfo<'static> = ClientInfo { name: "loopback-mcp-http-lab", 
 impl Scene {
     /// Starts a server and opens a session for every sender `steps` name, in sender order. Every
     /// client's trace knows every token and session id, so no trace shows another's.
-    pub fn open(trace: bool, steps: &[Step]) -> Result<Scene, String> {
+    pub fn open(trace: TraceMode, steps: &[Step]) -> Result<Scene, String> {
         let local = LocalServer::start(trace)?;
         let mut senders: Vec<Sender> = steps.iter().flat_map(senders_of).collect();
         senders.sort();

@@ -11,11 +11,12 @@ use std::process::ExitCode;
 use super::local::LocalServer;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::{McpClient, McpError};
+use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::sse::Event;
 
 /// Runs the demo; `trace` prints the redacted wire trace to stderr.
-pub fn run(trace: bool) -> ExitCode {
+pub fn run(trace: TraceMode) -> ExitCode {
     let (round_trips, outcome) = match LocalServer::start(trace) {
         Ok(local) => {
             let mut client = local.client(Role::Full);

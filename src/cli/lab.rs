@@ -11,6 +11,7 @@
 use std::process::ExitCode;
 
 use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 use super::case::{
@@ -89,7 +90,7 @@ const EXPERIMENTS: [Experiment; 13] = [
             ping_with(
                 "no MCP-Protocol-Version",
                 &[Change::Without("MCP-Protocol-Version")],
-                Expect::code(400, "protocol_version_unsupported"),
+                Expect::code(400, "protocol_version_missing"),
             ),
         ],
     },
@@ -106,8 +107,8 @@ const EXPERIMENTS: [Experiment; 13] = [
         ],
     },
     Experiment {
-        name: "draft-version",
-        explanation: "Proposing the 2026-07-28 Draft in the initialize body is not an error: the server answers with 2025-11-25 and the client decides. The Draft in the MCP-Protocol-Version header is a plain 400.",
+        name: "later-revision",
+        explanation: "2026-07-28 is the later revision, outside this profile's wire contract. Proposing it in the initialize body is not an error: the server answers with 2025-11-25 and the client decides. Naming it in the MCP-Protocol-Version header is a plain 400.",
         steps: &[
             baseline(
                 "initialize proposing 2025-11-25",
@@ -314,7 +315,7 @@ const EXPERIMENTS: [Experiment; 13] = [
 ];
 
 /// `lab list` and `lab run <name|all>`.
-pub fn run(args: &[String], trace: bool) -> Result<ExitCode, String> {
+pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
     match args {
         [verb] if verb == "list" => {
             for experiment in &EXPERIMENTS {
@@ -334,7 +335,7 @@ pub fn run(args: &[String], trace: bool) -> Result<ExitCode, String> {
     }
 }
 
-fn run_experiments(chosen: &[&Experiment], trace: bool) -> ExitCode {
+fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {
     let (mut observations, mut mismatches, mut skipped) = (0usize, 0usize, 0usize);
     for experiment in chosen {
         println!("== {}\n   {}", experiment.name, experiment.explanation);
@@ -369,7 +370,7 @@ fn run_experiments(chosen: &[&Experiment], trace: bool) -> ExitCode {
 }
 
 /// Every observation of one experiment, on a fresh server.
-fn run_one(experiment: &Experiment, trace: bool) -> Result<Vec<Observation>, String> {
+fn run_one(experiment: &Experiment, trace: TraceMode) -> Result<Vec<Observation>, String> {
     let mut scene = Scene::open(trace, experiment.steps)?;
     let mut seen = Vec::new();
     for step in experiment.steps {

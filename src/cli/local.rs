@@ -3,7 +3,7 @@
 
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
 use loopback_mcp_http::client::mcp::McpClient;
-use loopback_mcp_http::client::trace::Trace;
+use loopback_mcp_http::client::trace::{Trace, TraceMode};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::server::{RunningServer, ServerConfig, start_with_fixture};
@@ -15,12 +15,12 @@ pub const PROFILE: &str = "loopback-streamable-http-teaching-profile-v1";
 pub struct LocalServer {
     pub server: RunningServer,
     pub fixture: Fixture,
-    trace: bool,
+    trace: TraceMode,
 }
 
 impl LocalServer {
     /// Starts a server with the default budgets and a few workers.
-    pub fn start(trace: bool) -> Result<LocalServer, String> {
+    pub fn start(trace: TraceMode) -> Result<LocalServer, String> {
         let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
         let config = ServerConfig { limits, ..ServerConfig::default() };
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
@@ -40,7 +40,7 @@ impl LocalServer {
     /// A client for `role`, tracing to stderr when asked. Every fixture token is a trace secret,
     /// so a trace never shows one, whichever client printed it.
     pub fn client(&self, role: Role) -> McpClient {
-        let mut trace = Trace::new(self.trace);
+        let mut trace = Trace::with_mode(self.trace);
         for (_, token) in self.fixture.tokens() {
             trace.secret(token);
         }

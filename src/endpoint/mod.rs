@@ -609,7 +609,8 @@ fn check_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
     match head.fields.single("mcp-protocol-version") {
         Occurrence::Absent => Ok(()),
         Occurrence::Once(version) if version == PROTOCOL_VERSION.as_bytes() => Ok(()),
-        _ => Err(Rejection::ProtocolVersion),
+        Occurrence::Once(_) => Err(Rejection::ProtocolVersionUnsupported),
+        Occurrence::Repeated => Err(Rejection::ProtocolVersionRepeated),
     }
 }
 
@@ -617,7 +618,7 @@ fn check_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
 fn require_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
     match head.fields.get("mcp-protocol-version") {
         Some(_) => Ok(()),
-        None => Err(Rejection::ProtocolVersion),
+        None => Err(Rejection::ProtocolVersionMissing),
     }
 }
 

@@ -53,8 +53,12 @@ pub enum Rejection {
         denial: Denial,
         requirement: Requirement,
     },
-    /// `MCP-Protocol-Version` missing (after initialize), repeated, or not 2025-11-25.
-    ProtocolVersion,
+    /// `MCP-Protocol-Version` names a revision other than 2025-11-25.
+    ProtocolVersionUnsupported,
+    /// `MCP-Protocol-Version` is missing on a request after initialize.
+    ProtocolVersionMissing,
+    /// More than one `MCP-Protocol-Version` field line (whatever they say).
+    ProtocolVersionRepeated,
     /// No `MCP-Session-Id` on a request that needs one.
     SessionMissing,
     /// A session id that is not 1–128 visible ASCII characters, or more than one.
@@ -114,7 +118,9 @@ impl Rejection {
             | Rejection::CredentialsNotAccepted
             | Rejection::Json(_)
             | Rejection::Message(_)
-            | Rejection::ProtocolVersion
+            | Rejection::ProtocolVersionUnsupported
+            | Rejection::ProtocolVersionMissing
+            | Rejection::ProtocolVersionRepeated
             | Rejection::SessionMissing
             | Rejection::SessionMalformed
             | Rejection::SessionOnInitialize
@@ -142,7 +148,9 @@ impl Rejection {
             Rejection::UnsupportedMediaType => "unsupported_media_type",
             Rejection::BodyNotAllowed => "body_not_allowed",
             Rejection::CredentialsNotAccepted => "credentials_not_accepted",
-            Rejection::ProtocolVersion => "protocol_version_unsupported",
+            Rejection::ProtocolVersionUnsupported => "protocol_version_unsupported",
+            Rejection::ProtocolVersionMissing => "protocol_version_missing",
+            Rejection::ProtocolVersionRepeated => "protocol_version_repeated",
             Rejection::SessionMissing => "session_missing",
             Rejection::SessionMalformed => "session_malformed",
             Rejection::SessionOnInitialize => "session_on_initialize",
