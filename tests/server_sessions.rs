@@ -116,7 +116,9 @@ fn the_version_header_is_optional_on_initialize_and_required_after() {
     // After initialize: required, exactly once, exactly 2025-11-25 (GET and DELETE too).
     let host = t.host();
     let bearer = t.bearer(Role::Full);
-    let cases: Vec<(&str, Vec<(&str, &str)>, &str)> = vec![
+    // (what, extra fields, public code)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         ("missing", vec![], "protocol_version_missing"),
         (
             "later revision",
