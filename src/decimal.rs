@@ -34,19 +34,28 @@ pub(crate) fn parse_u64(bytes: &[u8]) -> Option<u64> {
     }
 }
 
-/// Appends the decimal digits of `n`.
-pub(crate) fn push(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
+/// The decimal digits of `n`, written at the end of `buf`.
+fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
     loop {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
+        buf[i] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    out.extend_from_slice(&digits[i..]);
+    &buf[i..]
+}
+
+/// Appends the decimal digits of `n`.
+pub(crate) fn push(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(digits(n, &mut [0; 20]));
+}
+
+/// Appends the decimal digits of `n` to text.
+pub(crate) fn push_str(out: &mut String, n: u64) {
+    out.extend(digits(n, &mut [0; 20]).iter().map(|&d| char::from(d)));
 }
 
 /// `bytes` as lowercase hexadecimal, two digits per byte.
@@ -105,6 +114,9 @@ mod tests {
             let mut out = Vec::new();
             push(&mut out, n);
             assert_eq!(out, n.to_string().as_bytes());
+            let mut text = String::from("=");
+            push_str(&mut text, n);
+            assert_eq!(text, format!("={n}"));
         }
     }
 }

@@ -147,12 +147,13 @@ fn sse_stream(input: &[u8], limits: &Limits) -> Report {
         Ok(events) => {
             let shown = events.into_iter().map(|e| {
                 let mut members = Object::new();
-                let text =
-                    |name: &str, v: Option<String>| v.map(|v| (name.to_owned(), Value::from(v)));
+                let text = |name: &'static str, v: Option<String>| {
+                    v.map(|v| (name.into(), Value::from(v)))
+                };
                 members.extend(text("id", e.id));
                 members.extend(text("event", e.event));
                 members.extend(text("data", e.data));
-                members.extend(e.retry.map(|r| ("retry".to_owned(), Value::from(r))));
+                members.extend(e.retry.map(|r| ("retry".into(), Value::from(r))));
                 Value::Object(members)
             });
             Report {

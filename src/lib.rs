@@ -19,6 +19,7 @@
 //! - [`auth`]: the offline token policy, challenges, protected-resource metadata, fixture roles.
 //! - [`mcp`]: JSON-RPC messages, the messages a client sends, the session table and its event ids.
 //! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
+//! - [`digest`]: SHA-256 digests as the keys of the token and session tables.
 //! - [`endpoint`]: the receive order, from a parsed head and body to a reply; every refusal's
 //!   status in one table.
 //! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
@@ -51,6 +52,7 @@
 pub mod auth;
 pub mod client;
 mod decimal;
+pub mod digest;
 pub mod endpoint;
 pub mod http;
 pub mod inspect;

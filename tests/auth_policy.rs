@@ -479,3 +479,30 @@ fn unknown_subjects_are_refused_even_with_a_well_bound_token() {
     let got = policy.decide([&b"Bearer tok"[..]], &scope::CONNECT, now());
     assert_eq!(got, Err(Denial::InvalidToken(R::UnknownSubject)));
 }
+
+#[test]
+fn revisions_and_revocations_apply_whichever_comes_first() {
+    let mut policy = OfflineTokenPolicy::for_loopback_port(PORT, fixtures::ISSUER);
+    let claims = Role::Full.claims(policy.resource(), now());
+    let (subject, tenant) = (claims.subject.clone(), claims.tenant.clone());
+    let revision = claims.authorization_revision;
+    let token_id = claims.token_id.clone();
+    // No revision yet: the subject is unknown, and a bump has nothing to move.
+    policy.register("tok", claims).unwrap();
+    assert_eq!(policy.bump_revision(&subject, &tenant), None);
+    let decide = |p: &OfflineTokenPolicy| p.decide([&b"Bearer tok"[..]], &scope::CONNECT, now());
+    assert_eq!(decide(&policy).map(|_| ()), Err(Denial::InvalidToken(R::UnknownSubject)));
+    // A revision set after the token was registered applies to it.
+    policy.set_revision(&subject, &tenant, revision);
+    assert!(decide(&policy).is_ok());
+    // The same subject in another tenant is another pair.
+    policy.set_revision(&subject, "another-tenant", revision + 5);
+    assert!(decide(&policy).is_ok());
+    assert_eq!(policy.bump_revision(&subject, &tenant), Some(revision + 1));
+    assert_eq!(decide(&policy).map(|_| ()), Err(Denial::InvalidToken(R::StaleRevision)));
+    policy.set_revision(&subject, &tenant, revision);
+    assert!(decide(&policy).is_ok());
+    // Revocation by id, whatever the revision.
+    assert!(policy.revoke(&token_id));
+    assert_eq!(decide(&policy).map(|_| ()), Err(Denial::InvalidToken(R::Revoked)));
+}

@@ -95,7 +95,7 @@ fn serve_announces_itself_serves_and_obeys_control_commands() {
         )
     );
     let tokens = hello.get("tokens").and_then(Value::as_object).unwrap();
-    let roles: Vec<&str> = tokens.keys().map(String::as_str).collect();
+    let roles: Vec<&str> = tokens.keys().map(|k| k.as_ref()).collect();
     for role in [
         "full",
         "connect_only",

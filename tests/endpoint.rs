@@ -36,7 +36,7 @@ fn endpoint_with(limits: Limits) -> (Endpoint, Fixture) {
 }
 
 fn retry_after(reply: &Reply) -> Option<&str> {
-    reply.fields.iter().find(|(name, _)| *name == "Retry-After").map(|(_, v)| v.as_ref())
+    reply.fields().find(|(name, _)| *name == "Retry-After").map(|(_, v)| v)
 }
 
 fn code(reply: &Reply) -> String {
@@ -152,7 +152,7 @@ fn send(
 }
 
 fn session_id(reply: &Reply) -> Option<&str> {
-    reply.fields.iter().find(|(name, _)| *name == "MCP-Session-Id").map(|(_, v)| v.as_ref())
+    reply.fields().find(|(name, _)| *name == "MCP-Session-Id").map(|(_, v)| v)
 }
 
 #[test]

@@ -210,10 +210,12 @@ fn encoder_escapes_every_control_character() {
 fn values_built_in_code_round_trip() {
     let mut inner = Object::new();
     inner.insert("quote\"back\\slash".into(), Value::from("tab\tnul\u{0}é😀"));
-    inner.insert(String::new(), Value::Array(vec![Value::Null, Value::Bool(false)]));
+    inner.insert(String::new().into(), Value::Array(vec![Value::Null, Value::Bool(false)]));
     let mut outer = Object::new();
     outer.insert("n".into(), Value::Number(Number::parse("-1.5e-7").unwrap()));
     outer.insert("i".into(), Value::from(i64::MIN));
+    outer.insert("id".into(), Value::from(-0i64));
+    outer.insert(String::from("jsonrpc").into(), Value::Number(Number::parse("-0").unwrap()));
     outer.insert("u".into(), Value::from(u64::MAX));
     outer.insert("o".into(), Value::Object(inner));
     let values = [

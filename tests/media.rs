@@ -64,6 +64,9 @@ fn mcp_accept_rule_requires_each_type_to_be_listed() {
         let accept = Accept::parse(values.iter().copied(), RANGES).unwrap();
         let got = (accept.lists("application", "json"), accept.lists("text", "event-stream"));
         assert_eq!(got, (json, sse), "{values:?}");
+        let types = [("application", "json"), ("text", "event-stream")];
+        let one_pass = Accept::lists_each(values.iter().copied(), RANGES, types);
+        assert_eq!(one_pass, Ok([json, sse]), "{values:?}");
     }
 }
 

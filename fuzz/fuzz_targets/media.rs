@@ -3,7 +3,8 @@
 //! Checked on every input: no panic; an accepted `Content-Type` has no wildcard; an accepted
 //! Accept list stays within its range budget, has no weight left among the parameters and only
 //! weights from 0 to 1000; a type the MCP rule finds listed also has a weight above zero under
-//! RFC negotiation; and two field lines that parse on their own parse to the same ranges when
+//! RFC negotiation; the one-pass check (`Accept::lists_each`) agrees with the parsed list, refusals
+//! included; and two field lines that parse on their own parse to the same ranges when
 //! sent as one comma-joined line (RFC 9110 §5.3).
 #![no_main]
 
@@ -17,7 +18,7 @@ const PROBES: [(&str, &str); 3] =
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(media) = MediaType::parse(data) {
-        assert!(media.type_ != "*" && media.subtype != "*");
+        assert!(media.type_ != b"*" && media.subtype != b"*");
     }
     for ranges_max in RANGE_BUDGETS {
         check_accept(data, ranges_max);
@@ -25,7 +26,13 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn check_accept(data: &[u8], ranges_max: usize) {
-    let Ok(accept) = Accept::parse([data], ranges_max) else {
+    let parsed = Accept::parse([data], ranges_max);
+    let one_pass = Accept::lists_each([data], ranges_max, PROBES);
+    match &parsed {
+        Ok(accept) => assert_eq!(one_pass, Ok(PROBES.map(|(t, s)| accept.lists(t, s)))),
+        Err(error) => assert_eq!(one_pass, Err(*error)),
+    }
+    let Ok(accept) = parsed else {
         return;
     };
     assert!(accept.ranges.len() <= ranges_max);

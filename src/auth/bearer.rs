@@ -53,13 +53,34 @@ where
 /// `b64token`: token characters, then optional `=` padding only at the end.
 pub(crate) fn is_b64token(token: &[u8]) -> bool {
     let body_len = token.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
-    body_len > 0
-        && token[..body_len].iter().all(|&b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+    body_len > 0 && token[..body_len].iter().all(|&b| B64TOKEN_CHAR[usize::from(b)])
 }
+
+/// The characters of a `b64token` before its padding (RFC 6750 §2.1): ALPHA, DIGIT and
+/// `-._~+/`, one lookup per byte.
+static B64TOKEN_CHAR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] =
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/');
+        b += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn b64token_characters_are_exactly_the_rfc_set() {
+        let expected = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b);
+        for b in 0..=255u8 {
+            assert_eq!(B64TOKEN_CHAR[usize::from(b)], expected(b), "{b:#04x}");
+        }
+    }
 
     type Case = (&'static [&'static [u8]], Result<Option<&'static [u8]>, BearerError>);
 

@@ -29,7 +29,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use sha2::{Digest, Sha256};
+use crate::digest::{Digest, DigestMap};
 
 use super::bearer::{self, BearerError};
 use super::challenge;
@@ -131,13 +131,10 @@ impl Denial {
     }
 }
 
-/// The key a token is stored under: its SHA-256 digest.
-///
-/// Hashing keeps the raw token strings out of the map (and out of any dump of it) and gives
-/// fixed-size keys. It is not password hashing (tokens are random, so no salt or stretching is
-/// needed) and not a signature: it proves nothing about who made the token.
-fn lookup_key(token: &[u8]) -> [u8; 32] {
-    Sha256::digest(token).into()
+/// The key a token is stored under: its SHA-256 digest (see [`crate::digest`]). Tokens are
+/// random, so no salt or stretching is needed.
+fn lookup_key(token: &[u8]) -> Digest {
+    Digest::of(token)
 }
 
 /// The offline policy for one endpoint.
@@ -146,14 +143,31 @@ pub struct OfflineTokenPolicy {
     resource: String,
     metadata_url: String,
     issuer: String,
-    /// Each token's claims, and the principal they make (built once, shared by every request).
-    records: HashMap<[u8; 32], (TokenClaims, Arc<Principal>)>,
-    token_ids: HashSet<String>,
-    revoked: HashSet<String>,
-    /// The current authorization revision of each subject, per tenant.
-    revisions: HashMap<String, HashMap<String, u64>>,
+    /// Each token's record, under the digest of the token.
+    records: DigestMap<TokenRecord>,
+    /// Each token id, and its slot in `revoked`.
+    token_ids: HashMap<String, usize>,
+    /// Per token slot: revoked or not.
+    revoked: Vec<bool>,
+    /// Each (subject, tenant) pair a token or a revision names, and its slot in `revisions`.
+    revision_slots: HashMap<(String, String), usize>,
+    /// Per pair slot: the current authorization revision, `None` for a pair no revision was set
+    /// for (an unknown subject).
+    revisions: Vec<Option<u64>>,
     /// Tenants whose knowledge-base resources may be read.
     readable_tenants: HashSet<String>,
+}
+
+/// What the policy keeps for one token. The slots point at the token's revocation flag and at
+/// its subject's current revision, which change at run time and are read on every request: the
+/// slots only spare each request the hashing of the names they stand for.
+#[derive(Clone, Debug)]
+struct TokenRecord {
+    claims: TokenClaims,
+    /// The principal the claims make, built once and shared by every request.
+    principal: Arc<Principal>,
+    revoked_slot: usize,
+    revision_slot: usize,
 }
 
 impl OfflineTokenPolicy {
@@ -163,10 +177,11 @@ impl OfflineTokenPolicy {
             resource: format!("http://127.0.0.1:{port}/mcp"),
             metadata_url: format!("http://127.0.0.1:{port}{}", metadata::PATH_FOR_MCP),
             issuer: issuer.to_owned(),
-            records: HashMap::new(),
-            token_ids: HashSet::new(),
-            revoked: HashSet::new(),
-            revisions: HashMap::new(),
+            records: DigestMap::default(),
+            token_ids: HashMap::new(),
+            revoked: Vec::new(),
+            revision_slots: HashMap::new(),
+            revisions: Vec::new(),
             readable_tenants: HashSet::new(),
         }
     }
@@ -197,28 +212,44 @@ impl OfflineTokenPolicy {
         if self.records.contains_key(&key) {
             return Err(ClaimError::DuplicateToken);
         }
-        if !self.token_ids.insert(claims.token_id.clone()) {
+        if self.token_ids.contains_key(&claims.token_id) {
             return Err(ClaimError::DuplicateTokenId);
         }
+        let revoked_slot = self.revoked.len();
+        self.revoked.push(false);
+        self.token_ids.insert(claims.token_id.clone(), revoked_slot);
+        let revision_slot = self.revision_slot(&claims.subject, &claims.tenant);
         let principal = Arc::new(Principal {
             subject: claims.subject.clone(),
             tenant: claims.tenant.clone(),
             authorization_revision: claims.authorization_revision,
             scopes: claims.scopes.clone(),
         });
-        self.records.insert(key, (claims, principal));
+        self.records.insert(key, TokenRecord { claims, principal, revoked_slot, revision_slot });
         Ok(())
+    }
+
+    /// The revision slot of a (subject, tenant) pair, made (with no revision) on first use.
+    fn revision_slot(&mut self, subject: &str, tenant: &str) -> usize {
+        let pair = (subject.to_owned(), tenant.to_owned());
+        *self.revision_slots.entry(pair).or_insert_with(|| {
+            self.revisions.push(None);
+            self.revisions.len() - 1
+        })
     }
 
     /// Sets the current authorization revision of a subject in a tenant.
     pub fn set_revision(&mut self, subject: &str, tenant: &str, revision: u64) {
-        self.revisions.entry(subject.to_owned()).or_default().insert(tenant.to_owned(), revision);
+        let slot = self.revision_slot(subject, tenant);
+        self.revisions[slot] = Some(revision);
     }
 
     /// Moves a subject's authorization revision forward by one: every token issued before stops
     /// working on the next request. Returns the new revision, or `None` for an unknown subject.
     pub fn bump_revision(&mut self, subject: &str, tenant: &str) -> Option<u64> {
-        let revision = self.revisions.get_mut(subject)?.get_mut(tenant)?;
+        let pair = (subject.to_owned(), tenant.to_owned());
+        let slot = *self.revision_slots.get(&pair)?;
+        let revision = self.revisions[slot].as_mut()?;
         *revision = revision.checked_add(1)?;
         Some(*revision)
     }
@@ -230,9 +261,12 @@ impl OfflineTokenPolicy {
 
     /// Revokes a token by id, effective on the next request. False for an unknown id.
     pub fn revoke(&mut self, token_id: &str) -> bool {
-        self.token_ids.contains(token_id) && {
-            self.revoked.insert(token_id.to_owned());
-            true
+        match self.token_ids.get(token_id) {
+            Some(&slot) => {
+                self.revoked[slot] = true;
+                true
+            }
+            None => false,
         }
     }
 
@@ -271,12 +305,12 @@ impl OfflineTokenPolicy {
             }
         };
         let invalid = Denial::InvalidToken;
-        let (claims, principal) =
+        let record =
             self.records.get(&lookup_key(token)).ok_or(invalid(InvalidTokenReason::Unknown))?;
-        self.check_usable(claims, now).map_err(invalid)?;
-        self.check_bindings(claims).map_err(invalid)?;
-        self.check_revision(claims).map_err(invalid)?;
-        Ok(Arc::clone(principal))
+        self.check_usable(record, now).map_err(invalid)?;
+        self.check_bindings(&record.claims).map_err(invalid)?;
+        self.check_revision(record).map_err(invalid)?;
+        Ok(Arc::clone(&record.principal))
     }
 
     /// The second half: may this principal do what the request needs? Scopes first (403
@@ -303,16 +337,17 @@ impl OfflineTokenPolicy {
     /// Active, unexpired (valid strictly before `expires_at`), not revoked.
     fn check_usable(
         &self,
-        claims: &TokenClaims,
+        record: &TokenRecord,
         now: SystemTime,
     ) -> Result<(), InvalidTokenReason> {
+        let claims = &record.claims;
         if !claims.active {
             return Err(InvalidTokenReason::Inactive);
         }
         if now >= claims.expires_at {
             return Err(InvalidTokenReason::Expired);
         }
-        if self.revoked.contains(&claims.token_id) {
+        if self.revoked[record.revoked_slot] {
             return Err(InvalidTokenReason::Revoked);
         }
         Ok(())
@@ -342,11 +377,10 @@ impl OfflineTokenPolicy {
         }
     }
 
-    fn check_revision(&self, claims: &TokenClaims) -> Result<(), InvalidTokenReason> {
-        let current = self.revisions.get(&claims.subject).and_then(|t| t.get(&claims.tenant));
-        match current {
+    fn check_revision(&self, record: &TokenRecord) -> Result<(), InvalidTokenReason> {
+        match self.revisions[record.revision_slot] {
             None => Err(InvalidTokenReason::UnknownSubject),
-            Some(&revision) if revision != claims.authorization_revision => {
+            Some(revision) if revision != record.claims.authorization_revision => {
                 Err(InvalidTokenReason::StaleRevision)
             }
             Some(_) => Ok(()),

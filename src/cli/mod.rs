@@ -33,8 +33,8 @@ pub fn print_line(value: &Value) {
 
 /// The one summary line of `demo`, `attack` and `lab`: their counts, the profile, the protocol
 /// version when `with_version`, and the verdict.
-pub fn print_summary(counts: &[(&str, u64)], with_version: bool, verdict: &str) {
-    let mut line: Object = counts.iter().map(|&(k, n)| (k.to_owned(), Value::from(n))).collect();
+pub fn print_summary(counts: &[(&'static str, u64)], with_version: bool, verdict: &str) {
+    let mut line: Object = counts.iter().map(|&(k, n)| (k.into(), Value::from(n))).collect();
     line.insert("profile".into(), PROFILE.into());
     if with_version {
         line.insert("protocol_version".into(), PROTOCOL_VERSION.into());

@@ -95,7 +95,7 @@ fn announcement(server: &RunningServer, fixture: &Fixture) -> Value {
     let origins = server.endpoint().allowed_origins();
     let mut tokens = Object::new();
     for (role, token) in fixture.tokens() {
-        tokens.insert(role.name().to_owned(), token.into());
+        tokens.insert(role.name().into(), token.into());
     }
     let mut line = Object::new();
     line.insert("url".into(), format!("http://127.0.0.1:{port}{MCP_PATH}").into());

@@ -207,13 +207,13 @@ impl Endpoint {
             Route::McpPost => {
                 check_accept(
                     head,
-                    &[("application", "json"), ("text", "event-stream")],
+                    [("application", "json"), ("text", "event-stream")],
                     self.limits(),
                 )?;
                 check_json_content_type(head)?;
             }
             Route::McpGet => {
-                check_accept(head, &[("text", "event-stream")], self.limits())?;
+                check_accept(head, [("text", "event-stream")], self.limits())?;
                 check_no_body(head)?;
             }
             Route::McpDelete => check_no_body(head)?,
@@ -573,18 +573,14 @@ fn route(head: &RequestHead<'_>) -> Result<Route, Rejection> {
 }
 
 /// Every media type in `needed` must be listed explicitly (see `http::media` on `*/*`).
-fn check_accept(
+fn check_accept<const N: usize>(
     head: &RequestHead<'_>,
-    needed: &[(&str, &str)],
+    needed: [(&str, &str); N],
     limits: &Limits,
 ) -> Result<(), Rejection> {
-    let accept = Accept::parse(head.fields.all("accept"), limits.accept_ranges_max)
+    let listed = Accept::lists_each(head.fields.all("accept"), limits.accept_ranges_max, needed)
         .map_err(|_| Rejection::AcceptInvalid)?;
-    if needed.iter().all(|(t, s)| accept.lists(t, s)) {
-        Ok(())
-    } else {
-        Err(Rejection::NotAcceptable)
-    }
+    if listed.into_iter().all(|listed| listed) { Ok(()) } else { Err(Rejection::NotAcceptable) }
 }
 
 /// A POST body must be declared `application/json` (UTF-8): this project's hardening rule, not a

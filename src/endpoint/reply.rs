@@ -25,8 +25,12 @@ pub struct Delivery<'d> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
     pub status: Status,
-    /// Field names and values; fixed values are borrowed, so most replies copy no text.
-    pub fields: Vec<(&'static str, Cow<'static, str>)>,
+    /// The fields every reply of its kind carries (`Content-Type`, `Cache-Control`): a static
+    /// list, so most replies build no list at all.
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// The fields added for this reply (`MCP-Session-Id`, `WWW-Authenticate`, ...), after the
+    /// fixed ones. Fixed values are borrowed, so most copy no text.
+    pub added: Vec<(&'static str, Cow<'static, str>)>,
     pub body: Vec<u8>,
     /// The connection must close after this response (every error response does).
     pub close: bool,
@@ -37,12 +41,19 @@ pub const JSON: &str = "application/json";
 /// The `Content-Type` of event streams.
 pub const EVENT_STREAM: &str = "text/event-stream";
 
+/// The fixed fields of a JSON reply.
+const JSON_FIELDS: &[(&str, &str)] = &[("Content-Type", JSON), ("Cache-Control", "no-store")];
+/// The fixed fields of an event stream.
+const EVENT_STREAM_FIELDS: &[(&str, &str)] =
+    &[("Content-Type", EVENT_STREAM), ("Cache-Control", "no-store")];
+
 impl Reply {
     /// A JSON body with this status.
     pub fn json(status: Status, value: &Value) -> Reply {
         Reply {
             status,
-            fields: vec![("Content-Type", JSON.into()), ("Cache-Control", "no-store".into())],
+            fixed: JSON_FIELDS,
+            added: Vec::new(),
             body: json::encode(value).into_bytes(),
             close: false,
         }
@@ -52,7 +63,8 @@ impl Reply {
     pub fn json_text(text: String) -> Reply {
         Reply {
             status: Status::Ok,
-            fields: vec![("Content-Type", JSON.into()), ("Cache-Control", "no-store".into())],
+            fixed: JSON_FIELDS,
+            added: Vec::new(),
             body: text.into_bytes(),
             close: false,
         }
@@ -75,10 +87,8 @@ impl Reply {
     pub fn event_stream_body(body: Vec<u8>) -> Reply {
         Reply {
             status: Status::Ok,
-            fields: vec![
-                ("Content-Type", EVENT_STREAM.into()),
-                ("Cache-Control", "no-store".into()),
-            ],
+            fixed: EVENT_STREAM_FIELDS,
+            added: Vec::new(),
             body,
             close: false,
         }
@@ -86,7 +96,7 @@ impl Reply {
 
     /// A status with no body at all (202, 204).
     pub fn empty(status: Status) -> Reply {
-        Reply { status, fields: Vec::new(), body: Vec::new(), close: false }
+        Reply { status, fixed: &[], added: Vec::new(), body: Vec::new(), close: false }
     }
 
     /// The response's bytes in `out` (cleared first), framed as `delivery` says, at most
@@ -105,7 +115,7 @@ impl Reply {
         if let Some(date) = delivery.date {
             writer.field("Date", date);
         }
-        for (name, value) in &self.fields {
+        for (name, value) in self.fields() {
             writer.field(name, value.as_bytes());
         }
         if delivery.close {
@@ -121,7 +131,13 @@ impl Reply {
 
     /// Adds a field.
     pub fn with(mut self, name: &'static str, value: impl Into<Cow<'static, str>>) -> Reply {
-        self.fields.push((name, value.into()));
+        self.added.push((name, value.into()));
         self
+    }
+
+    /// Every field, fixed ones first, in the order they are written.
+    pub fn fields(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        let added = self.added.iter().map(|(name, value)| (*name, value.as_ref()));
+        self.fixed.iter().copied().chain(added)
     }
 }

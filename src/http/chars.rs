@@ -74,6 +74,28 @@ pub fn is_token(bytes: &[u8]) -> bool {
     !bytes.is_empty() && bytes.iter().all(|&b| is(b, TCHAR))
 }
 
+/// How many leading bytes of `bytes` are field-value bytes ([`FIELD_VALUE`]).
+///
+/// Values are most of a head's bytes, so this reads eight at a time: a word is plain when none of
+/// its bytes is below 0x20 and none is 0x7F, two exact word tests (a byte below 0x20 leaves a
+/// borrow into its own top bit that no byte at or above 0x80 can fake; a DEL is a zero byte after
+/// XOR with 0x7F). A word that fails, HTAB included, is finished byte by byte, so the answer is
+/// always exactly the class table's.
+pub fn field_value_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGHS != 0;
+    let mut run = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk).map(u64::from_ne_bytes) else { break };
+        if below(word, 0x20) || below(word ^ (ONES * 0x7f), 1) {
+            break;
+        }
+        run += 8;
+    }
+    run + bytes[run..].iter().take_while(|&&b| is(b, FIELD_VALUE)).count()
+}
+
 /// Removes leading and trailing SP and HTAB (optional whitespace, RFC 9110 §5.6.3).
 pub fn trim_ows(bytes: &[u8]) -> &[u8] {
     let start = bytes.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(bytes.len());
@@ -108,6 +130,27 @@ mod tests {
         for c in 0u8..=255 {
             let allowed = c == b'\t' || c == b' ' || (0x21..=0x7e).contains(&c) || c >= 0x80;
             assert_eq!(is(c, FIELD_VALUE), allowed, "byte {c:#04x}");
+        }
+    }
+
+    #[test]
+    fn field_value_run_agrees_with_the_table_for_every_byte_at_every_position() {
+        let by_table = |bytes: &[u8]| bytes.iter().take_while(|&&b| is(b, FIELD_VALUE)).count();
+        for len in 0..=19 {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = byte;
+                    assert_eq!(field_value_run(&bytes), by_table(&bytes), "{byte:#04x} at {at}");
+                    // Neighbours that are themselves extreme but allowed.
+                    bytes
+                        .iter_mut()
+                        .enumerate()
+                        .filter(|(i, _)| *i != at)
+                        .for_each(|(_, b)| *b = 0xff);
+                    assert_eq!(field_value_run(&bytes), by_table(&bytes), "{byte:#04x} at {at}");
+                }
+            }
         }
     }
 

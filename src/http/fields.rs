@@ -43,6 +43,120 @@ pub(crate) struct FieldSpan {
     pub line_start: usize,
     pub name: Range<usize>,
     pub value: Range<usize>,
+    /// Which of the names this crate looks up it is, decided once as the line ends, so that a
+    /// lookup of a known name compares one byte per line.
+    pub known: KnownName,
+}
+
+/// The field names the framing rules, the endpoint and the client look up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KnownName {
+    Host,
+    ContentLength,
+    TransferEncoding,
+    Expect,
+    Connection,
+    Origin,
+    Accept,
+    ContentType,
+    Authorization,
+    ProxyAuthorization,
+    Cookie,
+    McpSessionId,
+    McpProtocolVersion,
+    LastEventId,
+    /// Any other name.
+    Other,
+}
+
+impl KnownName {
+    /// Every known name (not [`KnownName::Other`]).
+    #[cfg(test)]
+    const ALL: [KnownName; 14] = [
+        KnownName::Host,
+        KnownName::ContentLength,
+        KnownName::TransferEncoding,
+        KnownName::Expect,
+        KnownName::Connection,
+        KnownName::Origin,
+        KnownName::Accept,
+        KnownName::ContentType,
+        KnownName::Authorization,
+        KnownName::ProxyAuthorization,
+        KnownName::Cookie,
+        KnownName::McpSessionId,
+        KnownName::McpProtocolVersion,
+        KnownName::LastEventId,
+    ];
+
+    /// The name in lower case; empty for [`KnownName::Other`].
+    const fn lower(self) -> &'static str {
+        match self {
+            KnownName::Host => "host",
+            KnownName::ContentLength => "content-length",
+            KnownName::TransferEncoding => "transfer-encoding",
+            KnownName::Expect => "expect",
+            KnownName::Connection => "connection",
+            KnownName::Origin => "origin",
+            KnownName::Accept => "accept",
+            KnownName::ContentType => "content-type",
+            KnownName::Authorization => "authorization",
+            KnownName::ProxyAuthorization => "proxy-authorization",
+            KnownName::Cookie => "cookie",
+            KnownName::McpSessionId => "mcp-session-id",
+            KnownName::McpProtocolVersion => "mcp-protocol-version",
+            KnownName::LastEventId => "last-event-id",
+            KnownName::Other => "",
+        }
+    }
+
+    /// Which known name `name`, a field name the scanner has read (`tchar` bytes only), is,
+    /// whatever its case. Its bytes are lowered into a small buffer by setting bit 0x20, then
+    /// matched exactly: known names hold only `a-z` and `-`, and among `tchar` bytes only `A-Z`
+    /// and `a-z` become a letter that way and only `-` becomes `-`.
+    pub(crate) fn of(name: &[u8]) -> KnownName {
+        let mut buf = [0u8; 20];
+        let Some(lower) = buf.get_mut(..name.len()) else {
+            return KnownName::Other; // longer than any known name
+        };
+        for (to, from) in lower.iter_mut().zip(name) {
+            *to = from | 0x20;
+        }
+        KnownName::of_lower(lower)
+    }
+
+    /// Which known name `name` is, when it is written in lower case; [`KnownName::Other`] for
+    /// any other spelling.
+    pub(crate) fn of_lower(name: &[u8]) -> KnownName {
+        let known = KnownName::candidate(name);
+        if known.lower().as_bytes() == name { known } else { KnownName::Other }
+    }
+
+    /// The only known name `name` can be, judged from its length and its first byte (a test
+    /// checks that every known name is reached).
+    fn candidate(name: &[u8]) -> KnownName {
+        use KnownName::*;
+        let Some(&first) = name.first() else {
+            return Other;
+        };
+        match (name.len(), first) {
+            (4, b'h') => Host,
+            (6, b'e') => Expect,
+            (6, b'o') => Origin,
+            (6, b'a') => Accept,
+            (6, b'c') => Cookie,
+            (10, b'c') => Connection,
+            (12, b'c') => ContentType,
+            (13, b'a') => Authorization,
+            (13, b'l') => LastEventId,
+            (14, b'c') => ContentLength,
+            (14, b'm') => McpSessionId,
+            (17, b't') => TransferEncoding,
+            (19, b'p') => ProxyAuthorization,
+            (20, b'm') => McpProtocolVersion,
+            _ => Other,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,10 +215,12 @@ impl FieldScanner {
     /// `None` when every byte was consumed and more are needed.
     pub fn scan(&mut self, buf: &[u8], pos: &mut usize) -> Result<Option<usize>, HeadError> {
         while let Some(&byte) = buf.get(*pos) {
-            // Most bytes are the middle of a name or a value: take such runs in one go. A run stops
+            // Most lines arrive whole and well-formed: take such a line in one go. Otherwise, most
+            // bytes are the middle of a name or a value: take such runs in one go. A run stops
             // before any byte that ends the element, breaks the grammar or crosses a budget, and
             // that byte then goes through `step`, which decides it exactly as it would alone.
             let run = match self.state {
+                State::LineStart => self.whole_line(&buf[*pos..], *pos),
                 State::Name => self.name_run(&buf[*pos..]),
                 State::Value => self.value_run(&buf[*pos..], *pos),
                 _ => 0,
@@ -115,7 +231,7 @@ impl FieldScanner {
             }
             let at = *pos;
             *pos += 1;
-            if self.step(byte, at)? {
+            if self.step(buf, byte, at)? {
                 return Ok(Some(*pos));
             }
         }
@@ -125,6 +241,41 @@ impl FieldScanner {
     /// How many bytes the section budget still allows.
     fn section_room(&self) -> usize {
         self.budget.section_bytes_max - self.section_bytes
+    }
+
+    /// Takes the field line at the start of `rest` (offset `at`) when all of it is there and
+    /// nothing in it breaks the grammar or a budget, leaving exactly the state `step` would have
+    /// left after its LF; returns its length. Anything else returns 0 and consumes nothing, and
+    /// the line goes through the runs and `step`, which find the same line or the same error.
+    fn whole_line(&mut self, rest: &[u8], at: usize) -> usize {
+        if self.fields.len() >= self.budget.fields_max {
+            return 0;
+        }
+        let name_len = rest.iter().take_while(|&&b| chars::is(b, TCHAR)).count();
+        if name_len == 0 || rest.get(name_len) != Some(&b':') {
+            return 0;
+        }
+        let leading = rest[name_len + 1..].iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        let value_start = name_len + 1 + leading;
+        let window = rest.len().min(value_start + self.budget.value_bytes_max);
+        let value_len = chars::field_value_run(&rest[value_start..window]);
+        let cr = value_start + value_len;
+        let line_len = cr + 2;
+        if rest.get(cr..line_len) != Some(b"\r\n") || line_len > self.section_room() {
+            return 0;
+        }
+        let value = &rest[value_start..cr];
+        let trimmed = value.iter().rposition(|&b| b != b' ' && b != b'\t').map_or(0, |i| i + 1);
+        self.section_bytes += line_len;
+        self.line_start = at;
+        self.name_end = at + name_len;
+        self.value_start = at + value_start;
+        self.value_end = at + value_start + trimmed;
+        self.value_bytes = value_len;
+        let known = KnownName::of(&rest[..name_len]);
+        let (name, value) = (at..self.name_end, self.value_start..self.value_end);
+        self.fields.push(FieldSpan { line_start: at, name, value, known });
+        line_len
     }
 
     /// Consumes the leading `tchar` bytes of `rest` that fit the section budget.
@@ -140,7 +291,7 @@ impl FieldScanner {
     fn value_run(&mut self, rest: &[u8], at: usize) -> usize {
         let value_room = self.budget.value_bytes_max - self.value_bytes;
         let limit = rest.len().min(self.section_room()).min(value_room);
-        let run = rest[..limit].iter().position(|&b| !chars::is(b, FIELD_VALUE)).unwrap_or(limit);
+        let run = chars::field_value_run(&rest[..limit]);
         if let Some(last) = rest[..run].iter().rposition(|&b| b != b' ' && b != b'\t') {
             self.value_end = at + last + 1;
         }
@@ -150,7 +301,7 @@ impl FieldScanner {
     }
 
     /// Consumes one byte; true when it completed the section.
-    fn step(&mut self, byte: u8, at: usize) -> Result<bool, HeadError> {
+    fn step(&mut self, buf: &[u8], byte: u8, at: usize) -> Result<bool, HeadError> {
         let fail = |kind| Err(HeadError { kind, offset: at });
         match self.state {
             State::LineStart => {
@@ -206,11 +357,10 @@ impl FieldScanner {
                 if byte != b'\n' {
                     return fail(HeadErrorKind::BareCr);
                 }
-                self.fields.push(FieldSpan {
-                    line_start: self.line_start,
-                    name: self.line_start..self.name_end,
-                    value: self.value_start..self.value_end,
-                });
+                let name = self.line_start..self.name_end;
+                let known = KnownName::of(&buf[name.clone()]);
+                let value = self.value_start..self.value_end;
+                self.fields.push(FieldSpan { line_start: self.line_start, name, value, known });
                 self.state = State::LineStart;
             }
             State::EndCr => {
@@ -329,9 +479,15 @@ impl<'b> FieldList<'b> {
     /// The values of every field line with this name (case-insensitive), in order.
     pub fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'b [u8]> + 's {
         let buf = self.buf;
+        // The names this crate looks up are written in lower case; any other spelling is compared
+        // byte by byte, with the same result.
+        let known = KnownName::of_lower(name.as_bytes());
         self.spans
             .iter()
-            .filter(move |span| buf[span.name.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .filter(move |span| match known {
+                KnownName::Other => buf[span.name.clone()].eq_ignore_ascii_case(name.as_bytes()),
+                known => span.known == known,
+            })
             .map(move |span| &buf[span.value.clone()])
     }
 
@@ -375,6 +531,59 @@ mod tests {
         FieldBudget { value_bytes_max: 8, fields_max: 2, section_bytes_max: 40 };
 
     type Scanned = Option<(usize, Vec<(String, String)>)>;
+
+    #[test]
+    fn known_names_are_recognised_in_any_case_and_nothing_else_is() {
+        for known in KnownName::ALL {
+            let lower = known.lower();
+            assert_eq!(KnownName::of(lower.as_bytes()), known, "{lower}");
+            assert_eq!(KnownName::of(lower.to_ascii_uppercase().as_bytes()), known, "{lower}");
+            // One byte changed, dropped or added: another name.
+            let mut changed = lower.as_bytes().to_vec();
+            changed[0] = b'x';
+            assert_eq!(KnownName::of(&changed), KnownName::Other, "{lower}");
+            assert_eq!(KnownName::of(&lower.as_bytes()[1..]), KnownName::Other, "{lower}");
+            assert_eq!(KnownName::of(format!("{lower}s").as_bytes()), KnownName::Other, "{lower}");
+        }
+        for other in ["", "x", "hosts", "content_type", "accept-encoding", "set-cookie", "date"] {
+            assert_eq!(KnownName::of(other.as_bytes()), KnownName::Other, "{other}");
+        }
+        assert_eq!(KnownName::of(&[b'a'; 64]), KnownName::Other);
+        // Any one tchar byte anywhere in a known name: recognised exactly when it is the right
+        // letter in either case.
+        for known in KnownName::ALL {
+            for at in 0..known.lower().len() {
+                for byte in (0..=255u8).filter(|&b| chars::is(b, TCHAR)) {
+                    let mut name = known.lower().as_bytes().to_vec();
+                    name[at] = byte;
+                    let lowered = name.to_ascii_lowercase();
+                    let expected = KnownName::ALL
+                        .into_iter()
+                        .find(|k| k.lower().as_bytes() == lowered)
+                        .unwrap_or(KnownName::Other);
+                    assert_eq!(KnownName::of(&name), expected, "{byte:#04x} at {at} of {known:?}");
+                }
+            }
+        }
+        assert_eq!(KnownName::of_lower(b"Host"), KnownName::Other);
+    }
+
+    #[test]
+    fn lookups_of_known_and_other_names_find_the_same_lines() {
+        let input = b"HOST: a\r\nX-Trace: 1\r\naccept: b\r\nx-trace: 2\r\nAccept: c\r\n\r\n";
+        let budget = FieldBudget { value_bytes_max: 8, fields_max: 8, section_bytes_max: 200 };
+        let mut scanner = FieldScanner::new(budget);
+        let mut pos = 0;
+        assert_eq!(scanner.scan(input, &mut pos), Ok(Some(input.len())));
+        let list = FieldList::from_spans(input, scanner.fields());
+        let all = |name| list.all(name).collect::<Vec<_>>();
+        assert_eq!(all("host"), [b"a"]);
+        assert_eq!(all("ACCEPT"), [b"b", b"c"]);
+        assert_eq!(all("x-trace"), [b"1", b"2"]);
+        assert_eq!(all("X-TRACE"), [b"1", b"2"]);
+        assert_eq!(all("Host"), [b"a"]);
+        assert_eq!(all("content-type"), Vec::<&[u8]>::new());
+    }
 
     fn scan_all(input: &[u8]) -> Result<Scanned, HeadError> {
         let mut scanner = FieldScanner::new(BUDGET);

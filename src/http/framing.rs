@@ -11,7 +11,7 @@
 
 use super::chars::{self, HOST_NAME};
 use super::error::{RequestError, RequestErrorKind};
-use super::fields::FieldSpan;
+use super::fields::{FieldSpan, KnownName};
 use super::vocab::Version;
 use crate::decimal::{self, Decimal};
 
@@ -49,16 +49,14 @@ struct Seen<'s> {
     content_length: Lines<'s>,
 }
 
-fn gather<'s>(buf: &[u8], fields: &'s [FieldSpan]) -> Seen<'s> {
+fn gather<'s>(fields: &'s [FieldSpan]) -> Seen<'s> {
     let mut seen = Seen::default();
     for field in fields {
-        let name = &buf[field.name.clone()];
-        if name.eq_ignore_ascii_case(b"host") {
-            seen.host.push(field);
-        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            seen.transfer_encoding.push(field);
-        } else if name.eq_ignore_ascii_case(b"content-length") {
-            seen.content_length.push(field);
+        match field.known {
+            KnownName::Host => seen.host.push(field),
+            KnownName::TransferEncoding => seen.transfer_encoding.push(field),
+            KnownName::ContentLength => seen.content_length.push(field),
+            _ => {}
         }
     }
     seen
@@ -71,12 +69,10 @@ pub(crate) fn check(
     version: Version,
     body_bytes_max: usize,
 ) -> Result<Framing, RequestError> {
-    let seen = gather(buf, fields);
+    let seen = gather(fields);
     let value = |f: &FieldSpan| &buf[f.value.clone()];
     let fail = |kind, f: &FieldSpan| Err(RequestError::new(kind, f.line_start));
-    let named = |name: &'static [u8]| {
-        fields.iter().filter(move |f| buf[f.name.clone()].eq_ignore_ascii_case(name))
-    };
+    let named = |name: KnownName| fields.iter().filter(move |f| f.known == name);
 
     check_host(seen.host, version, value)?;
     if let Some(first) = seen.transfer_encoding.first {
@@ -94,7 +90,7 @@ pub(crate) fn check(
         Version::Http10 => false,
         Version::Http11 => {
             let mut any = false;
-            for field in named(b"expect") {
+            for field in named(KnownName::Expect) {
                 if !value(field).eq_ignore_ascii_case(b"100-continue") {
                     return fail(RequestErrorKind::ExpectationUnsupported, field);
                 }
@@ -104,7 +100,7 @@ pub(crate) fn check(
         }
     };
     let mut options = ConnectionOptions::default();
-    for field in named(b"connection") {
+    for field in named(KnownName::Connection) {
         if !options.read(value(field)) {
             return fail(RequestErrorKind::ConnectionInvalid, field);
         }

@@ -21,8 +21,9 @@
 //! A parameter named `q` is the weight wherever it appears among a range's parameters (RFC 9110
 //! §12.5.1 asks recipients to read it so), and must be a bare qvalue. Other parameters are parsed
 //! (so malformed ones are refused) but play no part in matching. Nothing here allocates except the
-//! list of ranges (at most the caller's budget) and an unescaped copy of a quoted parameter value
-//! that contains a backslash.
+//! list of ranges [`Accept::parse`] builds (at most the caller's budget), the parameters of a type
+//! that has some, and an unescaped copy of a quoted parameter value that contains a backslash. The
+//! server's check, [`Accept::lists_each`], reads the ranges in one pass and builds no list.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -82,8 +83,10 @@ pub struct MediaParam<'a> {
 /// A parsed media type or media range.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MediaType<'a> {
-    pub type_: &'a str,
-    pub subtype: &'a str,
+    /// The type's bytes as sent (ASCII `tchar`s); compare them case-insensitively.
+    pub type_: &'a [u8],
+    /// The subtype's bytes as sent.
+    pub subtype: &'a [u8],
     pub params: Vec<MediaParam<'a>>,
 }
 
@@ -92,7 +95,7 @@ impl<'a> MediaType<'a> {
     pub fn parse(value: &'a [u8]) -> Result<MediaType<'a>, MediaError> {
         let mut cursor = Cursor { bytes: value, pos: 0 };
         let media = cursor.media_type()?;
-        if media.type_ == "*" || media.subtype == "*" {
+        if media.type_ == b"*" || media.subtype == b"*" {
             return Err(MediaError { kind: MediaErrorKind::WildcardInvalid, offset: 0 });
         }
         cursor.skip_ows();
@@ -102,7 +105,8 @@ impl<'a> MediaType<'a> {
 
     /// True when the type and subtype are these (case-insensitive).
     pub fn is(&self, type_: &str, subtype: &str) -> bool {
-        self.type_.eq_ignore_ascii_case(type_) && self.subtype.eq_ignore_ascii_case(subtype)
+        self.type_.eq_ignore_ascii_case(type_.as_bytes())
+            && self.subtype.eq_ignore_ascii_case(subtype.as_bytes())
     }
 
     /// The value of the first parameter with this name (case-insensitive).
@@ -144,28 +148,31 @@ impl<'a> Accept<'a> {
         I: IntoIterator<Item = &'a [u8]>,
     {
         let mut ranges = Vec::new();
-        for value in values {
-            let mut cursor = Cursor { bytes: value, pos: 0 };
-            loop {
-                cursor.skip_ows();
-                if cursor.at_end() {
-                    break;
-                }
-                if !cursor.eat(b',') {
-                    if ranges.len() >= ranges_max {
-                        let kind = MediaErrorKind::TooManyRanges { limit: ranges_max };
-                        return Err(cursor.error(kind));
-                    }
-                    ranges.push(cursor.media_range()?);
-                    cursor.skip_ows();
-                    if cursor.at_end() {
-                        break;
-                    }
-                    cursor.require(b',')?;
+        for_each_range(values, ranges_max, |range| ranges.push(range))?;
+        Ok(Accept { ranges })
+    }
+
+    /// [`Accept::lists`] for each of `types` at once, straight from the field values: one pass,
+    /// no list built, the same ranges refused with the same errors as [`Accept::parse`].
+    pub fn lists_each<I, const N: usize>(
+        values: I,
+        ranges_max: usize,
+        types: [(&str, &str); N],
+    ) -> Result<[bool; N], MediaError>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        // Per type: named with a weight above zero, named with weight zero.
+        let mut seen = [(false, false); N];
+        for_each_range(values, ranges_max, |range| {
+            for ((type_, subtype), (positive, zero)) in types.iter().zip(seen.iter_mut()) {
+                if range.media.is(type_, subtype) {
+                    *positive |= range.quality > 0;
+                    *zero |= range.quality == 0;
                 }
             }
-        }
-        Ok(Accept { ranges })
+        })?;
+        Ok(seen.map(|(positive, zero)| positive && !zero))
     }
 
     /// True when `type_/subtype` is named exactly (no wildcard) with a weight above zero and is
@@ -183,9 +190,9 @@ impl<'a> Accept<'a> {
             let m = &r.media;
             if m.is(type_, subtype) {
                 Some(2)
-            } else if m.subtype == "*" && m.type_.eq_ignore_ascii_case(type_) {
+            } else if m.subtype == b"*" && m.type_.eq_ignore_ascii_case(type_.as_bytes()) {
                 Some(1)
-            } else if m.type_ == "*" && m.subtype == "*" {
+            } else if m.type_ == b"*" && m.subtype == b"*" {
                 Some(0)
             } else {
                 None
@@ -199,6 +206,43 @@ impl<'a> Accept<'a> {
             .min()
             .unwrap_or(0)
     }
+}
+
+/// Reads every field line of an Accept header as one comma-separated list (RFC 9110 §5.3
+/// combines them), handing each range to `each` in order, and refusing the range that would
+/// exceed `ranges_max`. Empty elements (`a, , b`) are allowed, as RFC 9110 §5.6.1 asks.
+fn for_each_range<'a, I>(
+    values: I,
+    ranges_max: usize,
+    mut each: impl FnMut(MediaRange<'a>),
+) -> Result<(), MediaError>
+where
+    I: IntoIterator<Item = &'a [u8]>,
+{
+    let mut count = 0;
+    for value in values {
+        let mut cursor = Cursor { bytes: value, pos: 0 };
+        loop {
+            cursor.skip_ows();
+            if cursor.at_end() {
+                break;
+            }
+            if !cursor.eat(b',') {
+                if count >= ranges_max {
+                    let kind = MediaErrorKind::TooManyRanges { limit: ranges_max };
+                    return Err(cursor.error(kind));
+                }
+                count += 1;
+                each(cursor.media_range()?);
+                cursor.skip_ows();
+                if cursor.at_end() {
+                    break;
+                }
+                cursor.require(b',')?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A position in a header value.
@@ -240,15 +284,14 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn token(&mut self) -> Result<&'a str, MediaError> {
+    fn token(&mut self) -> Result<&'a [u8], MediaError> {
         let start = self.pos;
-        while self.peek().is_some_and(|b| chars::is(b, TCHAR)) {
-            self.pos += 1;
-        }
-        if self.pos == start {
+        let len = self.bytes[start..].iter().take_while(|&&b| chars::is(b, TCHAR)).count();
+        if len == 0 {
             return Err(self.error(MediaErrorKind::Syntax));
         }
-        Ok(chars::ascii_str(&self.bytes[start..self.pos]))
+        self.pos += len;
+        Ok(&self.bytes[start..self.pos])
     }
 
     /// `type "/" subtype parameters`.
@@ -273,10 +316,10 @@ impl<'a> Cursor<'a> {
     }
 
     fn param(&mut self) -> Result<MediaParam<'a>, MediaError> {
-        let name = self.token()?;
+        let name = chars::ascii_str(self.token()?);
         self.require(b'=')?;
         let quoted = self.peek() == Some(b'"');
-        let value = if quoted { self.quoted_string()? } else { self.token()?.as_bytes().into() };
+        let value = if quoted { self.quoted_string()? } else { self.token()?.into() };
         Ok(MediaParam { name, value, quoted })
     }
 
@@ -321,7 +364,7 @@ impl<'a> Cursor<'a> {
     fn media_range(&mut self) -> Result<MediaRange<'a>, MediaError> {
         let start = self.pos;
         let mut media = self.media_type()?;
-        if media.type_ == "*" && media.subtype != "*" {
+        if media.type_ == b"*" && media.subtype != b"*" {
             return Err(MediaError { kind: MediaErrorKind::WildcardInvalid, offset: start });
         }
         let mut quality = None;

@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use super::chars::{self, FIELD_VALUE};
+use super::chars;
 use super::status::Status;
 use crate::decimal;
 
@@ -173,7 +173,7 @@ fn check_field(name: &str, value: &[u8]) -> Result<(), WriteErrorKind> {
     }
     let padded =
         matches!(value.first(), Some(b' ' | b'\t')) || matches!(value.last(), Some(b' ' | b'\t'));
-    if padded || !value.iter().all(|&b| chars::is(b, FIELD_VALUE)) {
+    if padded || chars::field_value_run(value) != value.len() {
         return Err(WriteErrorKind::FieldValueInvalid);
     }
     Ok(())

@@ -4,9 +4,11 @@
 //! walks it once with an explicit stack of open containers, bounded by the depth budget. Errors
 //! carry a kind and an offset, never a piece of the input.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use super::{Number, Object, Value};
+use super::stack::Stack;
+use super::{Key, Number, Object, Value};
 
 /// Why an input is not strict JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,7 +80,7 @@ impl std::error::Error for JsonError {}
 pub fn decode(input: &[u8], depth_max: usize) -> Result<Value, JsonError> {
     let text = std::str::from_utf8(input)
         .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
-    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Vec::new() };
+    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new() };
     let value = decoder.value()?;
     decoder.skip_whitespace();
     if decoder.pos < input.len() {
@@ -91,7 +93,7 @@ pub fn decode(input: &[u8], depth_max: usize) -> Result<Value, JsonError> {
 enum Open {
     Array(Vec<Value>),
     /// The members so far and the key whose value is being read.
-    Object(Object, String),
+    Object(Object, Key),
 }
 
 struct Decoder<'a> {
@@ -99,10 +101,10 @@ struct Decoder<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth_max: usize,
-    stack: Vec<Open>,
+    stack: Stack<Open>,
 }
 
-impl Decoder<'_> {
+impl<'a> Decoder<'a> {
     fn error(&self, kind: JsonErrorKind) -> JsonError {
         JsonError { kind, offset: self.pos }
     }
@@ -161,7 +163,7 @@ impl Decoder<'_> {
                 return Ok(None);
             }
             b'{' => {
-                self.open(Open::Object(Object::new(), String::new()))?;
+                self.open(Open::Object(Object::new(), Key::Borrowed("")))?;
                 if self.next_significant()? == b'}' {
                     self.stack.pop();
                     return Ok(Some(Value::Object(Object::new())));
@@ -170,7 +172,7 @@ impl Decoder<'_> {
                 self.key()?;
                 return Ok(None);
             }
-            b'"' => Value::String(self.string()?),
+            b'"' => Value::String(self.string()?.into_owned()),
             b't' => self.literal("true", Value::Bool(true))?,
             b'f' => self.literal("false", Value::Bool(false))?,
             b'n' => self.literal("null", Value::Null)?,
@@ -201,7 +203,7 @@ impl Decoder<'_> {
                 b']'
             }
             Open::Object(members, key) => {
-                members.insert(std::mem::take(key), value);
+                members.insert(std::mem::replace(key, Key::Borrowed("")), value);
                 b'}'
             }
         };
@@ -236,10 +238,10 @@ impl Decoder<'_> {
             return Err(self.error(JsonErrorKind::UnexpectedByte));
         }
         if let Some(Open::Object(members, pending)) = self.stack.last_mut() {
-            if members.contains_key(&key) {
+            if members.contains_key(&*key) {
                 return Err(JsonError { kind: JsonErrorKind::DuplicateKey, offset: start });
             }
-            *pending = key;
+            *pending = super::key(key);
         }
         Ok(())
     }
@@ -257,7 +259,7 @@ impl Decoder<'_> {
         match number_len(&self.bytes[start..]) {
             Some(len) => {
                 self.pos += len;
-                Ok(Number(self.text[start..self.pos].to_owned()))
+                Ok(Number::from_text(&self.text[start..self.pos]))
             }
             None => {
                 let (kind, offset) = number_error(&self.bytes[start..]);
@@ -266,10 +268,11 @@ impl Decoder<'_> {
         }
     }
 
-    /// Reads a string whose opening quote is at `self.pos`, resolving escapes.
-    fn string(&mut self) -> Result<String, JsonError> {
+    /// Reads a string whose opening quote is at `self.pos`, resolving escapes. A string without
+    /// escapes is borrowed from the input; only an escape makes a copy.
+    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.pos += 1;
-        let mut out = String::new();
+        let mut out = Cow::Borrowed("");
         let mut run_start = self.pos;
         loop {
             let Some(byte) = self.peek() else {
@@ -277,13 +280,20 @@ impl Decoder<'_> {
             };
             match byte {
                 b'"' => {
-                    out.push_str(&self.text[run_start..self.pos]);
+                    let run = &self.text[run_start..self.pos];
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(match out {
+                        Cow::Borrowed(_) => Cow::Borrowed(run),
+                        Cow::Owned(mut owned) => {
+                            owned.push_str(run);
+                            Cow::Owned(owned)
+                        }
+                    });
                 }
                 b'\\' => {
-                    out.push_str(&self.text[run_start..self.pos]);
-                    out.push(self.escape()?);
+                    let owned = out.to_mut();
+                    owned.push_str(&self.text[run_start..self.pos]);
+                    owned.push(self.escape()?);
                     run_start = self.pos;
                 }
                 0x00..=0x1f => return Err(self.error(JsonErrorKind::ControlInString)),

@@ -7,7 +7,8 @@
 use std::collections::btree_map;
 use std::slice;
 
-use super::Value;
+use super::stack::Stack;
+use super::{Key, Value};
 
 /// The JSON text of `value`.
 pub fn encode(value: &Value) -> String {
@@ -19,12 +20,12 @@ pub fn encode(value: &Value) -> String {
 /// A container being written: the elements still to write, and whether one was written yet.
 enum Open<'v> {
     Array(slice::Iter<'v, Value>, bool),
-    Object(btree_map::Iter<'v, String, Value>, bool),
+    Object(btree_map::Iter<'v, Key, Value>, bool),
 }
 
 /// Appends the JSON text of `value` to `out`.
 pub fn encode_into(value: &Value, out: &mut String) {
-    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut stack: Stack<Open<'_>> = Stack::new();
     let mut next = Some(value);
     loop {
         if let Some(value) = next.take() {
@@ -32,8 +33,8 @@ pub fn encode_into(value: &Value, out: &mut String) {
                 Value::Null => out.push_str("null"),
                 Value::Bool(true) => out.push_str("true"),
                 Value::Bool(false) => out.push_str("false"),
-                Value::Number(n) => out.push_str(n.as_str()),
-                Value::String(s) => write_string(s, out),
+                Value::Number(n) => n.write_to(out),
+                Value::String(s) => encode_string_into(s, out),
                 Value::Array(items) => {
                     out.push('[');
                     stack.push(Open::Array(items.iter(), false));
@@ -65,7 +66,7 @@ pub fn encode_into(value: &Value, out: &mut String) {
                     if std::mem::replace(started, true) {
                         out.push(',');
                     }
-                    write_string(key, out);
+                    encode_string_into(key, out);
                     out.push(':');
                     next = Some(item);
                 }
@@ -78,8 +79,8 @@ pub fn encode_into(value: &Value, out: &mut String) {
     }
 }
 
-/// Writes `s` as a quoted JSON string.
-fn write_string(s: &str, out: &mut String) {
+/// Appends `s` as a quoted JSON string.
+pub fn encode_string_into(s: &str, out: &mut String) {
     out.push('"');
     let mut run_start = 0;
     for (i, byte) in s.bytes().enumerate() {
@@ -123,7 +124,7 @@ mod tests {
         ];
         for (input, expected) in cases {
             let mut out = String::new();
-            write_string(input, &mut out);
+            encode_string_into(input, &mut out);
             assert_eq!(out, expected);
         }
     }

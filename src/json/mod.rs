@@ -7,7 +7,8 @@
 //! A protocol that carries session and authorization data cannot afford "last key wins": two
 //! readers of the same bytes must never see two different messages.
 //!
-//! Numbers keep their exact text ([`Number`]), so nothing is rounded and `decode(encode(v)) == v`
+//! Numbers keep their exact text ([`Number`]; an integer that fits an `i64` and reads back to the
+//! same text is kept as that integer, which is the same thing without a copy), so nothing is rounded and `decode(encode(v)) == v`
 //! holds for every value nested no deeper than the decoder's depth budget (the encoder itself has
 //! no budget: a deeper value built in code encodes, and the decoder then refuses it). Objects are
 //! ordered maps, so encoding is deterministic.
@@ -21,16 +22,82 @@
 
 mod decode;
 mod encode;
+mod stack;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::decimal;
 
 pub use decode::{JsonError, JsonErrorKind, decode};
-pub use encode::{encode, encode_into};
+pub use encode::{encode, encode_into, encode_string_into};
 
 /// A JSON object: keys in sorted order, each at most once.
-pub type Object = BTreeMap<String, Value>;
+pub type Object = BTreeMap<Key, Value>;
+
+/// An object key. The keys of the protocol (`jsonrpc`, `id`, `method`, ...) are borrowed from
+/// one static list, whether they were decoded or written in code; any other key is owned.
+pub type Key = Cow<'static, str>;
+
+/// Declares the keys a decoded object shares instead of copying.
+macro_rules! known_keys {
+    ($($key:literal),* $(,)?) => {
+        /// The static copy of `text` when it is one of the protocol's keys.
+        fn known_key(text: &str) -> Option<&'static str> {
+            match text {
+                $($key => Some($key),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+known_keys!(
+    "jsonrpc",
+    "id",
+    "method",
+    "params",
+    "result",
+    "error",
+    "code",
+    "message",
+    "data",
+    "protocolVersion",
+    "capabilities",
+    "clientInfo",
+    "serverInfo",
+    "name",
+    "title",
+    "version",
+    "level",
+    "logger",
+    "cursor",
+    "nextCursor",
+    "resources",
+    "uri",
+    "mimeType",
+    "description",
+    "instructions",
+    "_meta",
+    "progressToken",
+    "roots",
+    "sampling",
+    "elicitation",
+    "experimental",
+    "listChanged",
+    "subscribe",
+    "logging",
+    "tools",
+    "prompts",
+);
+
+/// The key for `text`: borrowed from the static list when it is a known key, owned otherwise.
+pub fn key(text: Cow<'_, str>) -> Key {
+    match known_key(&text) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(text.into_owned()),
+    }
+}
 
 /// A JSON value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,14 +152,14 @@ impl Value {
 /// The members of an object built in code: `members([("a", 1u64.into())])`. Each key must
 /// appear once (a repeated key would silently replace the earlier member, so it is a bug in the
 /// caller, caught in debug builds).
-pub fn members<const N: usize>(members: [(&str, Value); N]) -> Object {
-    let object: Object = members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+pub fn members<const N: usize>(members: [(&'static str, Value); N]) -> Object {
+    let object: Object = members.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)).collect();
     debug_assert_eq!(object.len(), N, "a key repeated in a JSON object built in code");
     object
 }
 
 /// An object built in code, as a value: `object([("a", 1u64.into())])`.
-pub fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+pub fn object<const N: usize>(members: [(&'static str, Value); N]) -> Value {
     Value::Object(self::members(members))
 }
 
@@ -140,51 +207,91 @@ impl From<Vec<Value>> for Value {
 
 /// A JSON number, kept as its exact text. Only texts that match the RFC 8259 grammar can be
 /// made into a `Number`, so an encoder never writes an invalid one (there is no NaN to write).
+///
+/// A text that is exactly how an `i64` prints (`0`, `-12`; not `-0`, `1.0` or `1e2`) is stored
+/// as that integer; any other text is stored as it came. Both write back the same bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Number(String);
+pub struct Number(Repr);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Repr {
+    Int(i64),
+    Text(Box<str>),
+}
 
 impl Number {
-    /// The number written as `text`, if `text` is exactly one RFC 8259 number.
+    /// The number `text` is, when it matches the RFC 8259 grammar exactly.
     pub fn parse(text: &str) -> Option<Number> {
-        (decode::number_len(text.as_bytes()) == Some(text.len())).then(|| Number(text.to_owned()))
+        (decode::number_len(text.as_bytes()) == Some(text.len())).then(|| Number::from_text(text))
     }
 
-    /// The text, exactly as decoded or constructed.
-    pub fn as_str(&self) -> &str {
-        &self.0
+    /// A number from text the grammar has already accepted.
+    fn from_text(text: &str) -> Number {
+        match integer_value(text) {
+            Some(n) if text != "-0" => Number(Repr::Int(n)),
+            _ => Number(Repr::Text(text.into())),
+        }
     }
 
-    /// The value as an `i64`, when the text is an integer (no fraction, no exponent) in range.
+    /// Appends the number's text.
+    pub fn write_to(&self, out: &mut String) {
+        match &self.0 {
+            Repr::Int(n) => {
+                if *n < 0 {
+                    out.push('-');
+                }
+                decimal::push_str(out, n.unsigned_abs());
+            }
+            Repr::Text(text) => out.push_str(text),
+        }
+    }
+
     pub fn as_i64(&self) -> Option<i64> {
-        let (negative, digits) = match self.0.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, self.0.as_str()),
-        };
-        let magnitude = decimal::parse_u64(digits.as_bytes())?;
-        if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
+        match &self.0 {
+            Repr::Int(n) => Some(*n),
+            Repr::Text(text) => integer_value(text),
+        }
     }
 
-    /// The value as a `u64`, when the text is a non-negative integer in range.
     pub fn as_u64(&self) -> Option<u64> {
-        decimal::parse_u64(self.0.as_bytes())
+        match &self.0 {
+            Repr::Int(n) => u64::try_from(*n).ok(),
+            Repr::Text(text) => decimal::parse_u64(text.as_bytes()),
+        }
     }
+}
+
+/// The `i64` an integer text (`-?DIGITS`) names, when it fits; `-0` is 0.
+fn integer_value(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let magnitude = decimal::parse_u64(digits.as_bytes())?;
+    if negative { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() }
 }
 
 impl From<i64> for Number {
     fn from(n: i64) -> Self {
-        Number(n.to_string())
+        Number(Repr::Int(n))
     }
 }
 
 impl From<u64> for Number {
     fn from(n: u64) -> Self {
-        Number(n.to_string())
+        match i64::try_from(n) {
+            Ok(n) => Number(Repr::Int(n)),
+            Err(_) => Number(Repr::Text(n.to_string().into())),
+        }
     }
 }
 
 impl std::fmt::Display for Number {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match &self.0 {
+            Repr::Int(n) => write!(f, "{n}"),
+            Repr::Text(text) => f.write_str(text),
+        }
     }
 }
 
@@ -194,12 +301,37 @@ mod tests {
 
     #[test]
     fn number_text_is_validated() {
-        for ok in ["0", "-0", "1", "-12", "1.5", "1e5", "1E+5", "-1.25e-10"] {
-            assert_eq!(Number::parse(ok).map(|n| n.as_str().to_owned()), Some(ok.to_owned()));
+        let big = ["9223372036854775807", "-9223372036854775808", "9223372036854775808"];
+        for ok in ["0", "-0", "1", "-12", "1.5", "1e5", "1E+5", "-1.25e-10"].into_iter().chain(big)
+        {
+            let number = Number::parse(ok);
+            assert_eq!(number.as_ref().map(Number::to_string), Some(ok.to_owned()));
+            let mut written = String::new();
+            number.iter().for_each(|n| n.write_to(&mut written));
+            assert_eq!(written, ok);
         }
         for bad in ["", "-", "01", "1.", ".5", "+1", "1e", "NaN", "Infinity", " 1", "1 ", "0x1"] {
             assert_eq!(Number::parse(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn integers_equal_their_text_only_when_the_text_is_how_they_print() {
+        let same = |a: &str, b: Number| Number::parse(a) == Some(b);
+        assert!(same("-12", Number::from(-12i64)));
+        assert!(same("0", Number::from(0u64)));
+        assert!(same("18446744073709551615", Number::from(u64::MAX)));
+        assert!(!same("-0", Number::from(0i64)));
+        assert!(!same("1.0", Number::from(1i64)));
+        assert!(!same("1e2", Number::from(100i64)));
+    }
+
+    #[test]
+    fn protocol_keys_are_shared_and_other_keys_owned() {
+        assert!(matches!(key(Cow::Borrowed("jsonrpc")), Cow::Borrowed("jsonrpc")));
+        assert!(matches!(key(Cow::Owned("method".into())), Cow::Borrowed("method")));
+        assert!(matches!(key(Cow::Borrowed("Method")), Cow::Owned(k) if k == "Method"));
+        assert!(matches!(key(Cow::Borrowed("x")), Cow::Owned(k) if k == "x"));
     }
 
     #[test]

@@ -20,10 +20,10 @@ pub enum Id {
 }
 
 impl Id {
-    fn from_value(value: &Value) -> Option<Id> {
+    fn from_value(value: Value) -> Option<Id> {
         match value {
-            Value::String(s) => Some(Id::String(s.clone())),
-            Value::Number(n) => n.as_i64().map(|_| Id::Number(n.clone())),
+            Value::String(s) => Some(Id::String(s)),
+            Value::Number(n) => n.as_i64().map(|_| Id::Number(n)),
             _ => None,
         }
     }
@@ -99,31 +99,36 @@ impl MessageError {
 impl Message {
     /// Sorts a decoded body into a message.
     pub fn from_value(value: Value) -> Result<Message, MessageError> {
-        let mut members = match value {
-            Value::Object(members) => members,
+        let members = match value {
+            Value::Object(members) => Members::sort(members),
             Value::Array(_) => return Err(MessageError::Batch),
             _ => return Err(MessageError::NotAnObject),
         };
-        if members.remove("jsonrpc").as_ref().and_then(Value::as_str) != Some("2.0") {
+        if members.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
             return Err(MessageError::Version);
         }
-        let id = match members.remove("id") {
+        let id = match members.id {
             None => None,
-            Some(value) => Some(Id::from_value(&value).ok_or(MessageError::Id)?),
+            Some(value) => Some(Id::from_value(value).ok_or(MessageError::Id)?),
         };
-        let Some(method) = members.remove("method") else {
-            return response(id, &members);
+        let Some(method) = members.method else {
+            // A response: besides `jsonrpc` and `id`, exactly one of `result` and `error`.
+            let one_outcome = members.outcomes == 1 && members.params.is_none() && !members.other;
+            return match id {
+                Some(id) if one_outcome => Ok(Message::Response { id }),
+                _ => Err(MessageError::Shape),
+            };
         };
         let method = match method {
             Value::String(m) if !m.is_empty() => m,
             _ => return Err(MessageError::Method),
         };
-        let params = match members.remove("params") {
+        let params = match members.params {
             None => Object::new(),
             Some(Value::Object(params)) => params,
             Some(_) => return Err(MessageError::Params),
         };
-        if !members.is_empty() {
+        if members.outcomes > 0 || members.other {
             return Err(MessageError::Shape);
         }
         Ok(match id {
@@ -133,15 +138,34 @@ impl Message {
     }
 }
 
-/// The members left after `jsonrpc` and `id` must be exactly one of `result` and `error`.
-fn response(id: Option<Id>, rest: &Object) -> Result<Message, MessageError> {
-    let id = id.ok_or(MessageError::Shape)?;
-    let one_outcome =
-        rest.len() == 1 && (rest.contains_key("result") || rest.contains_key("error"));
-    if !one_outcome {
-        return Err(MessageError::Shape);
+/// The members of a message object, sorted by name in one pass that consumes the object.
+#[derive(Default)]
+struct Members {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    /// How many of `result` and `error` there are.
+    outcomes: usize,
+    /// Any other member.
+    other: bool,
+}
+
+impl Members {
+    fn sort(object: Object) -> Members {
+        let mut members = Members::default();
+        for (key, value) in object {
+            match &*key {
+                "jsonrpc" => members.jsonrpc = Some(value),
+                "id" => members.id = Some(value),
+                "method" => members.method = Some(value),
+                "params" => members.params = Some(value),
+                "result" | "error" => members.outcomes += 1,
+                _ => members.other = true,
+            }
+        }
+        members
     }
-    Ok(Message::Response { id })
 }
 
 /// JSON-RPC error codes (JSON-RPC 2.0 §5.1).
@@ -166,7 +190,10 @@ pub fn result(id: &Id, result: Value) -> Value {
 pub fn result_text(id: &Id, result: &Value) -> String {
     let mut out = String::with_capacity(64);
     out.push_str("{\"id\":");
-    json::encode_into(&id.to_value(), &mut out);
+    match id {
+        Id::Number(n) => n.write_to(&mut out),
+        Id::String(s) => json::encode_string_into(s, &mut out),
+    }
     out.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
     json::encode_into(result, &mut out);
     out.push('}');
@@ -266,6 +293,9 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":5,"result":{},"error":{}}"#, Err(MessageError::Shape)),
             (r#"{"jsonrpc":"2.0","result":{}}"#, Err(MessageError::Shape)),
             (r#"{"jsonrpc":"2.0","id":5}"#, Err(MessageError::Shape)),
+            (r#"{"jsonrpc":"2.0","id":5,"result":{},"params":{}}"#, Err(MessageError::Shape)),
+            (r#"{"jsonrpc":"2.0","id":5,"error":{},"x":1}"#, Err(MessageError::Shape)),
+            (r#"{"jsonrpc":"2.0","method":"m","error":{}}"#, Err(MessageError::Shape)),
         ];
         for (text, expected) in cases {
             assert_eq!(parse(text), expected, "{text}");

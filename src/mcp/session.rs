@@ -16,12 +16,12 @@
 //! Pure data: time is an [`Instant`] argument and ids and tags come from the caller's randomness.
 //! The table stores sessions under the SHA-256 of their id, so it never holds a raw id.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
+use crate::digest::{Digest, DigestMap};
 
 use crate::json::Value;
 
@@ -317,7 +317,7 @@ impl PostStream {
 #[derive(Debug)]
 pub struct SessionTable {
     budget: SessionBudget,
-    sessions: RwLock<HashMap<SessionKey, Arc<Session>>>,
+    sessions: RwLock<DigestMap<Arc<Session>>>,
 }
 
 /// Why no session was created. Each says how long until the earliest session that stands in
@@ -331,14 +331,7 @@ pub enum Refusal {
 }
 
 /// A session id as the table stores it: its SHA-256 (computed outside any lock).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SessionKey([u8; 32]);
-
-impl SessionKey {
-    pub fn of(id: &[u8]) -> SessionKey {
-        SessionKey(Sha256::digest(id).into())
-    }
-}
+pub type SessionKey = Digest;
 
 impl SessionBudget {
     /// The capacity, then the quota, over the sessions in a table at `now`. A session bound to
@@ -369,14 +362,15 @@ fn earliest_expiry<'s>(sessions: impl Iterator<Item = &'s Arc<Session>>, now: In
 
 impl SessionTable {
     pub fn new(budget: SessionBudget) -> Self {
-        SessionTable { budget, sessions: RwLock::new(HashMap::with_capacity(budget.capacity)) }
+        let sessions = DigestMap::with_capacity_and_hasher(budget.capacity, Default::default());
+        SessionTable { budget, sessions: RwLock::new(sessions) }
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, HashMap<SessionKey, Arc<Session>>> {
+    fn read(&self) -> RwLockReadGuard<'_, DigestMap<Arc<Session>>> {
         self.sessions.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, HashMap<SessionKey, Arc<Session>>> {
+    fn write(&self) -> RwLockWriteGuard<'_, DigestMap<Arc<Session>>> {
         self.sessions.write().unwrap_or_else(PoisonError::into_inner)
     }
 

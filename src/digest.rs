@@ -1,0 +1,81 @@
+//! SHA-256 digests as map keys: the token table and the session table store a digest, never the
+//! secret itself, and look it up without hashing it a second time.
+//!
+//! A digest is already uniformly distributed, so its first eight bytes serve as the hash: a
+//! [`DigestMap`] skips SipHash. That is safe here because no peer ever inserts: the token table
+//! is built at start, and session keys are digests of ids the server drew from the operating
+//! system's generator. A peer can grind its own tokens or ids into colliding prefixes, but a
+//! lookup of one of those probes a table of at most a few thousand entries and finds nothing.
+//!
+//! Hashing is not password storage and not a signature: it only keeps raw secrets out of the
+//! tables (and out of any dump of them) and gives fixed-size keys.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use sha2::{Digest as _, Sha256};
+
+/// The SHA-256 of some secret bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digest([u8; 32]);
+
+impl Digest {
+    /// The digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Digest {
+        Digest(Sha256::digest(bytes).into())
+    }
+}
+
+impl Hash for Digest {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let mut prefix = [0u8; 8];
+        prefix.copy_from_slice(&self.0[..8]);
+        state.write_u64(u64::from_le_bytes(prefix));
+    }
+}
+
+/// The hasher of [`DigestMap`]: the value a [`Digest`] hands it is the hash.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrefixHasher(u64);
+
+impl Hasher for PrefixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+
+    /// Only digests are hashed here, through `write_u64`; anything else is folded in, byte by
+    /// byte, so the hasher stays correct if it is ever handed other bytes.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+}
+
+/// A map keyed by digests, hashed by their prefix.
+pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<PrefixHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_hash_to_their_first_eight_bytes_and_find_their_values() {
+        let key = Digest::of(b"abc");
+        // SHA-256("abc") starts ba 78 16 bf 8f 01 cf ea.
+        let mut hasher = PrefixHasher::default();
+        key.hash(&mut hasher);
+        assert_eq!(
+            hasher.finish(),
+            u64::from_le_bytes([0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea])
+        );
+        let mut map: DigestMap<u8> = DigestMap::default();
+        map.insert(key, 1);
+        map.insert(Digest::of(b"abd"), 2);
+        assert_eq!((map.get(&Digest::of(b"abc")), map.get(&Digest::of(b"abe"))), (Some(&1), None));
+    }
+}
