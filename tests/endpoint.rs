@@ -103,7 +103,7 @@ fn every_fixed_refusal_fits_the_smallest_valid_response_budget() {
             .validate(),
         Ok(())
     );
-    let date = [b'x'; 29];
+    let date = loopback_mcp_http::http::date::imf_fixdate(u64::MAX);
     let auth = |denial| Rejection::Auth {
         denial,
         requirement: loopback_mcp_http::auth::scope::READ_RESOURCES,

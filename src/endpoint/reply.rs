@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 
 use crate::http::Status;
-use crate::http::writer::{ResponseWriter, WriteError};
+use crate::http::date::HttpDate;
+use crate::http::writer::{FixedFields, ResponseWriter, WriteError};
 use crate::json::{self, Value};
 use crate::sse::{self, Event};
 
@@ -17,17 +18,17 @@ pub struct Delivery<'d> {
     pub close: bool,
     /// The request was HEAD: the response ends after its head.
     pub head: bool,
-    /// The `Date` value (IMF-fixdate), when the sender has a clock.
-    pub date: Option<&'d [u8]>,
+    /// The `Date`, when the sender has a clock.
+    pub date: Option<&'d HttpDate>,
 }
 
 /// One response, before serialization.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
     pub status: Status,
-    /// The fields every reply of its kind carries (`Content-Type`, `Cache-Control`): a static
-    /// list, so most replies build no list at all.
-    pub fixed: &'static [(&'static str, &'static str)],
+    /// The fields every reply of its kind carries (`Content-Type`, `Cache-Control`), fixed and
+    /// checked when the program is built, so most replies build no list and check no field.
+    pub fixed: FixedFields,
     /// The fields added for this reply (`MCP-Session-Id`, `WWW-Authenticate`, ...), after the
     /// fixed ones. Fixed values are borrowed, so most copy no text.
     pub added: Vec<(&'static str, Cow<'static, str>)>,
@@ -41,11 +42,19 @@ pub const JSON: &str = "application/json";
 /// The `Content-Type` of event streams.
 pub const EVENT_STREAM: &str = "text/event-stream";
 
+/// The field that ends a connection after its response.
+const CONNECTION_CLOSE: FixedFields =
+    FixedFields::new(&[("Connection", "close")], b"Connection: close\r\n");
 /// The fixed fields of a JSON reply.
-const JSON_FIELDS: &[(&str, &str)] = &[("Content-Type", JSON), ("Cache-Control", "no-store")];
+const JSON_FIELDS: FixedFields = FixedFields::new(
+    &[("Content-Type", JSON), ("Cache-Control", "no-store")],
+    b"Content-Type: application/json\r\nCache-Control: no-store\r\n",
+);
 /// The fixed fields of an event stream.
-const EVENT_STREAM_FIELDS: &[(&str, &str)] =
-    &[("Content-Type", EVENT_STREAM), ("Cache-Control", "no-store")];
+const EVENT_STREAM_FIELDS: FixedFields = FixedFields::new(
+    &[("Content-Type", EVENT_STREAM), ("Cache-Control", "no-store")],
+    b"Content-Type: text/event-stream\r\nCache-Control: no-store\r\n",
+);
 
 impl Reply {
     /// A JSON body with this status.
@@ -96,7 +105,13 @@ impl Reply {
 
     /// A status with no body at all (202, 204).
     pub fn empty(status: Status) -> Reply {
-        Reply { status, fixed: &[], added: Vec::new(), body: Vec::new(), close: false }
+        Reply {
+            status,
+            fixed: FixedFields::NONE,
+            added: Vec::new(),
+            body: Vec::new(),
+            close: false,
+        }
     }
 
     /// The response's bytes in `out` (cleared first), framed as `delivery` says, at most
@@ -113,13 +128,14 @@ impl Reply {
         out.clear();
         let mut writer = ResponseWriter::new(out, self.status);
         if let Some(date) = delivery.date {
-            writer.field("Date", date);
+            writer.date(date);
         }
-        for (name, value) in self.fields() {
+        writer.fixed(&self.fixed);
+        for (name, value) in &self.added {
             writer.field(name, value.as_bytes());
         }
         if delivery.close {
-            writer.field("Connection", b"close");
+            writer.fixed(&CONNECTION_CLOSE);
         }
         if delivery.head {
             let success = (200..300).contains(&self.status.code());
@@ -138,6 +154,6 @@ impl Reply {
     /// Every field, fixed ones first, in the order they are written.
     pub fn fields(&self) -> impl Iterator<Item = (&'static str, &str)> {
         let added = self.added.iter().map(|(name, value)| (*name, value.as_ref()));
-        self.fixed.iter().copied().chain(added)
+        self.fixed.list().iter().copied().chain(added)
     }
 }

@@ -60,8 +60,16 @@ const fn is_in(c: u8, set: &[u8]) -> bool {
     false
 }
 
+/// The class bits of every byte value, for constant evaluation.
+const TABLE: [u8; 256] = build();
+
 /// The class bits of every byte value.
-pub static CLASS: [u8; 256] = build();
+pub static CLASS: [u8; 256] = TABLE;
+
+/// [`is`] for constant evaluation (checks that run when a constant is built).
+pub const fn is_const(byte: u8, class: u8) -> bool {
+    TABLE[byte as usize] & class != 0
+}
 
 /// True when `byte` belongs to `class` (one of the constants above).
 #[inline]

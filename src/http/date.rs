@@ -19,8 +19,19 @@ const MONTHS: [&[u8; 3]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
 ];
 
+/// An IMF-fixdate, made only by [`imf_fixdate`]: ASCII letters, digits, `,`, `:` and spaces,
+/// so a writer can copy it into a field without checking it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpDate([u8; IMF_FIXDATE_LEN]);
+
+impl HttpDate {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 /// `unix_secs` as an IMF-fixdate.
-pub fn imf_fixdate(unix_secs: u64) -> [u8; IMF_FIXDATE_LEN] {
+pub fn imf_fixdate(unix_secs: u64) -> HttpDate {
     let secs = unix_secs.min(LAST_WRITABLE_SECOND);
     let days = secs / SECONDS_PER_DAY;
     let second_of_day = secs % SECONDS_PER_DAY;
@@ -42,7 +53,7 @@ pub fn imf_fixdate(unix_secs: u64) -> [u8; IMF_FIXDATE_LEN] {
     out[22] = b':';
     put_digits(&mut out[23..25], second_of_day % 60);
     out[25..].copy_from_slice(b" GMT");
-    out
+    HttpDate(out)
 }
 
 /// The proleptic Gregorian (year, month 1–12, day 1–31) of a count of days since 1970-01-01:
@@ -73,21 +84,21 @@ fn put_digits(out: &mut [u8], mut value: u64) {
 #[derive(Clone, Copy, Debug)]
 pub struct DateCache {
     second: u64,
-    text: [u8; IMF_FIXDATE_LEN],
+    date: HttpDate,
 }
 
 impl DateCache {
     pub fn new() -> DateCache {
-        DateCache { second: 0, text: imf_fixdate(0) }
+        DateCache { second: 0, date: imf_fixdate(0) }
     }
 
     /// The IMF-fixdate of `unix_secs`, formatted only when the second differs from the last.
-    pub fn at(&mut self, unix_secs: u64) -> &[u8; IMF_FIXDATE_LEN] {
+    pub fn at(&mut self, unix_secs: u64) -> &HttpDate {
         if unix_secs != self.second {
             self.second = unix_secs;
-            self.text = imf_fixdate(unix_secs);
+            self.date = imf_fixdate(unix_secs);
         }
-        &self.text
+        &self.date
     }
 }
 
@@ -120,7 +131,12 @@ mod tests {
             (u64::MAX, "Fri, 31 Dec 9999 23:59:59 GMT"),
         ];
         for (secs, expected) in cases {
-            assert_eq!(std::str::from_utf8(&imf_fixdate(secs)), Ok(expected), "{secs}");
+            let date = imf_fixdate(secs);
+            assert_eq!(std::str::from_utf8(date.as_bytes()), Ok(expected), "{secs}");
+            // What lets a writer copy it unchecked.
+            assert!(
+                date.as_bytes().iter().all(|&b| b.is_ascii_alphanumeric() || b", :".contains(&b))
+            );
         }
     }
 
@@ -154,8 +170,8 @@ mod tests {
     #[test]
     fn the_cache_formats_once_per_second() {
         let mut cache = DateCache::new();
-        assert_eq!(cache.at(784_111_777), b"Sun, 06 Nov 1994 08:49:37 GMT");
-        assert_eq!(cache.at(784_111_777), b"Sun, 06 Nov 1994 08:49:37 GMT");
-        assert_eq!(cache.at(784_111_778), b"Sun, 06 Nov 1994 08:49:38 GMT");
+        assert_eq!(cache.at(784_111_777).as_bytes(), b"Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(cache.at(784_111_777).as_bytes(), b"Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(cache.at(784_111_778).as_bytes(), b"Sun, 06 Nov 1994 08:49:38 GMT");
     }
 }

@@ -174,6 +174,9 @@ impl RequestParser {
     /// later: a response to HEAD must carry no content, errors included. `buf` is the buffer of
     /// the last call.
     pub fn method(&self, buf: &[u8]) -> Option<Method> {
+        if let Some((method, _)) = self.line {
+            return Some(method); // the line was checked: its method is known
+        }
         if !self.method_ended {
             return None;
         }

@@ -63,60 +63,17 @@ impl Status {
 
     /// The three-digit code.
     pub const fn code(self) -> u16 {
-        match self {
-            Status::Continue => 100,
-            Status::Ok => 200,
-            Status::Accepted => 202,
-            Status::NoContent => 204,
-            Status::BadRequest => 400,
-            Status::Unauthorized => 401,
-            Status::Forbidden => 403,
-            Status::NotFound => 404,
-            Status::MethodNotAllowed => 405,
-            Status::NotAcceptable => 406,
-            Status::RequestTimeout => 408,
-            Status::Conflict => 409,
-            Status::ContentTooLarge => 413,
-            Status::UriTooLong => 414,
-            Status::UnsupportedMediaType => 415,
-            Status::ExpectationFailed => 417,
-            Status::MisdirectedRequest => 421,
-            Status::TooManyRequests => 429,
-            Status::RequestHeaderFieldsTooLarge => 431,
-            Status::InternalServerError => 500,
-            Status::NotImplemented => 501,
-            Status::ServiceUnavailable => 503,
-            Status::HttpVersionNotSupported => 505,
-        }
+        self.row().0
     }
 
     /// The reason phrase registered for the code (RFC 9110; RFC 6585 for 429).
     pub const fn reason(self) -> &'static str {
-        match self {
-            Status::Continue => "Continue",
-            Status::Ok => "OK",
-            Status::Accepted => "Accepted",
-            Status::NoContent => "No Content",
-            Status::BadRequest => "Bad Request",
-            Status::Unauthorized => "Unauthorized",
-            Status::Forbidden => "Forbidden",
-            Status::NotFound => "Not Found",
-            Status::MethodNotAllowed => "Method Not Allowed",
-            Status::NotAcceptable => "Not Acceptable",
-            Status::RequestTimeout => "Request Timeout",
-            Status::Conflict => "Conflict",
-            Status::ContentTooLarge => "Content Too Large",
-            Status::UriTooLong => "URI Too Long",
-            Status::UnsupportedMediaType => "Unsupported Media Type",
-            Status::ExpectationFailed => "Expectation Failed",
-            Status::MisdirectedRequest => "Misdirected Request",
-            Status::TooManyRequests => "Too Many Requests",
-            Status::RequestHeaderFieldsTooLarge => "Request Header Fields Too Large",
-            Status::InternalServerError => "Internal Server Error",
-            Status::NotImplemented => "Not Implemented",
-            Status::ServiceUnavailable => "Service Unavailable",
-            Status::HttpVersionNotSupported => "HTTP Version Not Supported",
-        }
+        self.row().1
+    }
+
+    /// The whole status line, `HTTP/1.1 code reason` and CRLF, written once at compile time.
+    pub const fn line(self) -> &'static str {
+        self.row().2
     }
 
     /// True for statuses whose responses never carry content (1xx, 204, RFC 9110 §6.4.1).
@@ -125,9 +82,59 @@ impl Status {
     }
 }
 
+/// One row per status: its code, its reason phrase, and its status line made from the two, so
+/// the three can never disagree.
+macro_rules! status_rows {
+    ($($variant:ident = $code:literal $reason:literal,)*) => {
+        impl Status {
+            const fn row(self) -> (u16, &'static str, &'static str) {
+                match self {
+                    $(Status::$variant => {
+                        ($code, $reason, concat!("HTTP/1.1 ", $code, " ", $reason, "\r\n"))
+                    })*
+                }
+            }
+        }
+    };
+}
+
+status_rows! {
+    Continue = 100 "Continue",
+    Ok = 200 "OK",
+    Accepted = 202 "Accepted",
+    NoContent = 204 "No Content",
+    BadRequest = 400 "Bad Request",
+    Unauthorized = 401 "Unauthorized",
+    Forbidden = 403 "Forbidden",
+    NotFound = 404 "Not Found",
+    MethodNotAllowed = 405 "Method Not Allowed",
+    NotAcceptable = 406 "Not Acceptable",
+    RequestTimeout = 408 "Request Timeout",
+    Conflict = 409 "Conflict",
+    ContentTooLarge = 413 "Content Too Large",
+    UriTooLong = 414 "URI Too Long",
+    UnsupportedMediaType = 415 "Unsupported Media Type",
+    ExpectationFailed = 417 "Expectation Failed",
+    MisdirectedRequest = 421 "Misdirected Request",
+    TooManyRequests = 429 "Too Many Requests",
+    RequestHeaderFieldsTooLarge = 431 "Request Header Fields Too Large",
+    InternalServerError = 500 "Internal Server Error",
+    NotImplemented = 501 "Not Implemented",
+    ServiceUnavailable = 503 "Service Unavailable",
+    HttpVersionNotSupported = 505 "HTTP Version Not Supported",
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_lines_are_code_and_reason() {
+        for status in Status::ALL {
+            let expected = format!("HTTP/1.1 {} {}\r\n", status.code(), status.reason());
+            assert_eq!(status.line(), expected);
+        }
+    }
 
     #[test]
     fn codes_are_sorted_and_unique() {

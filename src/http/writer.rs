@@ -14,6 +14,7 @@
 use std::fmt;
 
 use super::chars;
+use super::date::HttpDate;
 use super::status::Status;
 use crate::decimal;
 
@@ -47,6 +48,124 @@ impl fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
+/// Field lines fixed when the program is built (`Content-Type: application/json`, ...): the
+/// list, and the same lines as bytes, so a response copies them in one go.
+///
+/// [`FixedFields::new`] checks, while the constant is evaluated, every rule
+/// [`ResponseWriter::field`] checks at run time, and that the bytes are exactly the list's lines:
+/// a constant that breaks one does not compile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedFields {
+    list: &'static [(&'static str, &'static str)],
+    lines: &'static [u8],
+}
+
+impl FixedFields {
+    /// No fields.
+    pub const NONE: FixedFields = FixedFields::new(&[], b"");
+
+    /// Fixed fields whose `lines` are `name: value` CRLF for each entry of `list`, in order.
+    ///
+    /// # Panics
+    /// When they are not, or when a name or value breaks a field rule: at compile time, for a
+    /// constant.
+    pub const fn new(
+        list: &'static [(&'static str, &'static str)],
+        lines: &'static [u8],
+    ) -> FixedFields {
+        assert!(
+            fixed_lines_match(list, lines),
+            "fixed field lines that break a rule or their list"
+        );
+        FixedFields { list, lines }
+    }
+
+    /// The fields, in order.
+    pub fn list(&self) -> &'static [(&'static str, &'static str)] {
+        self.list
+    }
+}
+
+/// True when every entry of `list` passes [`check_field`]'s rules and `lines` is exactly their
+/// field lines. Written for constant evaluation: loops and byte comparisons only.
+const fn fixed_lines_match(list: &[(&str, &str)], lines: &[u8]) -> bool {
+    let mut at = 0;
+    let mut i = 0;
+    while i < list.len() {
+        let (name, value) = (list[i].0.as_bytes(), list[i].1.as_bytes());
+        if !const_field_ok(name, value) {
+            return false;
+        }
+        let mut part = 0;
+        while part < 4 {
+            let bytes: &[u8] = match part {
+                0 => name,
+                1 => b": ",
+                2 => value,
+                _ => b"\r\n",
+            };
+            let mut j = 0;
+            while j < bytes.len() {
+                if at >= lines.len() || lines[at] != bytes[j] {
+                    return false;
+                }
+                at += 1;
+                j += 1;
+            }
+            part += 1;
+        }
+        i += 1;
+    }
+    at == lines.len()
+}
+
+/// [`check_field`]'s rules, for constant evaluation.
+const fn const_field_ok(name: &[u8], value: &[u8]) -> bool {
+    if name.is_empty() || is_framing_name(name) {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if !chars::is_const(name[i], chars::TCHAR) {
+            return false;
+        }
+        i += 1;
+    }
+    if let (Some(first), Some(last)) = (value.first(), value.last())
+        && (matches!(*first, b' ' | b'\t') || matches!(*last, b' ' | b'\t'))
+    {
+        return false;
+    }
+    let mut i = 0;
+    while i < value.len() {
+        if !chars::is_const(value[i], chars::FIELD_VALUE) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `Content-Length` or `Transfer-Encoding`, in any case.
+const fn is_framing_name(name: &[u8]) -> bool {
+    const_eq_ignore_case(name, b"content-length")
+        || const_eq_ignore_case(name, b"transfer-encoding")
+}
+
+const fn const_eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i].to_ascii_lowercase() != b[i].to_ascii_lowercase() {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Appends one response to a buffer. Create it, add fields, then [`ResponseWriter::finish`].
 #[derive(Debug)]
 pub struct ResponseWriter<'o> {
@@ -60,11 +179,7 @@ impl<'o> ResponseWriter<'o> {
     /// Starts a response by writing its status line.
     pub fn new(out: &'o mut Vec<u8>, status: Status) -> Self {
         let start = out.len();
-        out.extend_from_slice(b"HTTP/1.1 ");
-        decimal::push(out, u64::from(status.code()));
-        out.push(b' ');
-        out.extend_from_slice(status.reason().as_bytes());
-        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(status.line().as_bytes());
         ResponseWriter { out, start, status, failed: None }
     }
 
@@ -80,6 +195,24 @@ impl<'o> ResponseWriter<'o> {
                 }
                 Err(kind) => self.failed = Some(WriteError { kind }),
             }
+        }
+        self
+    }
+
+    /// Adds the `Date` field; an [`HttpDate`] holds only bytes a field value may hold.
+    pub fn date(&mut self, date: &HttpDate) -> &mut Self {
+        if self.failed.is_none() {
+            self.out.extend_from_slice(b"Date: ");
+            self.out.extend_from_slice(date.as_bytes());
+            self.out.extend_from_slice(b"\r\n");
+        }
+        self
+    }
+
+    /// Adds fixed field lines, checked when they were built.
+    pub fn fixed(&mut self, fields: &FixedFields) -> &mut Self {
+        if self.failed.is_none() {
+            self.out.extend_from_slice(fields.lines);
         }
         self
     }
@@ -167,8 +300,7 @@ fn check_field(name: &str, value: &[u8]) -> Result<(), WriteErrorKind> {
     if !chars::is_token(name.as_bytes()) {
         return Err(WriteErrorKind::FieldNameInvalid);
     }
-    if name.eq_ignore_ascii_case("content-length") || name.eq_ignore_ascii_case("transfer-encoding")
-    {
+    if is_framing_name(name.as_bytes()) {
         return Err(WriteErrorKind::FramingFieldReserved);
     }
     let padded =
@@ -177,4 +309,62 @@ fn check_field(name: &str, value: &[u8]) -> Result<(), WriteErrorKind> {
         return Err(WriteErrorKind::FieldValueInvalid);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_fields_follow_the_same_rules_as_fields_added_at_run_time() {
+        let cases: [(&str, &[u8]); 15] = [
+            ("X-A", b"v"),
+            ("Cache-Control", b"no-store"),
+            ("X-A", b""),
+            ("X-A", b"a\tb c"),
+            ("X-A", b"caf\xc3\xa9"),
+            ("X-A", b"a\r\nInjected: 1"),
+            ("X-A", b"a\x7fb"),
+            ("X-A", b" padded"),
+            ("X-A", b"padded\t"),
+            ("X A", b"v"),
+            ("", b"v"),
+            ("X:A", b"v"),
+            ("content-length", b"1"),
+            ("Transfer-Encoding", b"chunked"),
+            ("Content-Lengthy", b"1"),
+        ];
+        for (name, value) in cases {
+            let at_run_time = check_field(name, value).is_ok();
+            assert_eq!(const_field_ok(name.as_bytes(), value), at_run_time, "{name:?} {value:?}");
+        }
+    }
+
+    #[test]
+    fn fixed_lines_must_be_exactly_their_list() {
+        let list: &[(&str, &str)] = &[("A", "1"), ("B-C", "x y")];
+        let cases: [(&[u8], bool); 6] = [
+            (b"A: 1\r\nB-C: x y\r\n", true),
+            (b"A: 1\r\nB-C: x y\r\n\r\n", false),
+            (b"A: 1\r\nB-C: x y", false),
+            (b"A: 1\r\n", false),
+            (b"A:1\r\nB-C: x y\r\n", false),
+            (b"B-C: x y\r\nA: 1\r\n", false),
+        ];
+        for (lines, expected) in cases {
+            assert_eq!(fixed_lines_match(list, lines), expected, "{lines:?}");
+        }
+        assert!(fixed_lines_match(&[], b""));
+        assert!(!fixed_lines_match(&[("A", " 1")], b"A:  1\r\n"));
+    }
+
+    #[test]
+    fn fixed_fields_are_copied_as_they_are() {
+        const FIELDS: FixedFields = FixedFields::new(&[("X-A", "1")], b"X-A: 1\r\n");
+        let mut out = Vec::new();
+        let mut writer = ResponseWriter::new(&mut out, Status::NoContent);
+        writer.fixed(&FIELDS);
+        assert_eq!(writer.finish(b"", 1024), Ok(35));
+        assert_eq!(out, b"HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n");
+    }
 }

@@ -47,14 +47,23 @@ pub fn serve(
     let mut chunk = vec![0u8; READ_CHUNK_BYTES];
     let mut out = Outgoing { bytes: Vec::new(), dates: DateCache::new(), limits };
     let mut route = None;
+    // The time of the last socket operation. Steps that follow only computation (admitting a
+    // head, which takes microseconds) reuse it instead of reading the clock again.
+    let mut now = Instant::now();
     loop {
-        let to_head = connection.method() == Some(Method::Head);
+        let to_head = |c: &Connection| c.method() == Some(Method::Head);
         let event = match connection.action() {
             Action::Read { max, deadline } => {
                 let room = max.min(chunk.len());
-                socket.read(&mut chunk[..room], deadline)
+                let event = socket.read(&mut chunk[..room], deadline);
+                now = Instant::now();
+                event
             }
-            Action::Write { bytes, deadline } => socket.write(bytes, deadline),
+            Action::Write { bytes, deadline } => {
+                let event = socket.write(bytes, deadline);
+                now = Instant::now();
+                event
+            }
             Action::Admit => {
                 let Some(verdict) = connection.head() else {
                     return; // the machine's own bug, asserted there: drop the connection
@@ -70,26 +79,30 @@ pub fn serve(
                     Err(rejection) => {
                         release();
                         let refusal = rejection.reply(endpoint.metadata_url());
-                        out.serialize(&refusal, true, to_head);
+                        out.serialize(&refusal, true, to_head(&connection), SystemTime::now());
                         Event::Refused(&out.bytes)
                     }
                 }
             }
             Action::Continue => {
-                out.serialize(&Reply::empty(Status::Continue), false, false);
+                out.serialize(&Reply::empty(Status::Continue), false, false, SystemTime::now());
                 Event::Interim(&out.bytes)
             }
             Action::Dispatch { keep_alive } => {
                 let (Some(route), Some((head, body))) = (route, connection.request()) else {
                     return;
                 };
-                let clock = Clock { now: Instant::now(), wall: SystemTime::now() };
+                // One reading of the wall clock serves the token checks and the `Date` field.
+                let clock = Clock { now, wall: SystemTime::now() };
                 let answered = guarded(|| endpoint.respond(route, &head, body, clock, fill_random))
                     .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
-                let close = out.serialize(&answered, !keep_alive || answered.close, to_head);
+                let close = !keep_alive || answered.close;
+                let close = out.serialize(&answered, close, to_head(&connection), clock.wall);
                 if close {
                     release();
                 }
+                // Answering may take a while (an event stream, a large list): read the clock anew.
+                now = Instant::now();
                 Event::Replied { bytes: &out.bytes, close }
             }
             Action::Close(Close::Polite) => {
@@ -99,7 +112,7 @@ pub fn serve(
             }
             Action::Close(Close::Now) => return,
         };
-        connection.step(Instant::now(), event);
+        connection.step(now, event);
     }
 }
 
@@ -112,11 +125,11 @@ struct Outgoing {
 
 impl Outgoing {
     /// `reply` as bytes, with `Connection: close` when `close`, without content for a HEAD
-    /// request, and with the current `Date`; true when the connection closes after it. A reply
+    /// request, and with the `Date` of `wall`; true when the connection closes after it. A reply
     /// that does not serialize (too large: a bug here, never the client's doing) becomes a
     /// closing 500.
-    fn serialize(&mut self, reply: &Reply, close: bool, head: bool) -> bool {
-        let date = self.dates.at(unix_seconds(SystemTime::now()));
+    fn serialize(&mut self, reply: &Reply, close: bool, head: bool, wall: SystemTime) -> bool {
+        let date = self.dates.at(unix_seconds(wall));
         let max = self.limits.response_bytes_max;
         let delivery = Delivery { close, head, date: Some(date) };
         if reply.serialize(&mut self.bytes, delivery, max).is_ok() {
