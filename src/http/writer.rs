@@ -148,17 +148,17 @@ const fn const_field_ok(name: &[u8], value: &[u8]) -> bool {
 
 /// `Content-Length` or `Transfer-Encoding`, in any case.
 const fn is_framing_name(name: &[u8]) -> bool {
-    const_eq_ignore_case(name, b"content-length")
-        || const_eq_ignore_case(name, b"transfer-encoding")
+    same_ignoring_case(name, b"content-length") || same_ignoring_case(name, b"transfer-encoding")
 }
 
-const fn const_eq_ignore_case(a: &[u8], b: &[u8]) -> bool {
+/// `<[u8]>::eq_ignore_ascii_case`, which is usable in constants only from Rust 1.89.
+const fn same_ignoring_case(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
     let mut i = 0;
     while i < a.len() {
-        if a[i].to_ascii_lowercase() != b[i].to_ascii_lowercase() {
+        if !a[i].eq_ignore_ascii_case(&b[i]) {
             return false;
         }
         i += 1;
