@@ -7,7 +7,8 @@
 //! each request timed on its own). By default the target is a server started in-process (with
 //! room for 1024 sessions, so `initialize` is not limited by the default 8); `--url` and `--token`
 //! aim it at any server instead. One JSON line: operations and requests per second, latency
-//! percentiles, errors, and the process's resident memory (server and generator together).
+//! percentiles, errors (`status_503` counts the 503 answers among them), and the process's
+//! resident memory (server and generator together).
 //!
 //! `bench codec` times the parsers in a loop: one request head parse, one JSON decode of an
 //! MCP initialize, one SSE event encode; nanoseconds per operation and per byte.
@@ -186,6 +187,9 @@ struct Tally {
     operations: u64,
     requests: u64,
     errors: u64,
+    /// Responses with status 503 (no free worker, or no free session slot), also counted in
+    /// `errors`: load the server shed.
+    unavailable: u64,
     latency: Histogram,
 }
 
@@ -209,6 +213,7 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
         total.operations += tally.operations;
         total.requests += tally.requests;
         total.errors += tally.errors;
+        total.unavailable += tally.unavailable;
         total.latency.merge(&tally.latency);
     }
     let elapsed = began.elapsed().as_secs_f64();
@@ -233,6 +238,7 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
     line.insert("p99_us".into(), us(total.latency.percentile(99.0)));
     line.insert("max_us".into(), us(total.latency.max_ns));
     line.insert("errors".into(), Value::from(total.errors));
+    line.insert("status_503".into(), Value::from(total.unavailable));
     if let Some(kib) = resident_kib() {
         line.insert("process_rss_kib".into(), Value::from(kib));
     }
@@ -304,6 +310,7 @@ impl Link<'_> {
         let response = self.conn.as_mut()?.exchange(&bytes).ok()?;
         let elapsed = began.elapsed();
         tally.requests += 1;
+        tally.unavailable += u64::from(response.status == 503);
         if !response.keep_alive {
             self.conn = None;
         }

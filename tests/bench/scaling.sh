@@ -10,8 +10,9 @@ seconds=${1:-5}
 cargo build --release --quiet
 bin=$PWD/target/release/loopback-mcp-http
 work=$(mktemp -d)
-# Room for one session per connection on the initialize route (the default is 8).
-"$bin" serve --max-sessions 1024 < /dev/null > "$work/serve.json" &
+# Room for one session per connection, all for one principal (the defaults are 8 slots and 4 per
+# principal).
+"$bin" serve --max-sessions 1024 --max-sessions-per-principal 1024 < /dev/null > "$work/serve.json" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 until [ -s "$work/serve.json" ]; do sleep 0.1; done
@@ -35,4 +36,4 @@ echo "peak resident memory up to 64 busy connections: $(peak) KiB"
 for connections in 96 128; do
   row ping "$connections"
 done
-echo "(past 64 connections the errors are 503 answers from the closer: load is shed, not queued)"
+echo "(past 64 connections the errors are 503 answers from the acceptor: load is shed, not queued)"

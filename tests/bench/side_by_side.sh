@@ -61,7 +61,10 @@ socks = [socket.socket() for _ in range(2)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))')"
 
-"$PWD/target/release/loopback-mcp-http" serve --workers 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
+# One session per round, all for one principal within a session lifetime: room for them all (the
+# defaults, 8 slots and 4 per principal, would refuse the fifth round's initialize with 429).
+"$PWD/target/release/loopback-mcp-http" serve --workers 64 --max-sessions 64 \
+  --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
 "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
 "$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
 
