@@ -121,24 +121,22 @@ const fn fixed_lines_match(list: &[(&str, &str)], lines: &[u8]) -> bool {
 
 /// [`check_field`]'s rules, for constant evaluation.
 const fn const_field_ok(name: &[u8], value: &[u8]) -> bool {
-    if name.is_empty() || is_framing_name(name) {
+    if name.is_empty() || is_framing_name(name) || !all_in_class(name, chars::TCHAR) {
         return false;
-    }
-    let mut i = 0;
-    while i < name.len() {
-        if !chars::is_const(name[i], chars::TCHAR) {
-            return false;
-        }
-        i += 1;
     }
     if let (Some(first), Some(last)) = (value.first(), value.last())
         && (matches!(*first, b' ' | b'\t') || matches!(*last, b' ' | b'\t'))
     {
         return false;
     }
+    all_in_class(value, chars::FIELD_VALUE)
+}
+
+/// True when every byte of `bytes` is in `class`, for constant evaluation.
+const fn all_in_class(bytes: &[u8], class: u8) -> bool {
     let mut i = 0;
-    while i < value.len() {
-        if !chars::is_const(value[i], chars::FIELD_VALUE) {
+    while i < bytes.len() {
+        if !chars::is_const(bytes[i], class) {
             return false;
         }
         i += 1;
