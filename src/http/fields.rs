@@ -1,13 +1,15 @@
 //! The header section scanner shared by the request and the response parsers.
 //!
-//! It walks the field lines that follow a start line, one byte at a time, remembering where it
-//! stopped so that each call looks only at bytes it has not seen. Grammar (RFC 9112 §5, RFC 9110
-//! §5.5): `field-line = 1*tchar ":" OWS field-value OWS CRLF`, the section ending at an empty
-//! line. Budgets are checked on the byte that crosses them, so an endless line fails as soon as
-//! it is too long, never after its CRLF.
+//! It walks the field lines that follow a start line, remembering where it stopped so that each
+//! call looks only at bytes it has not seen. Grammar (RFC 9112 §5, RFC 9110 §5.5):
+//! `field-line = 1*tchar ":" OWS field-value OWS CRLF`, the section ending at an empty line. A
+//! line that is all there and well-formed is taken in one step; anything else goes byte by byte,
+//! and budgets are checked on the byte that crosses them, so an endless line fails as soon as it
+//! is too long, never after its CRLF. Either way the verdict is the same.
 //!
-//! The scanner records only spans (offsets into the caller's buffer); it never copies or
-//! interprets value bytes, and it knows nothing about what any field means. A complete head's
+//! The scanner records only spans (offsets into the caller's buffer) and, per line, which of the
+//! few names the crate looks up it carries ([`KnownName`]); it never copies or interprets value
+//! bytes, and it knows nothing about what any field means. A complete head's
 //! spans become a [`FieldList`]: borrowed views of the field lines, with the lookups the
 //! framing rules, the endpoint and the client share (first value, all values, at most once).
 

@@ -92,7 +92,7 @@ known_keys!(
 );
 
 /// The key for `text`: borrowed from the static list when it is a known key, owned otherwise.
-pub fn key(text: Cow<'_, str>) -> Key {
+fn key(text: Cow<'_, str>) -> Key {
     match known_key(&text) {
         Some(known) => Cow::Borrowed(known),
         None => Cow::Owned(text.into_owned()),

@@ -38,14 +38,11 @@ done
 [ "$n2" -gt "$n1" ] || { echo "N2 must be larger than N1" >&2; exit 2; }
 [[ $top =~ ^[0-9]+$ ]] || { echo "TOP must be a number" >&2; exit 2; }
 
-missing=0
-need() { # tool how-to-install
-  command -v "$1" > /dev/null || { echo "$1 is not installed: $2" >&2; missing=1; }
-}
+source tests/bench/lib.sh
 need valgrind "apt-get install valgrind"
 need python3 "apt-get install python3"
 need cargo "install Rust with rustup (https://rustup.rs)"
-[ "$missing" = 0 ] || exit 1
+require_tools
 
 bench=$PWD/tests/bench
 work=$(mktemp -d)
@@ -65,18 +62,9 @@ ours_bin=$PWD/target/release/loopback-mcp-http
 raw_bin=$PWD/target/bench-peers/release/raw-limit
 if [ -n "${KEEP_DIR:-}" ]; then mkdir -p "$KEEP_DIR"; fi
 
-# wait_until SECONDS WHAT COMMAND...: runs COMMAND every 0.1 s until it succeeds; fails after SECONDS.
-wait_until() {
-  local deadline=$((SECONDS + $1)) what=$2
-  shift 2
-  until "$@"; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "timed out waiting for $what" >&2
-      tail -n 20 "$work"/run.* >&2 2> /dev/null || true
-      exit 1
-    fi
-    sleep 0.1
-  done
+# What `wait_until` shows when a wait times out.
+show_logs() {
+  tail -n 20 "$work"/run.* >&2 2> /dev/null || true
 }
 gone() { ! kill -0 "$1" 2> /dev/null; }
 
@@ -93,7 +81,7 @@ measure() {
       < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
     server_pid=$!
     wait_until 120 "loopback-mcp-http's start line" test -s "$work/run.stdout"
-    read -r url token <<< "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["url"], d["tokens"]["full"])' "$work/run.stdout")"
+    read -r url token <<< "$(serve_url_and_token "$work/run.stdout")"
   else
     local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

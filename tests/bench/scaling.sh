@@ -6,6 +6,10 @@
 #   tests/bench/scaling.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/bench/lib.sh
+need python3 "apt-get install python3"
+need cargo "install Rust with rustup (https://rustup.rs)"
+require_tools
 seconds=${1:-5}
 cargo build --release --quiet
 bin=$PWD/target/release/loopback-mcp-http
@@ -15,8 +19,8 @@ work=$(mktemp -d)
 "$bin" serve --max-sessions 1024 --max-sessions-per-principal 1024 < /dev/null > "$work/serve.json" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-until [ -s "$work/serve.json" ]; do sleep 0.1; done
-read -r url token <<< "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["url"], d["tokens"]["full"])' "$work/serve.json")"
+wait_until 10 "serve's start line" test -s "$work/serve.json"
+read -r url token <<< "$(serve_url_and_token "$work/serve.json")"
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
 peak() { awk '/^VmHWM/ {print $2}' "/proc/$pid/status"; }
 echo "idle resident memory: $(rss) KiB"

@@ -26,15 +26,12 @@ for n in "$seconds" "$connections" "$rounds"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS] (positive integers)" >&2; exit 2; }
 done
 
-missing=0
-need() { # tool how-to-install
-  command -v "$1" > /dev/null || { echo "$1 is not installed: $2" >&2; missing=1; }
-}
+source tests/bench/lib.sh
 need wrk "apt-get install wrk"
 need curl "apt-get install curl"
 need python3 "apt-get install python3"
 need cargo "install Rust with rustup (https://rustup.rs)"
-[ "$missing" = 0 ] || exit 1
+require_tools
 
 lua=$PWD/tests/bench/ping.lua
 peers=$PWD/target/bench-peers/release
@@ -68,25 +65,16 @@ print(*(s.getsockname()[1] for s in socks))')"
 "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
 "$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
 
-# wait_until SECONDS WHAT COMMAND...: runs COMMAND every 0.1 s until it succeeds; fails after SECONDS.
-wait_until() {
-  local deadline=$((SECONDS + $1)) what=$2
-  shift 2
-  until "$@"; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "timed out waiting for $what" >&2
-      cat "$work"/*.err >&2 2> /dev/null || true
-      exit 1
-    fi
-    sleep 0.1
-  done
+# What `wait_until` shows when a wait times out.
+show_logs() {
+  cat "$work"/*.err >&2 2> /dev/null || true
 }
 listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2> /dev/null; }
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 wait_until 10 "raw-limit on port $raw_port" listening "$raw_port"
 wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
 for p in "${pids[@]}"; do kill -0 "$p" || { echo "a server exited at start" >&2; cat "$work"/*.err >&2; exit 1; }; done
-read -r ours_url token <<< "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["url"], d["tokens"]["full"])' "$work/ours.json")"
+read -r ours_url token <<< "$(serve_url_and_token "$work/ours.json")"
 raw_url=http://127.0.0.1:$raw_port/mcp
 rmcp_url=http://127.0.0.1:$rmcp_port/mcp
 

@@ -19,7 +19,10 @@ counts=("$@")
 for n in "$seconds" "${counts[@]}"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: tests/bench/workers.sh [SECONDS] [WORKERS...] (positive integers)" >&2; exit 2; }
 done
-command -v python3 > /dev/null || { echo "python3 is not installed: apt-get install python3" >&2; exit 1; }
+source tests/bench/lib.sh
+need python3 "apt-get install python3"
+need cargo "install Rust with rustup (https://rustup.rs)"
+require_tools
 cargo build --release --quiet
 bin=$PWD/target/release/loopback-mcp-http
 work=$(mktemp -d)
@@ -33,9 +36,8 @@ for workers in "${counts[@]}"; do
   "$bin" serve --workers "$workers" --max-sessions 1024 --max-sessions-per-principal 1024 \
     < /dev/null > "$work/serve.json" &
   pid=$!
-  for _ in $(seq 100); do [ -s "$work/serve.json" ] && break; sleep 0.1; done
-  [ -s "$work/serve.json" ] || { echo "serve --workers $workers did not start" >&2; exit 1; }
-  read -r url token <<< "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(d["url"], d["tokens"]["full"])' "$work/serve.json")"
+  wait_until 10 "serve --workers $workers to start" test -s "$work/serve.json"
+  read -r url token <<< "$(serve_url_and_token "$work/serve.json")"
   "$bin" bench --url "$url" --token "$token" --connections 16 --seconds 1 > /dev/null  # warm-up
   for connections in 16 64; do
     "$bin" bench --url "$url" --token "$token" --connections "$connections" --seconds "$seconds" |
