@@ -53,8 +53,14 @@ pub struct Limits {
     pub sessions_per_principal_max: usize,
     /// Lifetime of a session, fixed at creation and never extended by use. Afterwards: 404.
     pub session_ttl: Duration,
-    /// Server-to-client events kept per session for the GET stream; the oldest is dropped first.
+    /// Messages (notifications and responses) one session keeps for resuming its event streams,
+    /// the GET stream and every POST stream together; past it the oldest is dropped, and a
+    /// `Last-Event-ID` that would have resumed before it is refused. Priming events are not kept:
+    /// their ids are positions, nothing to store.
     pub sse_events_kept_per_session_max: usize,
+    /// Bytes of those kept messages (their encoded JSON), per session; past it the oldest is
+    /// dropped, as for the count. At least one event of the largest size.
+    pub sse_bytes_kept_per_session_max: usize,
     /// Largest single SSE event a client parses: every byte of its lines, comments included.
     pub sse_event_bytes_max: usize,
     /// Most SSE events a client accepts from one stream.
@@ -98,10 +104,18 @@ pub struct Limits {
     pub connections_lingering_max: usize,
     /// How often the lingering connections are swept (non-blocking reads on each).
     pub linger_sweep_interval: Duration,
-    /// The `retry` a GET stream tells the client to wait before it reconnects.
-    pub get_stream_retry: Duration,
+    /// The `retry` every event stream's priming event tells the client to wait before it
+    /// reconnects (after a stream ends without its response, or to poll the GET stream again).
+    pub stream_retry: Duration,
     /// A client's timeout for connecting and for each read and write.
     pub client_io_timeout: Duration,
+    /// How many times a client resumes one request's stream (a GET with `Last-Event-ID` after a
+    /// stream that ended without the response) before it gives up. It never sends the request
+    /// again.
+    pub client_resumptions_max: usize,
+    /// The longest a client's request may take in all, every resumption and the waits before
+    /// them included.
+    pub client_request_deadline: Duration,
     /// Interim (1xx) responses a client reads before the final one. One more: the exchange
     /// fails, so a server cannot keep a client reading `100 Continue` forever.
     pub interim_responses_max: usize,
@@ -120,6 +134,10 @@ pub enum LimitsError {
     SseEventExceedsResponse,
     /// The head deadline must be longer than one socket read.
     HeadDeadlineNotAboveReadTimeout,
+    /// A session must be able to keep one event of the largest size.
+    KeptBytesBelowEvent,
+    /// A client's request deadline must leave time to wait the server's `retry` and resume.
+    RequestDeadlineNotAboveRetry,
     /// A byte budget above [`BYTES_CEILING`], a count above [`COUNT_CEILING`], a duration above
     /// [`DURATION_CEILING`], a JSON depth above [`JSON_DEPTH_CEILING`] or a worker count above
     /// [`WORKERS_CEILING`].
@@ -151,6 +169,10 @@ pub const WORKERS_CEILING: usize = 1024;
 /// with their values, with room to spare. A GET stream's body may use the rest of the response
 /// budget, so one event of the largest size must fit below it.
 pub const RESPONSE_HEAD_BYTES_RESERVE: usize = 512;
+/// The most bytes a priming event can take: `id: ` with the longest id this server writes (a
+/// 16-digit tag, `-p`, two 20-digit numbers and a dash), `retry: ` with 20 digits, `data:`, four
+/// LFs. Every event stream starts with one, so it must fit beside the largest event.
+pub const PRIMING_EVENT_BYTES_MAX: usize = 128;
 /// The fewest bytes one field line can take: a one-byte name, the colon and CRLF.
 const FIELD_LINE_BYTES_MIN: usize = 4;
 
@@ -161,11 +183,17 @@ impl std::fmt::Display for LimitsError {
             LimitsError::HeaderValueExceedsSection => {
                 f.write_str("header_value_bytes_max must not exceed header_section_bytes_max")
             }
-            LimitsError::SseEventExceedsResponse => {
-                f.write_str("sse_event_bytes_max plus a response head must fit response_bytes_max")
-            }
+            LimitsError::SseEventExceedsResponse => f.write_str(
+                "sse_event_bytes_max plus a priming event and a response head must fit response_bytes_max",
+            ),
             LimitsError::HeadDeadlineNotAboveReadTimeout => {
                 f.write_str("request_head_deadline must be longer than socket_read_timeout")
+            }
+            LimitsError::KeptBytesBelowEvent => {
+                f.write_str("sse_bytes_kept_per_session_max must be at least sse_event_bytes_max")
+            }
+            LimitsError::RequestDeadlineNotAboveRetry => {
+                f.write_str("client_request_deadline must be longer than stream_retry")
             }
             LimitsError::AboveCeiling(name) => write!(f, "limit {name} is above its ceiling"),
             LimitsError::FieldsExceedSection => {
@@ -197,7 +225,8 @@ impl Limits {
         sessions_active_max: 8,
         sessions_per_principal_max: 4,
         session_ttl: Duration::from_secs(60),
-        sse_events_kept_per_session_max: 16,
+        sse_events_kept_per_session_max: 32,
+        sse_bytes_kept_per_session_max: 64 * KIB,
         sse_event_bytes_max: 32 * KIB,
         sse_stream_events_max: 64,
         requests_in_processing_max: 64,
@@ -213,8 +242,10 @@ impl Limits {
         drain_timeout: Duration::from_millis(250),
         connections_lingering_max: 64,
         linger_sweep_interval: Duration::from_millis(10),
-        get_stream_retry: Duration::from_secs(1),
+        stream_retry: Duration::from_secs(1),
         client_io_timeout: Duration::from_secs(10),
+        client_resumptions_max: 3,
+        client_request_deadline: Duration::from_secs(30),
         interim_responses_max: 4,
         control_line_bytes_max: 256,
     };
@@ -249,19 +280,28 @@ impl Limits {
             return Err(LimitsError::FieldsExceedSection);
         }
         if self.sse_event_bytes_max
-            > self.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE)
+            > self
+                .response_bytes_max
+                .saturating_sub(RESPONSE_HEAD_BYTES_RESERVE + PRIMING_EVENT_BYTES_MAX)
         {
             return Err(LimitsError::SseEventExceedsResponse);
         }
         if self.request_head_deadline.as_nanos() <= self.socket_read_timeout.as_nanos() {
             return Err(LimitsError::HeadDeadlineNotAboveReadTimeout);
         }
+        if self.sse_bytes_kept_per_session_max < self.sse_event_bytes_max {
+            return Err(LimitsError::KeptBytesBelowEvent);
+        }
+        if self.client_request_deadline.as_nanos() <= self.stream_retry.as_nanos() {
+            return Err(LimitsError::RequestDeadlineNotAboveRetry);
+        }
         Ok(())
     }
 
     /// Every budget non-zero (except the leading-empty-line allowance) and under its ceiling.
     const fn check_magnitudes(&self) -> Result<(), LimitsError> {
-        let bytes: [(&'static str, usize); 9] = [
+        let bytes: [(&'static str, usize); 10] = [
+            ("sse_bytes_kept_per_session_max", self.sse_bytes_kept_per_session_max),
             ("drain_bytes_max", self.drain_bytes_max),
             ("request_body_bytes_max", self.request_body_bytes_max),
             ("header_value_bytes_max", self.header_value_bytes_max),
@@ -272,7 +312,8 @@ impl Limits {
             ("sse_event_bytes_max", self.sse_event_bytes_max),
             ("control_line_bytes_max", self.control_line_bytes_max),
         ];
-        let counts: [(&'static str, usize); 10] = [
+        let counts: [(&'static str, usize); 11] = [
+            ("client_resumptions_max", self.client_resumptions_max),
             ("requests_per_connection_max", self.requests_per_connection_max),
             ("connections_lingering_max", self.connections_lingering_max),
             ("header_fields_max", self.header_fields_max),
@@ -284,7 +325,8 @@ impl Limits {
             ("requests_in_processing_max", self.requests_in_processing_max),
             ("interim_responses_max", self.interim_responses_max),
         ];
-        let durations: [(&'static str, Duration); 12] = [
+        let durations: [(&'static str, Duration); 13] = [
+            ("client_request_deadline", self.client_request_deadline),
             ("socket_read_timeout", self.socket_read_timeout),
             ("socket_write_timeout", self.socket_write_timeout),
             ("request_head_deadline", self.request_head_deadline),
@@ -294,7 +336,7 @@ impl Limits {
             ("accept_error_pause", self.accept_error_pause),
             ("drain_timeout", self.drain_timeout),
             ("linger_sweep_interval", self.linger_sweep_interval),
-            ("get_stream_retry", self.get_stream_retry),
+            ("stream_retry", self.stream_retry),
             ("session_ttl", self.session_ttl),
             ("client_io_timeout", self.client_io_timeout),
         ];
@@ -369,7 +411,8 @@ mod tests {
         assert_eq!(l.response_bytes_max, 65536);
         assert_eq!(l.sessions_active_max, 8);
         assert_eq!(l.session_ttl, Duration::from_secs(60));
-        assert_eq!(l.sse_events_kept_per_session_max, 16);
+        assert_eq!(l.sse_events_kept_per_session_max, 32);
+        assert_eq!(l.sse_bytes_kept_per_session_max, 65536);
         assert_eq!(l.requests_in_processing_max, 64);
         assert_eq!(l.socket_read_timeout, Duration::from_secs(2));
         assert_eq!(l.request_head_deadline, Duration::from_secs(5));
@@ -389,10 +432,18 @@ mod tests {
     #[test]
     fn broken_relations_are_refused() {
         let d = Limits::DEFAULT;
-        let cases: [(Limits, LimitsError); 8] = [
+        let cases: [(Limits, LimitsError); 10] = [
             (Limits { json_depth_max: 0, ..d }, LimitsError::Zero("json_depth_max")),
+            (
+                Limits { sse_bytes_kept_per_session_max: 32767, ..d },
+                LimitsError::KeptBytesBelowEvent,
+            ),
+            (
+                Limits { client_request_deadline: Duration::from_secs(1), ..d },
+                LimitsError::RequestDeadlineNotAboveRetry,
+            ),
             (Limits { header_value_bytes_max: 12289, ..d }, LimitsError::HeaderValueExceedsSection),
-            (Limits { sse_event_bytes_max: 65025, ..d }, LimitsError::SseEventExceedsResponse),
+            (Limits { sse_event_bytes_max: 64897, ..d }, LimitsError::SseEventExceedsResponse),
             (
                 Limits { request_head_deadline: Duration::from_secs(2), ..d },
                 LimitsError::HeadDeadlineNotAboveReadTimeout,

@@ -37,7 +37,7 @@ fn demo_passes_and_counts_its_round_trips() {
     let line = summary(&output);
     assert_eq!(
         json::encode(&line),
-        r#"{"http_round_trips":9,"profile":"loopback-streamable-http-teaching-profile-v1","protocol_version":"2025-11-25","verdict":"PASS"}"#
+        r#"{"http_round_trips":12,"profile":"loopback-streamable-http-teaching-profile-v1","protocol_version":"2025-11-25","verdict":"PASS"}"#
     );
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1, "exactly one line");
 }
@@ -52,7 +52,7 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 28, "README names 28 attacks");
+    assert_eq!(blocked, 29, "README names 29 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
@@ -80,7 +80,7 @@ fn lab_runs_every_experiment_as_predicted() {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .collect();
-    assert_eq!(names.len(), 13);
+    assert_eq!(names.len(), 14);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));

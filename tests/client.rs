@@ -128,3 +128,88 @@ fn an_oversized_response_is_refused_before_its_body_is_read() {
     drop(client);
     server.join().unwrap();
 }
+
+fn stream_reply(status: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// A client that has initialized with the fake server (its first reply), then calls the tool.
+fn call_tool_against(replies: Vec<String>) -> (Result<usize, McpError>, Vec<String>) {
+    let mut all = vec![json_reply("MCP-Session-Id: abc\r\n", &initialize_result("2025-11-25"))];
+    all.extend(replies);
+    let (address, server) = fake(all);
+    let mut client = McpClient::new(address, "token", Trace::new(false));
+    client.initialize("2025-11-25").unwrap();
+    let outcome = client.call_tool("test_reconnection").map(|streamed| streamed.resumptions);
+    drop(client);
+    (outcome, server.join().unwrap())
+}
+
+const PRIME: &str = "id: t-p1-1\nretry: 1\ndata:\n\n";
+const RESULT: &str =
+    "id: t-p1-3\ndata: {\"id\":2,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[]}}\n\n";
+
+#[test]
+fn a_stream_that_ends_without_its_response_is_resumed_with_its_last_id_never_resent() {
+    let resumed = format!("id: t-p1-2\nretry: 1\ndata:\n\n{RESULT}");
+    let (outcome, requests) =
+        call_tool_against(vec![stream_reply("200 OK", PRIME), stream_reply("200 OK", &resumed)]);
+    assert_eq!(outcome.map_err(|e| e.code()), Ok(1));
+    assert_eq!(requests.len(), 3);
+    assert!(requests[1].starts_with("POST /mcp ") && requests[1].contains("tools/call"));
+    assert!(requests[2].starts_with("GET /mcp "), "resumed by GET, never by a second POST");
+    assert!(requests[2].contains("\r\nLast-Event-ID: t-p1-1\r\n"));
+    assert!(requests[2].contains("\r\nMCP-Session-Id: abc\r\n"));
+}
+
+#[test]
+fn a_resumption_that_fails_is_a_typed_error() {
+    let body = r#"{"error":{"code":-32000,"message":"last_event_id_evicted"},"jsonrpc":"2.0"}"#;
+    let refused = format!(
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        // Refused: the status and the public code are the error.
+        (vec![stream_reply("200 OK", PRIME), refused.clone()], "resume_refused"),
+        // 204: the stream owes nothing more, yet no response came.
+        (
+            vec![stream_reply("200 OK", PRIME), "HTTP/1.1 204 No Content\r\n\r\n".into()],
+            "stream_complete_without_response",
+        ),
+        // Nothing to resume from.
+        (vec![stream_reply("200 OK", "retry: 1\n\n")], "stream_ended_without_response"),
+        // A server whose retry would pass the request's deadline.
+        (
+            vec![stream_reply("200 OK", "id: t-p1-1\nretry: 86400000\ndata:\n\n")],
+            "request_deadline_passed",
+        ),
+        // Every resumption ends without the response: the client stops at its budget.
+        (
+            vec![
+                stream_reply("200 OK", PRIME),
+                stream_reply("200 OK", "id: t-p1-2\nretry: 1\ndata:\n\n"),
+                stream_reply("200 OK", "id: t-p1-3\nretry: 1\ndata:\n\n"),
+                stream_reply("200 OK", "id: t-p1-4\nretry: 1\ndata:\n\n"),
+            ],
+            "resumptions_exhausted",
+        ),
+    ];
+    for (replies, code) in cases {
+        let expected_requests = replies.len() + 1;
+        let (outcome, requests) = call_tool_against(replies);
+        assert_eq!(outcome.map_err(|e| e.code()), Err(code));
+        assert_eq!(requests.len(), expected_requests, "{code}");
+        assert_eq!(requests.iter().filter(|r| r.starts_with("POST")).count(), 2, "{code}");
+    }
+    let (outcome, _) = call_tool_against(vec![stream_reply("200 OK", PRIME), refused]);
+    match outcome {
+        Err(McpError::ResumeRefused { status, code }) => {
+            assert_eq!((status, code.as_str()), (400, "last_event_id_evicted"));
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -95,9 +95,9 @@ fn a_principal_at_its_quota_gets_429_and_others_keep_their_slots() {
 #[test]
 fn every_fixed_refusal_fits_the_smallest_valid_response_budget() {
     use loopback_mcp_http::endpoint::{Delivery, Rejection};
-    use loopback_mcp_http::limits::RESPONSE_HEAD_BYTES_RESERVE;
+    use loopback_mcp_http::limits::{PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE};
     let (endpoint, _) = endpoint();
-    let smallest = RESPONSE_HEAD_BYTES_RESERVE + 1;
+    let smallest = RESPONSE_HEAD_BYTES_RESERVE + PRIMING_EVENT_BYTES_MAX + 1;
     assert_eq!(
         Limits { response_bytes_max: smallest, sse_event_bytes_max: 1, ..Limits::DEFAULT }
             .validate(),
@@ -211,4 +211,44 @@ fn a_session_lives_exactly_its_ttl_however_often_it_is_used() {
 /// For requests that must not draw randomness.
 fn no_random() -> impl FnMut(&mut [u8]) -> Result<(), RandomUnavailable> {
     |_: &mut [u8]| panic!("this request draws no randomness")
+}
+
+/// A session of the `full` role opened and initialized at `t0`.
+fn open_initialized(endpoint: &Endpoint, token: &str, t0: Instant) -> String {
+    let opened = send(endpoint, &initialize_bytes(token), t0, &mut common::deterministic_random());
+    let session = session_id(&opened).expect("a session id").to_owned();
+    let initialized = json::encode(&requests::initialized());
+    let bytes = RequestSpec::mcp_post(&host(), token, Some(&session), initialized.as_bytes());
+    assert_eq!(send(endpoint, &bytes.bytes(), t0, &mut no_random()).status.code(), 202);
+    session
+}
+
+/// The last event id of an event-stream reply.
+fn last_event_id(reply: &Reply) -> String {
+    let events = loopback_mcp_http::sse::parse_stream(&reply.body, &Limits::DEFAULT).unwrap();
+    events.into_iter().filter_map(|e| e.id).next_back().expect("an event id")
+}
+
+#[test]
+fn kept_events_live_exactly_as_long_as_their_session() {
+    let (endpoint, token) = endpoint();
+    let ttl = Limits::DEFAULT.session_ttl;
+    let t0 = Instant::now();
+    let session = open_initialized(&endpoint, &token, t0);
+    let call = json::encode(&requests::call_tool(&Id::from(3), "test_reconnection"));
+    let bytes = RequestSpec::mcp_post(&host(), &token, Some(&session), call.as_bytes()).bytes();
+    let called = send(&endpoint, &bytes, t0, &mut no_random());
+    let cursor = last_event_id(&called);
+    let resume = RequestSpec::mcp_session("GET", &host(), &token, Some(&session))
+        .with("Last-Event-ID", &cursor)
+        .bytes();
+    // To its last nanosecond the session keeps the owed result; at its end, the session and
+    // everything it kept are gone, and the cursor is never read: 404, as for any request.
+    let nanosecond = Duration::from_nanos(1);
+    let resumed = send(&endpoint, &resume, t0 + ttl - nanosecond, &mut no_random());
+    assert_eq!(resumed.status.code(), 200);
+    assert!(String::from_utf8_lossy(&resumed.body).contains(r#""id":3,"jsonrpc":"2.0","result""#));
+    let expired = send(&endpoint, &resume, t0 + ttl, &mut no_random());
+    assert_eq!((expired.status.code(), code(&expired).as_str()), (404, "session_not_found"));
+    assert_eq!(endpoint.live_sessions(t0 + ttl), 0);
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use loopback_mcp_http::limits::{
     BYTES_CEILING, COUNT_CEILING, DURATION_CEILING, JSON_DEPTH_CEILING, Limits, LimitsError,
-    RESPONSE_HEAD_BYTES_RESERVE, WORKERS_CEILING,
+    PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE, WORKERS_CEILING,
 };
 use loopback_mcp_http::sse::{self, SseErrorKind};
 
@@ -259,14 +259,25 @@ fn sse_event_count_holds_at_max_and_refuses_max_plus_one() {
 }
 
 #[test]
-fn one_event_of_the_largest_size_always_fits_a_response_with_its_head() {
+fn one_event_of_the_largest_size_always_fits_a_response_with_its_head_and_priming_event() {
     let d = Limits::DEFAULT;
-    let room = d.response_bytes_max - RESPONSE_HEAD_BYTES_RESERVE;
+    let room = d.response_bytes_max - RESPONSE_HEAD_BYTES_RESERVE - PRIMING_EVENT_BYTES_MAX;
+    let d = Limits { sse_bytes_kept_per_session_max: room + 1, ..d };
     assert_eq!(Limits { sse_event_bytes_max: room, ..d }.validate(), Ok(()));
     assert_eq!(
         Limits { sse_event_bytes_max: room + 1, ..d }.validate(),
         Err(LimitsError::SseEventExceedsResponse)
     );
+    // A session keeps at least one event of the largest size.
+    let at = Limits { sse_bytes_kept_per_session_max: d.sse_event_bytes_max, ..d };
+    assert_eq!(at.validate(), Ok(()));
+    let below = Limits { sse_bytes_kept_per_session_max: d.sse_event_bytes_max - 1, ..d };
+    assert_eq!(below.validate(), Err(LimitsError::KeptBytesBelowEvent));
+    // A client's deadline leaves room to wait the server's retry once.
+    let longer = Limits { client_request_deadline: d.stream_retry + Duration::from_nanos(1), ..d };
+    assert_eq!(longer.validate(), Ok(()));
+    let equal = Limits { client_request_deadline: d.stream_retry, ..d };
+    assert_eq!(equal.validate(), Err(LimitsError::RequestDeadlineNotAboveRetry));
     // The quota is not related to the table's capacity: a quota above it lets capacity bind.
     let capacity_binds = Limits { sessions_active_max: 2, sessions_per_principal_max: 4, ..d };
     assert_eq!(capacity_binds.validate(), Ok(()));

@@ -40,7 +40,7 @@ fn initialize_answers_2025_11_25_whatever_version_is_proposed() {
         );
         assert_eq!(
             String::from_utf8_lossy(&response.body),
-            r#"{"id":"init","jsonrpc":"2.0","result":{"capabilities":{"logging":{},"resources":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"loopback-mcp-http","version":"0.1.0"}}}"#
+            r#"{"id":"init","jsonrpc":"2.0","result":{"capabilities":{"logging":{},"resources":{},"tools":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"loopback-mcp-http","version":"0.1.0"}}}"#
         );
         assert!(session.len() >= 32 && session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
     }
@@ -368,7 +368,7 @@ fn jsonrpc_responses_from_the_client_are_refused_and_other_notifications_accepte
 fn methods_answer_with_exact_bodies() {
     let t = start();
     let session = t.open_session(Role::Full);
-    let cases: [(Value, &str); 6] = [
+    let cases: [(Value, &str); 8] = [
         (requests::ping(&Id::from(2)), r#"{"id":2,"jsonrpc":"2.0","result":{}}"#),
         (
             requests::set_log_level(&Id::from(4), "warning"),
@@ -379,8 +379,16 @@ fn methods_answer_with_exact_bodies() {
             r#"{"error":{"code":-32602,"message":"log_level_invalid"},"id":5,"jsonrpc":"2.0"}"#,
         ),
         (
-            jsonrpc::request(&Id::String("x".into()), "tools/list", Object::new()),
+            jsonrpc::request(&Id::String("x".into()), "prompts/list", Object::new()),
             r#"{"error":{"code":-32601,"message":"method_not_found"},"id":"x","jsonrpc":"2.0"}"#,
+        ),
+        (
+            requests::list_tools(&Id::from(7)),
+            r#"{"id":7,"jsonrpc":"2.0","result":{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"}]}}"#,
+        ),
+        (
+            requests::call_tool(&Id::from(8), "other_tool"),
+            r#"{"error":{"code":-32602,"message":"tool_unknown"},"id":8,"jsonrpc":"2.0"}"#,
         ),
         (
             jsonrpc::request(&Id::from(6), "server/discover", Object::new()),
@@ -414,14 +422,13 @@ fn resources_list_is_an_event_stream_carrying_the_response_with_the_same_id() {
             (200, Some("text/event-stream"))
         );
         let events = sse::parse_stream(&response.body, &Limits::DEFAULT).unwrap();
-        assert_eq!(events.len(), 1);
-        assert!(
-            events[0].id.as_deref().is_some_and(|id| id.ends_with("-p1-1")),
-            "{:?}",
-            events[0].id
-        );
+        assert_eq!(events.len(), 2, "a priming event, then the response");
+        let prime = &events[0];
+        assert!(prime.id.as_deref().is_some_and(|id| id.ends_with("-p1-1")), "{prime:?}");
+        assert_eq!((prime.data.as_deref(), prime.retry), (Some(""), Some(1000)));
+        assert!(events[1].id.as_deref().is_some_and(|id| id.ends_with("-p1-2")), "{events:?}");
         let message = json::decode(
-            events[0].data.as_deref().unwrap().as_bytes(),
+            events[1].data.as_deref().unwrap().as_bytes(),
             Limits::DEFAULT.json_depth_max,
         )
         .unwrap();

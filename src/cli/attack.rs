@@ -35,7 +35,7 @@ fn attack_count() -> usize {
     ATTACKS
         .iter()
         .map(|step| match step {
-            Step::Check(_) | Step::Baseline(_) => 1,
+            Step::Check(_) | Step::Baseline(_) | Step::Wire(_) => 1,
             Step::CheckEachRole(roles, _) => roles.len(),
             Step::Do(_) | Step::Browser(_) => 0,
         })
@@ -84,9 +84,11 @@ const REFUSED_ROLES: [Role; 6] = [
     Role::StaleRevision,
 ];
 
-const ATTACKS: [Step; 27] = [
-    // Mallory's GET stream hands her an event id: later, a cursor of another session.
+const ATTACKS: [Step; 29] = [
+    // Mallory's GET stream and her tool call's POST stream hand her event ids: later, cursors of
+    // another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
+    Step::Do(Action::CallReconnectionTool(Sender::Mallory)),
     attack(
         "foreign Origin (a browser page elsewhere)",
         Sender::Alice,
@@ -229,6 +231,12 @@ const ATTACKS: [Step; 27] = [
         "Last-Event-ID from another session",
         Sender::Alice,
         Request::get(&[Change::With("Last-Event-ID", Text::GetEventOf(Sender::Mallory))]),
+        Expect::code(400, "last_event_id_other_session"),
+    ),
+    attack(
+        "Last-Event-ID of another session's POST stream (its tool result is owed)",
+        Sender::Alice,
+        Request::get(&[Change::With("Last-Event-ID", Text::LastEventOf(Sender::Mallory))]),
         Expect::code(400, "last_event_id_other_session"),
     ),
     Step::Do(Action::Revoke(Role::ConnectOnly)),

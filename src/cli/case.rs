@@ -14,11 +14,13 @@
 
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::ClientResponse;
-use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code};
+use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code, is_priming};
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
+use loopback_mcp_http::sse;
 
 use super::local::LocalServer;
 
@@ -57,10 +59,12 @@ pub enum Text {
     TokenOf(Role),
     /// The session id of a sender.
     SessionOf(Sender),
-    /// The id of the first event a sender's GET stream delivered ([`Action::PollStream`]).
+    /// The cursor a sender's GET stream left it with: the last event id of its latest poll
+    /// ([`Action::PollStream`]).
     GetEventOf(Sender),
-    /// The event id of a sender's `resources/list` stream ([`Action::ListResources`]).
-    PostEventOf(Sender),
+    /// The last event id of the latest event-stream response a sender received, by any step:
+    /// the cursor a client would resume that stream from.
+    LastEventOf(Sender),
     /// One byte more than a header field value may hold.
     OverValueBudget,
     /// The server's port.
@@ -78,6 +82,8 @@ pub enum Message {
     Initialize(&'static str),
     /// A JSON-RPC result, as if answering a request the server never made.
     Response,
+    /// `tools/call` of `test_reconnection`, whose stream the server closes after its prime.
+    CallReconnectionTool,
 }
 
 /// A request body.
@@ -169,6 +175,9 @@ pub enum Key {
     Header(&'static str, &'static str),
     /// The body contains this text.
     Body(&'static str),
+    /// The body is an event stream whose events are, in order, these kinds, separated by a
+    /// space: `prime` (an id and empty data), `notification`, `response`.
+    Events(&'static str),
 }
 
 /// The expected status, and what else must hold.
@@ -196,6 +205,11 @@ impl Expect {
         Expect { status, key: Key::Body(text) }
     }
 
+    /// A 200 event stream of exactly these kinds of events (see [`Key::Events`]).
+    pub const fn events(kinds: &'static str) -> Expect {
+        Expect { status: 200, key: Key::Events(kinds) }
+    }
+
     /// What the prediction says besides the status, for printing.
     pub fn key_text(&self) -> String {
         match self.key {
@@ -203,6 +217,7 @@ impl Expect {
             Key::Code(code) => format!(" {code}"),
             Key::Header(name, want) => format!(" {name} has {want}"),
             Key::Body(want) => format!(" body has {want}"),
+            Key::Events(kinds) => format!(" events: {kinds}"),
         }
     }
 }
@@ -224,9 +239,13 @@ pub enum Action {
     Revoke(Role),
     /// Move this role's subject to a new authorization revision.
     BumpRevision(Role),
-    /// One GET on the sender's stream; the first event's id is remembered.
+    /// One GET on the sender's stream; the cursor it leaves (its last event id) is remembered.
     PollStream(Sender),
-    /// `resources/list` by the sender; its event's id is remembered.
+    /// `tools/call test_reconnection` by the sender, its stream's last id remembered as the
+    /// sender's [`Text::LastEventOf`]; the stream is left unresumed.
+    CallReconnectionTool(Sender),
+    /// `resources/list` by the sender; the id of the event that carried the response is
+    /// remembered as the sender's [`Text::LastEventOf`].
     ListResources(Sender),
     /// Opens this many more sessions (initialize, then initialized) with this role's token.
     OpenSessions(Role, usize),
@@ -239,6 +258,8 @@ pub enum Step {
     Baseline(Case),
     /// A case to judge.
     Check(Case),
+    /// A case to judge whose request and response are also shown byte for byte (redacted).
+    Wire(Case),
     /// The same case once per role, each sending that role's token: one observation per role,
     /// named after it.
     CheckEachRole(&'static [Role], Case),
@@ -268,6 +289,8 @@ pub struct Observation {
     /// What was seen of the key (redacted), for printing.
     pub key_seen: String,
     pub matched: bool,
+    /// The request and the response byte for byte, redacted, for a [`Step::Wire`].
+    pub wire: Option<String>,
 }
 
 /// Compares a response with an expectation: the status, and the code, header or body fact.
@@ -291,8 +314,35 @@ pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>
             let ok = String::from_utf8_lossy(&response.body).contains(want);
             (if ok { format!("body has {want}") } else { "body lacks it".into() }, ok)
         }
+        Key::Events(kinds) => {
+            let seen = event_kinds(response);
+            let ok = seen == kinds;
+            (format!("events: {seen}"), ok)
+        }
     };
     (Some(response.status), key_seen, response.status == expect.status && key_ok)
+}
+
+/// The kinds of the events of an event-stream response, space-separated (see [`Key::Events`]);
+/// `not an event stream` otherwise.
+fn event_kinds(response: &ClientResponse) -> String {
+    let is_stream = response.field_str("content-type") == Some("text/event-stream");
+    let events = sse::parse_stream(&response.body, &Limits::DEFAULT);
+    let Some(events) = events.ok().filter(|_| is_stream) else {
+        return "not an event stream".into();
+    };
+    let kind = |event: &sse::Event| {
+        if is_priming(event) {
+            return "prime";
+        }
+        let message = event.data.as_deref().and_then(|d| json::decode(d.as_bytes(), 64).ok());
+        match message {
+            Some(m) if m.get("result").is_some() || m.get("error").is_some() => "response",
+            Some(m) if m.get("method").is_some() => "notification",
+            _ => "other",
+        }
+    };
+    events.iter().map(kind).collect::<Vec<_>>().join(" ")
 }
 
 /// A fresh server and the sessions a list of steps needs.
@@ -300,13 +350,15 @@ pub struct Scene {
     local: LocalServer,
     clients: Vec<(Sender, McpClient)>,
     remembered: Vec<(Remembered, String)>,
+    /// The last exchange, byte for byte, for a [`Step::Wire`].
+    last_wire: Option<String>,
 }
 
 /// A value an action remembered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Remembered {
     GetEvent(Sender),
-    PostEvent(Sender),
+    LastEvent(Sender),
 }
 
 /// Who `initialize` says the command is.
@@ -331,7 +383,7 @@ impl Scene {
                 client.trace.secret(session);
             }
         }
-        Ok(Scene { local, clients, remembered: Vec::new() })
+        Ok(Scene { local, clients, remembered: Vec::new(), last_wire: None })
     }
 
     /// Runs one step; the observations it made (none for an action).
@@ -339,6 +391,11 @@ impl Scene {
         match step {
             Step::Baseline(case) => Ok(vec![self.observe(case, None, true)?]),
             Step::Check(case) => Ok(vec![self.observe(case, None, false)?]),
+            Step::Wire(case) => {
+                let mut observation = self.observe(case, None, false)?;
+                observation.wire = self.last_wire.take();
+                Ok(vec![observation])
+            }
             Step::CheckEachRole(roles, case) => {
                 roles.iter().map(|&role| self.observe(case, Some(role), false)).collect()
             }
@@ -394,6 +451,7 @@ impl Scene {
             status: seen.status,
             key_seen,
             matched,
+            wire: None,
         })
     }
 
@@ -409,11 +467,27 @@ impl Scene {
         let (status, key_seen, matched) = judge(&case.expect, response.as_ref());
         // Observations never print a token or a session id: the trace knows every one.
         let key_seen = client.trace.redact(&key_seen);
+        let wire = response.as_ref().map(|r| {
+            let request = client.trace.render_bytes(&bytes);
+            format!("{request}{}", client.trace.render_bytes(&r.raw))
+        });
+        self.last_wire = wire;
+        if let Some(last) = response.as_ref().and_then(last_event_id) {
+            self.remembered.push((Remembered::LastEvent(case.sender), last));
+        }
         let what = match role {
             Some(role) => format!("{}: {}", case.what, role.describe()),
             None => case.what.to_owned(),
         };
-        Ok(Observation { baseline, what, expect: case.expect, status, key_seen, matched })
+        Ok(Observation {
+            baseline,
+            what,
+            expect: case.expect,
+            status,
+            key_seen,
+            matched,
+            wire: None,
+        })
     }
 
     fn act(&mut self, action: Action) -> Result<(), String> {
@@ -430,16 +504,25 @@ impl Scene {
                     .client_mut(sender)?
                     .poll_stream(None)
                     .map_err(|e| format!("{sender:?}: GET stream: {e}"))?;
-                let id = events.into_iter().find_map(|e| e.id);
+                let id = events.into_iter().filter_map(|e| e.id).next_back();
                 let id = id.ok_or(format!("{sender:?}: the GET stream carried no event id"))?;
                 self.remembered.push((Remembered::GetEvent(sender), id));
+            }
+            Action::CallReconnectionTool(sender) => {
+                let client = self.client_mut(sender)?;
+                let spec = client.message_spec(&message_value(Message::CallReconnectionTool));
+                let response =
+                    client.send_spec(&spec).map_err(|e| format!("{sender:?}: tools/call: {e}"))?;
+                let id = last_event_id(&response)
+                    .ok_or(format!("{sender:?}: the tool's stream carried no event id"))?;
+                self.remembered.push((Remembered::LastEvent(sender), id));
             }
             Action::ListResources(sender) => {
                 let (_, id) = self
                     .client_mut(sender)?
                     .list_resources()
                     .map_err(|e| format!("{sender:?}: resources/list: {e}"))?;
-                self.remembered.push((Remembered::PostEvent(sender), id));
+                self.remembered.push((Remembered::LastEvent(sender), id));
             }
             Action::OpenSessions(role, count) => {
                 for _ in 0..count {
@@ -526,7 +609,7 @@ impl Scene {
                 self.client(sender)?.session().unwrap_or_default().to_owned()
             }
             Text::GetEventOf(sender) => self.remembered(Remembered::GetEvent(sender))?,
-            Text::PostEventOf(sender) => self.remembered(Remembered::PostEvent(sender))?,
+            Text::LastEventOf(sender) => self.remembered(Remembered::LastEvent(sender))?,
             Text::OverValueBudget => "x".repeat(self.limits().header_value_bytes_max + 1),
             Text::Port => self.local.server.port().to_string(),
             Text::Join(parts) => {
@@ -550,6 +633,7 @@ const PING_ID: i64 = 90;
 const LIST_ID: i64 = 91;
 const INITIALIZE_ID: i64 = 92;
 const RESPONSE_ID: i64 = 7;
+const TOOL_ID: i64 = 93;
 
 fn message_value(message: Message) -> Value {
     match message {
@@ -559,14 +643,26 @@ fn message_value(message: Message) -> Value {
             requests::initialize(&Id::from(INITIALIZE_ID), version, CLIENT)
         }
         Message::Response => jsonrpc::result(&Id::from(RESPONSE_ID), json::object([])),
+        Message::CallReconnectionTool => {
+            requests::call_tool(&Id::from(TOOL_ID), "test_reconnection")
+        }
     }
+}
+
+/// The last event id of an event-stream response.
+fn last_event_id(response: &ClientResponse) -> Option<String> {
+    let events = sse::parse_stream(&response.body, &Limits::DEFAULT).ok()?;
+    events.into_iter().filter_map(|e| e.id).next_back()
 }
 
 /// Every sender a step needs a session for.
 fn senders_of(step: &Step) -> Vec<Sender> {
     let mut senders = Vec::new();
     match step {
-        Step::Baseline(case) | Step::Check(case) | Step::CheckEachRole(_, case) => {
+        Step::Baseline(case)
+        | Step::Check(case)
+        | Step::Wire(case)
+        | Step::CheckEachRole(_, case) => {
             senders.push(case.sender);
             for change in case.request.changes {
                 if let Change::Set(_, text) | Change::With(_, text) | Change::Target(text) = change
@@ -575,7 +671,11 @@ fn senders_of(step: &Step) -> Vec<Sender> {
                 }
             }
         }
-        Step::Do(Action::PollStream(sender) | Action::ListResources(sender)) => {
+        Step::Do(
+            Action::PollStream(sender)
+            | Action::ListResources(sender)
+            | Action::CallReconnectionTool(sender),
+        ) => {
             senders.push(*sender);
         }
         Step::Do(Action::Revoke(_) | Action::BumpRevision(_) | Action::OpenSessions(..))
@@ -587,7 +687,7 @@ fn senders_of(step: &Step) -> Vec<Sender> {
 /// The senders a text names (a join is as deep as the tables write it, never input-driven).
 fn text_senders(text: Text, senders: &mut Vec<Sender>) {
     match text {
-        Text::SessionOf(s) | Text::GetEventOf(s) | Text::PostEventOf(s) => senders.push(s),
+        Text::SessionOf(s) | Text::GetEventOf(s) | Text::LastEventOf(s) => senders.push(s),
         Text::Join(parts) => parts.iter().for_each(|&part| text_senders(part, senders)),
         Text::Lit(_) | Text::TokenOf(_) | Text::OverValueBudget | Text::Port => {}
     }

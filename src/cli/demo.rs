@@ -1,16 +1,18 @@
 //! `demo`: the normal path of a session, end to end, against a fresh in-process server.
 //!
-//! Discovery, initialize, initialized, ping (JSON), the GET stream (one event with an id and a
-//! retry), resources/list (an event stream), recovery with `Last-Event-ID` (only the later event),
-//! DELETE, and a last ping proving the session is gone. Each step checks what it got; the first
-//! failure stops the demo with verdict FAIL. One JSON line on stdout either way; what failed goes
-//! to stderr.
+//! Discovery, initialize, initialized, ping (JSON), the GET stream (a priming event with an id
+//! and a retry, then one notification), resources/list (an event stream), tools/list, the
+//! `test_reconnection` call whose stream the server closes after its priming event (the client
+//! waits the retry and resumes it with a GET and `Last-Event-ID`, and gets the result there),
+//! the GET stream resumed from its cursor (only the later event), DELETE, and a last ping
+//! proving the session is gone. Each step checks what it got; the first failure stops the demo
+//! with verdict FAIL. One JSON line on stdout either way; what failed goes to stderr.
 
 use std::process::ExitCode;
 
 use super::local::LocalServer;
 use loopback_mcp_http::auth::fixtures::Role;
-use loopback_mcp_http::client::mcp::{McpClient, McpError};
+use loopback_mcp_http::client::mcp::{McpClient, McpError, is_priming};
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::sse::Event;
@@ -62,10 +64,10 @@ fn normal_path(client: &mut McpClient) -> Result<(), String> {
     step("ping", client.ping())?;
 
     let first = step("GET stream", client.poll_stream(None))?;
-    let [started] = first.as_slice() else {
-        return Err("GET stream: expected exactly one event".into());
+    let [prime, started] = first.as_slice() else {
+        return Err("GET stream: expected a priming event and one notification".into());
     };
-    check("GET stream", started.retry.is_some(), "no retry field")?;
+    check("GET stream", is_priming(prime) && prime.retry.is_some(), "no priming event first")?;
     check(
         "GET stream",
         event_name(started).as_deref() == Some("session_started"),
@@ -85,10 +87,20 @@ fn normal_path(client: &mut McpClient) -> Result<(), String> {
         "the event id is not unique",
     )?;
 
+    let tools = step("tools/list", client.list_tools())?;
+    check("tools/list", tools == ["test_reconnection"], "not test_reconnection alone")?;
+    let called = step("tools/call test_reconnection", client.call_tool("test_reconnection"))?;
+    check(
+        "tools/call test_reconnection",
+        called.resumptions == 1 && called.events.first().is_some_and(is_priming),
+        "the result did not come after exactly one resumption of a primed stream",
+    )?;
+
     let later = step("GET with Last-Event-ID", client.poll_stream(Some(&cursor)))?;
-    let [listed] = later.as_slice() else {
-        return Err("GET with Last-Event-ID: expected only the one later event".into());
+    let [prime, listed] = later.as_slice() else {
+        return Err("GET with Last-Event-ID: expected a priming event and the later event".into());
     };
+    check("GET with Last-Event-ID", is_priming(prime), "no priming event first")?;
     check(
         "GET with Last-Event-ID",
         event_name(listed).as_deref() == Some("resources_listed"),

@@ -9,9 +9,17 @@
 //! The token goes only into the `Authorization` field, never into a URL or a body, and never to
 //! the discovery document. If `initialize` answers a protocol version this client does not speak,
 //! the handshake stops there: `notifications/initialized` is not sent.
+//!
+//! A request answered as an event stream is followed to its response ([`McpClient::request`]):
+//! priming events (an id and empty data) are skipped, the last id of the stream is recorded, and
+//! a stream that ends without the response is resumed, after the `retry` the server asked for,
+//! with a GET carrying `Last-Event-ID`, never by sending the request again. It resumes at most
+//! `client_resumptions_max` times, all within `client_request_deadline`; a refused resumption is
+//! a typed error ([`McpError::ResumeRefused`]).
 
 use std::net::SocketAddr;
-use std::{fmt, str};
+use std::time::{Duration, Instant};
+use std::{fmt, str, thread};
 
 use super::http::{ClientError, ClientResponse, HttpConnection};
 use super::trace::Trace;
@@ -42,6 +50,13 @@ pub enum McpError {
     VersionUnsupported(String),
     /// A step that needs a session was called without one.
     NoSession,
+    /// A resumption (GET with `Last-Event-ID`) was answered with this status and public code
+    /// instead of the rest of the stream.
+    ResumeRefused { status: u16, code: String },
+    /// The stream ended without its response this many times in a row: the client stopped.
+    ResumptionsExhausted { limit: usize },
+    /// Waiting the server's `retry` would pass the request's deadline.
+    DeadlinePassed,
 }
 
 impl McpError {
@@ -53,6 +68,9 @@ impl McpError {
             McpError::Reply(rule) => rule.code(),
             McpError::VersionUnsupported(_) => "version_unsupported",
             McpError::NoSession => "no_session",
+            McpError::ResumeRefused { .. } => "resume_refused",
+            McpError::ResumptionsExhausted { .. } => "resumptions_exhausted",
+            McpError::DeadlinePassed => "request_deadline_passed",
         }
     }
 }
@@ -65,6 +83,15 @@ impl fmt::Display for McpError {
             McpError::Reply(rule) => write!(f, "reply refused: {rule}"),
             McpError::VersionUnsupported(v) => write!(f, "server speaks protocol {v:?}; stopped"),
             McpError::NoSession => f.write_str("no session"),
+            McpError::ResumeRefused { status, code } => {
+                write!(f, "resumption refused with status {status} ({code})")
+            }
+            McpError::ResumptionsExhausted { limit } => {
+                write!(f, "the stream ended without its response after {limit} resumptions")
+            }
+            McpError::DeadlinePassed => {
+                f.write_str("waiting to resume would pass the request's deadline")
+            }
         }
     }
 }
@@ -97,8 +124,10 @@ pub enum ReplyRule {
     BodyNotJson,
     /// An event stream that breaks the SSE rules.
     EventStreamInvalid,
-    /// A `resources/list` stream that does not carry exactly one event.
-    EventCount,
+    /// A stream ended without the response and without an event id to resume from.
+    StreamEndedWithoutResponse,
+    /// A resumption answered 204: the stream owes nothing more, yet its response never came.
+    StreamCompleteWithoutResponse,
     /// An event without data.
     EventWithoutData,
     /// Event data that is not strict JSON.
@@ -115,6 +144,8 @@ pub enum ReplyRule {
     ResultOrErrorMissing,
     /// A `resources/list` result without a `resources` array.
     ResourcesMissing,
+    /// A `tools/list` result without a `tools` array of named tools.
+    ToolsMissing,
 }
 
 impl ReplyRule {
@@ -129,7 +160,8 @@ impl ReplyRule {
             ReplyRule::ContentTypeNotEventStream => "content_type_not_event_stream",
             ReplyRule::BodyNotJson => "body_not_json",
             ReplyRule::EventStreamInvalid => "event_stream_invalid",
-            ReplyRule::EventCount => "event_count",
+            ReplyRule::StreamEndedWithoutResponse => "stream_ended_without_response",
+            ReplyRule::StreamCompleteWithoutResponse => "stream_complete_without_response",
             ReplyRule::EventWithoutData => "event_without_data",
             ReplyRule::EventDataNotJson => "event_data_not_json",
             ReplyRule::GetStreamCarriedResponse => "get_stream_carried_response",
@@ -138,6 +170,7 @@ impl ReplyRule {
             ReplyRule::JsonRpcError => "jsonrpc_error",
             ReplyRule::ResultOrErrorMissing => "result_or_error_missing",
             ReplyRule::ResourcesMissing => "resources_missing",
+            ReplyRule::ToolsMissing => "tools_missing",
         }
     }
 
@@ -151,7 +184,12 @@ impl ReplyRule {
             ReplyRule::ContentTypeNotEventStream => "expected Content-Type text/event-stream",
             ReplyRule::BodyNotJson => "the body is not strict JSON",
             ReplyRule::EventStreamInvalid => "the event stream breaks the SSE rules",
-            ReplyRule::EventCount => "the stream must carry exactly one event",
+            ReplyRule::StreamEndedWithoutResponse => {
+                "the stream ended without its response and without an id to resume from"
+            }
+            ReplyRule::StreamCompleteWithoutResponse => {
+                "the resumed stream owes nothing more, but its response never came"
+            }
             ReplyRule::EventWithoutData => "an event without data",
             ReplyRule::EventDataNotJson => "event data is not strict JSON",
             ReplyRule::GetStreamCarriedResponse => "a GET stream carried a JSON-RPC response",
@@ -160,6 +198,7 @@ impl ReplyRule {
             ReplyRule::JsonRpcError => "the server answered with a JSON-RPC error",
             ReplyRule::ResultOrErrorMissing => "a response needs exactly one of result and error",
             ReplyRule::ResourcesMissing => "no resources array",
+            ReplyRule::ToolsMissing => "no tools array of named tools",
         }
     }
 }
@@ -257,6 +296,79 @@ impl RequestSpec {
             self.fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
         super::http::request(&self.method, &self.target, &fields, &self.body)
     }
+}
+
+/// A request's answer, as the client followed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Streamed {
+    /// The JSON-RPC response to the request.
+    pub response: Value,
+    /// The messages that arrived on its stream before the response (notifications), in order.
+    pub notifications: Vec<Value>,
+    /// Every event of its stream, priming events included, across every response.
+    pub events: Vec<Event>,
+    /// The id of the event that carried the response (`None` for a JSON reply).
+    pub response_event_id: Option<String>,
+    /// The last event id received: the stream's cursor.
+    pub last_event_id: Option<String>,
+    /// How many resumptions it took.
+    pub resumptions: usize,
+}
+
+impl Default for Streamed {
+    fn default() -> Streamed {
+        Streamed {
+            response: Value::Null,
+            notifications: Vec::new(),
+            events: Vec::new(),
+            response_event_id: None,
+            last_event_id: None,
+            resumptions: 0,
+        }
+    }
+}
+
+impl Streamed {
+    /// Takes in one response's events: records ids and the `retry`, skips priming events, keeps
+    /// notifications, and stops at the response to `id`. True once the response is here.
+    fn follow(
+        &mut self,
+        events: &[Event],
+        id: &Id,
+        retry: &mut Option<u64>,
+    ) -> Result<bool, McpError> {
+        for event in events {
+            self.events.push(event.clone());
+            if let Some(event_id) = &event.id {
+                self.last_event_id = Some(event_id.clone());
+            }
+            if event.retry.is_some() {
+                *retry = event.retry;
+            }
+            let Some(data) = event.data.as_deref().filter(|d| !d.is_empty()) else {
+                continue; // a priming event (or an event with no data): nothing to read
+            };
+            let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
+                .map_err(|_| McpError::Reply(ReplyRule::EventDataNotJson))?;
+            let is_response = message.get("result").is_some() || message.get("error").is_some();
+            if !is_response {
+                self.notifications.push(message);
+                continue;
+            }
+            if message.get("id") != Some(&id.to_value()) {
+                return Err(McpError::Reply(ReplyRule::IdMismatch));
+            }
+            self.response = message;
+            self.response_event_id = event.id.clone();
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+/// True for a priming event: an id to resume from and empty data.
+pub fn is_priming(event: &Event) -> bool {
+    event.id.is_some() && event.data.as_deref() == Some("")
 }
 
 /// Who this client says it is in `initialize`.
@@ -426,28 +538,88 @@ impl McpClient {
         result_of(&json_reply(&response, 200)?, &id).map(|_| ())
     }
 
-    /// `resources/list`: an event stream whose one event carries the response with the same id.
-    /// Returns the resource URIs and the event's id.
+    /// `resources/list`, answered as an event stream: the resource URIs and the id of the event
+    /// that carried the response.
     pub fn list_resources(&mut self) -> Result<(Vec<String>, String), McpError> {
-        self.require_session()?;
         let id = self.next_id();
-        let response = self.send_spec(&self.message_spec(&requests::list_resources(&id)))?;
-        let events = event_stream(&response)?;
-        let [event] = events.as_slice() else {
-            return Err(McpError::Reply(ReplyRule::EventCount));
-        };
-        let data = event.data.as_deref().ok_or(McpError::Reply(ReplyRule::EventWithoutData))?;
-        let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
-            .map_err(|_| McpError::Reply(ReplyRule::EventDataNotJson))?;
-        let result = result_of(&message, &id)?;
-        let uris = result
+        let streamed = self.request(&requests::list_resources(&id), &id)?;
+        let uris = result_of(&streamed.response, &id)?
             .get("resources")
             .and_then(Value::as_array)
             .ok_or(McpError::Reply(ReplyRule::ResourcesMissing))?
             .iter()
             .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
             .collect();
-        Ok((uris, event.id.clone().unwrap_or_default()))
+        Ok((uris, streamed.response_event_id.unwrap_or_default()))
+    }
+
+    /// `tools/list`: the names of the tools.
+    pub fn list_tools(&mut self) -> Result<Vec<String>, McpError> {
+        let id = self.next_id();
+        let streamed = self.request(&requests::list_tools(&id), &id)?;
+        let tools = result_of(&streamed.response, &id)?
+            .get("tools")
+            .and_then(Value::as_array)
+            .ok_or(McpError::Reply(ReplyRule::ToolsMissing))?;
+        tools
+            .iter()
+            .map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+            .collect::<Option<Vec<String>>>()
+            .ok_or(McpError::Reply(ReplyRule::ToolsMissing))
+    }
+
+    /// `tools/call` of `name` without arguments, followed through every resumption its stream
+    /// needs. The response is a result (checked), not an error.
+    pub fn call_tool(&mut self, name: &str) -> Result<Streamed, McpError> {
+        let id = self.next_id();
+        let streamed = self.request(&requests::call_tool(&id, name), &id)?;
+        result_of(&streamed.response, &id)?;
+        Ok(streamed)
+    }
+
+    /// Sends the request `message` (whose id is `id`) and reads its response: from a JSON reply,
+    /// or from an event stream followed as the module docs say, resumed when it ends early.
+    pub fn request(&mut self, message: &Value, id: &Id) -> Result<Streamed, McpError> {
+        self.require_session()?;
+        let deadline = Instant::now() + LIMITS.client_request_deadline;
+        let response = self.send_spec(&self.message_spec(message))?;
+        expect_status(&response, 200)?;
+        if media_type_is(&response, "application", "json") {
+            let reply = json_reply(&response, 200)?;
+            return Ok(Streamed { response: reply, ..Streamed::default() });
+        }
+        let mut streamed = Streamed::default();
+        let mut retry = None;
+        if streamed.follow(&event_stream(&response)?, id, &mut retry)? {
+            return Ok(streamed);
+        }
+        loop {
+            let Some(cursor) = streamed.last_event_id.clone() else {
+                return Err(McpError::Reply(ReplyRule::StreamEndedWithoutResponse));
+            };
+            if streamed.resumptions >= LIMITS.client_resumptions_max {
+                let limit = LIMITS.client_resumptions_max;
+                return Err(McpError::ResumptionsExhausted { limit });
+            }
+            let wait = retry.map_or(LIMITS.stream_retry, Duration::from_millis);
+            if Instant::now().checked_add(wait).is_none_or(|resume_at| resume_at >= deadline) {
+                return Err(McpError::DeadlinePassed);
+            }
+            thread::sleep(wait);
+            streamed.resumptions += 1;
+            let resumed =
+                self.send_spec(&self.session_spec("GET").with("Last-Event-ID", &cursor))?;
+            match resumed.status {
+                200 => {}
+                204 => return Err(McpError::Reply(ReplyRule::StreamCompleteWithoutResponse)),
+                status => {
+                    return Err(McpError::ResumeRefused { status, code: error_code(&resumed) });
+                }
+            }
+            if streamed.follow(&event_stream(&resumed)?, id, &mut retry)? {
+                return Ok(streamed);
+            }
+        }
     }
 
     /// `logging/setLevel`: an empty JSON result with the same id.
@@ -458,7 +630,8 @@ impl McpClient {
         result_of(&json_reply(&response, 200)?, &id).map(|_| ())
     }
 
-    /// One GET on the notification stream (from `last_event_id` when given); its events.
+    /// One GET on the notification stream (from `last_event_id` when given); its events, the
+    /// priming event first.
     pub fn poll_stream(&mut self, last_event_id: Option<&str>) -> Result<Vec<Event>, McpError> {
         self.require_session()?;
         let mut spec = self.session_spec("GET");
@@ -468,7 +641,7 @@ impl McpClient {
         let response = self.send_spec(&spec)?;
         let events = event_stream(&response)?;
         for event in &events {
-            if let Some(data) = &event.data {
+            if let Some(data) = event.data.as_deref().filter(|d| !d.is_empty()) {
                 let message = json::decode(data.as_bytes(), LIMITS.json_depth_max)
                     .map_err(|_| McpError::Reply(ReplyRule::EventDataNotJson))?;
                 if message.get("id").is_some() {

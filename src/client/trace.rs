@@ -69,6 +69,12 @@ impl Trace {
         }
     }
 
+    /// One message rendered byte for byte, as [`TraceMode::Bytes`] prints it, whatever the
+    /// trace's own mode: for commands that show an exchange on purpose.
+    pub fn render_bytes(&self, bytes: &[u8]) -> String {
+        self.escaped_message(bytes)
+    }
+
     /// One message byte for byte: the head with its line endings written out (`\r\n`, a bare
     /// `\n` shows as itself), a mark where it ends, then at most the first bytes of the body.
     /// Credential fields and known secrets are redacted first, as in the line rendering.

@@ -1,9 +1,11 @@
 //! The MCP methods this server implements, as pure functions from params to results.
 //!
 //! `initialize` (answering 2025-11-25 whatever version was asked for), `ping`, `resources/list`
-//! (the tenant's knowledge-base documents), `logging/setLevel`, and the `notifications/message`
-//! events the server queues for the GET stream. Which requests may reach these, and in what
-//! order, is decided in the parent module.
+//! (the tenant's knowledge-base documents), `logging/setLevel`, `tools/list` and `tools/call` of
+//! the one tool, `test_reconnection` (the official conformance suite's name for a call whose
+//! stream the server closes before its result), and the `notifications/message` events the
+//! server queues. Which requests may reach these, in what order, and how their replies are
+//! streamed, is decided in the parent module. Nothing else of tools exists here.
 
 use crate::json::{Object, Value, members, object};
 use crate::mcp::PROTOCOL_VERSION;
@@ -31,7 +33,10 @@ pub fn initialize_params_valid(params: &Object) -> bool {
 pub fn initialize_result() -> Value {
     object([
         ("protocolVersion", PROTOCOL_VERSION.into()),
-        ("capabilities", object([("logging", object([])), ("resources", object([]))])),
+        (
+            "capabilities",
+            object([("logging", object([])), ("resources", object([])), ("tools", object([]))]),
+        ),
         (
             "serverInfo",
             object([("name", SERVER_NAME.into()), ("version", env!("CARGO_PKG_VERSION").into())]),
@@ -62,6 +67,53 @@ pub fn resources_list_result(tenant: &str) -> Value {
         })
         .collect();
     object([("resources", Value::Array(resources))])
+}
+
+/// The one tool's name.
+pub const TEST_RECONNECTION: &str = "test_reconnection";
+
+/// The tools a `tools/call` can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// Answers on a stream the server closes after its priming event; the result comes only
+    /// through the client's resumption.
+    TestReconnection,
+}
+
+/// The `tools/list` result: `test_reconnection` alone, taking no arguments.
+pub fn tools_list_result() -> Value {
+    let tool = object([
+        ("name", TEST_RECONNECTION.into()),
+        (
+            "description",
+            "Closes its event stream after the priming event; the result arrives when the client \
+             resumes with Last-Event-ID"
+                .into(),
+        ),
+        ("inputSchema", object([("type", "object".into()), ("properties", object([]))])),
+    ]);
+    object([("tools", Value::Array(vec![tool]))])
+}
+
+/// The tool a `tools/call` names, or the public code of why its params are refused (answered
+/// as a JSON-RPC `-32602` error): `name` must be a tool of [`tools_list_result`], and
+/// `arguments`, when present, an object (the tool takes none, so any object will do).
+pub fn tool_called(params: &Object) -> Result<Tool, &'static str> {
+    let arguments_ok = params.get("arguments").is_none_or(|a| a.as_object().is_some());
+    match params.get("name").and_then(Value::as_str) {
+        _ if !arguments_ok => Err("tool_arguments_invalid"),
+        Some(TEST_RECONNECTION) => Ok(Tool::TestReconnection),
+        Some(_) => Err("tool_unknown"),
+        None => Err("tool_name_missing"),
+    }
+}
+
+/// What `test_reconnection` returns, once the client has resumed its stream.
+pub fn test_reconnection_result() -> Value {
+    let text = "delivered on resumption: the server closed this call's stream after its priming \
+                event and kept this result for the client's GET with Last-Event-ID";
+    let content = object([("type", "text".into()), ("text", text.into())]);
+    object([("content", Value::Array(vec![content])), ("isError", false.into())])
 }
 
 /// The level named by `logging/setLevel` params.
@@ -116,7 +168,27 @@ mod tests {
     }
 
     #[test]
+    fn tool_calls() {
+        let cases: [(&str, Result<Tool, &str>); 6] = [
+            (r#"{"name":"test_reconnection"}"#, Ok(Tool::TestReconnection)),
+            (r#"{"name":"test_reconnection","arguments":{"x":1}}"#, Ok(Tool::TestReconnection)),
+            (r#"{"name":"test_reconnection","arguments":[]}"#, Err("tool_arguments_invalid")),
+            (r#"{"name":"other"}"#, Err("tool_unknown")),
+            (r#"{"name":1}"#, Err("tool_name_missing")),
+            (r#"{}"#, Err("tool_name_missing")),
+        ];
+        for (text, expected) in cases {
+            let Ok(Value::Object(params)) = json::decode(text.as_bytes(), 64) else { panic!() };
+            assert_eq!(tool_called(&params), expected, "{text}");
+        }
+    }
+
+    #[test]
     fn results_are_exact() {
+        assert_eq!(
+            json::encode(&tools_list_result()),
+            r#"{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"}]}"#
+        );
         assert_eq!(
             json::encode(&resources_list_result("a/b")),
             r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/a%2Fb/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/a%2Fb/faq"}]}"#

@@ -43,6 +43,7 @@
 mod methods;
 pub mod rejection;
 pub mod reply;
+mod stream;
 
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Instant, SystemTime};
@@ -55,14 +56,15 @@ use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
 use crate::http::{Method, Occurrence, RequestHead, Status};
 use crate::json::{self, Object, Value};
-use crate::limits::{Limits, RESPONSE_HEAD_BYTES_RESERVE};
+use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
-    self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable, StreamEvent,
+    self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable,
 };
+use crate::mcp::stream::{CursorError, Delivered, KeptBudget, Start};
 use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
-use crate::sse::{self, Event};
+use stream::{PrimeOnly, SseBody};
 
 pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
@@ -155,7 +157,10 @@ impl Endpoint {
             capacity: limits.sessions_active_max,
             per_principal: limits.sessions_per_principal_max,
             ttl: limits.session_ttl,
-            events_kept: limits.sse_events_kept_per_session_max,
+            kept: KeptBudget {
+                messages_max: limits.sse_events_kept_per_session_max,
+                bytes_max: limits.sse_bytes_kept_per_session_max,
+            },
         };
         Endpoint {
             metadata_url: policy.metadata_url().to_owned(),
@@ -391,7 +396,7 @@ impl Endpoint {
         let session_id = random::hex(random, SESSION_ID_RANDOM_BYTES)?;
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(refusal)?;
-        session.notify(LogLevel::Info, methods::log_message(LogLevel::Info, "session_started"));
+        session.notify(LogLevel::Info, &methods::log_message(LogLevel::Info, "session_started"));
         let result = jsonrpc::result_text(id, &methods::initialize_result());
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
     }
@@ -421,20 +426,18 @@ impl Endpoint {
             "resources/list" => {
                 let response =
                     jsonrpc::result_text(id, &methods::resources_list_result(&principal.tenant));
-                session.notify(
-                    LogLevel::Info,
-                    methods::log_message(LogLevel::Info, "resources_listed"),
-                );
-                let stream = session.open_post_stream();
-                let event = Event {
-                    id: Some(stream.event_id(1)),
-                    event: None,
-                    data: Some(response),
-                    retry: None,
-                };
-                Reply::event_stream(&[event], self.limits().sse_event_bytes_max)
-                    .map_err(|_| Rejection::Internal)
+                let listed = methods::log_message(LogLevel::Info, "resources_listed");
+                session.notify(LogLevel::Info, &listed);
+                self.post_stream(session, [response], Ending::AfterResponse)
             }
+            "tools/list" => json_reply(methods::tools_list_result()),
+            "tools/call" => match methods::tool_called(params) {
+                Ok(methods::Tool::TestReconnection) => self.test_reconnection(session, id),
+                Err(code) => {
+                    let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, code);
+                    Ok(Reply::json(Status::Ok, &error))
+                }
+            },
             _ => {
                 let error = jsonrpc::error(Some(id), code::METHOD_NOT_FOUND, "method_not_found");
                 Ok(Reply::json(Status::Ok, &error))
@@ -442,63 +445,60 @@ impl Endpoint {
         }
     }
 
-    /// The GET stream: the next undelivered notification (or, with `Last-Event-ID`, every kept
-    /// one after it), a `retry` field, and the end of the stream.
+    /// `test_reconnection`: a POST stream the server closes right after its priming event. Its
+    /// notification and its result are kept, owed to the client's resumption (a GET with the
+    /// priming event's id as `Last-Event-ID`).
+    fn test_reconnection(&self, session: &Session, id: &Id) -> Result<Reply, Rejection> {
+        let called = session.receives(LogLevel::Info).then(|| {
+            json::encode(&methods::log_message(LogLevel::Info, "test_reconnection_called"))
+        });
+        let result = jsonrpc::result_text(id, &methods::test_reconnection_result());
+        self.post_stream(session, called.into_iter().chain([result]), Ending::AfterPrime)
+    }
+
+    /// Opens a POST stream with `messages` (notifications, then the response) and writes its
+    /// first response: the priming event, then the messages unless it ends after the prime.
+    fn post_stream(
+        &self,
+        session: &Session,
+        messages: impl IntoIterator<Item = String>,
+        ending: Ending,
+    ) -> Result<Reply, Rejection> {
+        let mut body = SseBody::new(self.limits());
+        let mut events = session.events();
+        let stream = Start::Opened(events.open_post(messages));
+        let delivered = match ending {
+            Ending::AfterResponse => events.deliver(stream, &mut body),
+            Ending::AfterPrime => events.deliver(stream, &mut PrimeOnly(&mut body)),
+        };
+        drop(events);
+        // Only a stream whose messages could not even be kept fails here: a server bug.
+        delivered.map_err(|_| Rejection::Internal)?;
+        body.finish().map(Reply::event_stream_body).ok_or(Rejection::Internal)
+    }
+
+    /// The GET stream, or a resumption: without `Last-Event-ID`, a priming event and what the
+    /// GET stream has not written yet; with one, a priming event and what that id's stream (the
+    /// GET stream or a POST stream) owes after it. A POST stream that owes nothing more: 204.
     fn get(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
         let principal = self.authenticate(head, clock, scope::CONNECT)?;
         let (_, session) = self.session_for(head, &principal, clock)?;
         self.authorize(&principal, scope::CONNECT)?;
-        let malformed = Rejection::Cursor(session::CursorError::Malformed);
-        let replay = match head.fields.single("last-event-id") {
-            Occurrence::Absent => None,
-            Occurrence::Once(value) => {
-                let cursor = std::str::from_utf8(value).map_err(|_| malformed)?;
-                Some(session.replay_after(cursor).map_err(Rejection::Cursor)?)
-            }
-            Occurrence::Repeated => return Err(malformed),
+        let mut body = SseBody::new(self.limits());
+        let mut events = session.events();
+        let start = match head.fields.single("last-event-id") {
+            Occurrence::Absent => Start::Fresh,
+            Occurrence::Once(value) => Start::Resume(events.cursor(value)?),
+            Occurrence::Repeated => return Err(Rejection::Cursor(CursorError::Malformed)),
         };
-        let events = match &replay {
-            Some(replay) => replay.events.clone(),
-            None => session.poll().into_iter().collect(),
-        };
-        let (body, written) = self.stream_body(&events)?;
-        if let Some(replay) = replay {
-            session.delivered_through(written.unwrap_or(replay.cursor));
-        }
-        Ok(Reply::event_stream_body(body))
-    }
-
-    /// The GET stream's body: the longest prefix of `events` whose whole events fit the response
-    /// budget (one always does, `Limits::validate` sees to it), the first carrying `retry`; only
-    /// `retry` when there is none. Also the sequence number of the last event written, from
-    /// which the client resumes.
-    fn stream_body(&self, events: &[StreamEvent]) -> Result<(Vec<u8>, Option<u64>), Rejection> {
-        let limits = self.limits();
-        let retry = Some(u64::try_from(limits.get_stream_retry.as_millis()).unwrap_or(u64::MAX));
-        let room = limits.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE);
-        let encode = |event: &Event, body: &mut Vec<u8>| {
-            sse::encode_event(event, limits.sse_event_bytes_max, body)
-                .map_err(|_| Rejection::Internal)
-        };
-        let mut body = Vec::new();
-        let mut written = None;
-        for (i, event) in events.iter().enumerate() {
-            let mut encoded = stream_event(event);
-            if i == 0 {
-                encoded.retry = retry;
+        let delivered = events.deliver(start, &mut body)?;
+        drop(events);
+        match delivered {
+            Delivered::Complete => Ok(Reply::empty(Status::NoContent)),
+            Delivered::Stream { .. } => {
+                body.finish().map(Reply::event_stream_body).ok_or(Rejection::Internal)
             }
-            let before = body.len();
-            encode(&encoded, &mut body)?;
-            if body.len() > room {
-                body.truncate(before);
-                break;
-            }
-            written = Some(event.seq);
         }
-        if events.is_empty() {
-            encode(&Event { retry, ..Event::default() }, &mut body)?;
-        }
-        Ok((body, written))
     }
 
     /// DELETE ends the session: 204, and 404 for that id from then on.
@@ -524,9 +524,13 @@ fn owner_of(principal: &Principal) -> OwnerRef<'_> {
     }
 }
 
-fn stream_event(event: &StreamEvent) -> Event {
-    let data = Some(json::encode(&event.message));
-    Event { id: Some(event.id.clone()), event: None, data, retry: None }
+/// How a POST stream's first response ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// After its messages, the response last: the normal end.
+    AfterResponse,
+    /// Right after the priming event, everything owed to a resumption.
+    AfterPrime,
 }
 
 /// A refusal of the session table as the client sees it, with the whole seconds (at least one)
@@ -544,7 +548,10 @@ fn refusal(refused: session::Refusal) -> Rejection {
 }
 
 /// What a message needs from its token: `resources/list` reads tenant data; everything else
-/// only takes part in the session.
+/// only takes part in the session. That includes `tools/call`: the one tool, `test_reconnection`,
+/// reads no tenant data and reaches no resource (it only shows how a stream resumes), so
+/// `mcp:connect` is all it needs, and the tenant ACL does not apply. A tool that reached data
+/// would get a scope of its own, and its 403 would name it for a step-up.
 fn requirement_of(message: &Message) -> Requirement {
     match message {
         Message::Request { method, .. } if method == "resources/list" => scope::READ_RESOURCES,

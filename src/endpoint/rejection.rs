@@ -13,7 +13,7 @@ use crate::auth::scope::Requirement;
 use crate::http::{RequestError, Status};
 use crate::json::JsonErrorKind;
 use crate::mcp::jsonrpc::{self, MessageError, code};
-use crate::mcp::session::CursorError;
+use crate::mcp::stream::CursorError;
 use crate::random::RandomUnavailable;
 
 /// A refused request.
@@ -81,13 +81,19 @@ pub enum Rejection {
     NotInitialized,
     /// A JSON-RPC response, when the server has asked the client nothing.
     UnsolicitedResponse,
-    /// A `Last-Event-ID` that cannot resume this session's GET stream.
+    /// A `Last-Event-ID` that cannot resume a stream of this session.
     Cursor(CursorError),
     /// Every worker is busy.
     Overloaded,
     /// A failure on the server's side: a panic, an event that would not encode, or a random
     /// source that could not deliver a session id.
     Internal,
+}
+
+impl From<CursorError> for Rejection {
+    fn from(e: CursorError) -> Rejection {
+        Rejection::Cursor(e)
+    }
 }
 
 /// Without randomness no session id can be drawn: the request fails whole, nothing is created.

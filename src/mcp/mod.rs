@@ -14,6 +14,7 @@
 pub mod jsonrpc;
 pub mod requests;
 pub mod session;
+pub mod stream;
 pub mod uri;
 
 /// The one protocol revision this server speaks.

@@ -1,5 +1,5 @@
 //! The messages an MCP client sends, as JSON values: `initialize`, `notifications/initialized`,
-//! `ping`, `resources/list` and `logging/setLevel`.
+//! `ping`, `resources/list`, `logging/setLevel`, `tools/list` and `tools/call`.
 //!
 //! One definition each, shared by the client, the commands and the tests, so that no caller
 //! types a message out as text. Deliberately malformed bodies (a duplicate key, a batch) are not
@@ -46,6 +46,17 @@ pub fn list_resources(id: &Id) -> Value {
     jsonrpc::request(id, "resources/list", Object::new())
 }
 
+/// `tools/list`.
+pub fn list_tools(id: &Id) -> Value {
+    jsonrpc::request(id, "tools/list", Object::new())
+}
+
+/// `tools/call` of the tool `name`, with no arguments.
+pub fn call_tool(id: &Id, name: &str) -> Value {
+    let params = members([("name", name.into()), ("arguments", object([]))]);
+    jsonrpc::request(id, "tools/call", params)
+}
+
 /// `logging/setLevel` to `level` (a syslog level name such as `warning`).
 pub fn set_log_level(id: &Id, level: &str) -> Value {
     jsonrpc::request(id, "logging/setLevel", members([("level", level.into())]))
@@ -59,7 +70,12 @@ mod tests {
     #[test]
     fn messages_encode_exactly() {
         let client = ClientInfo { name: "c", version: "1" };
-        let cases: [(Value, &str); 5] = [
+        let cases: [(Value, &str); 7] = [
+            (list_tools(&Id::from(5)), r#"{"id":5,"jsonrpc":"2.0","method":"tools/list"}"#),
+            (
+                call_tool(&Id::from(6), "test_reconnection"),
+                r#"{"id":6,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{},"name":"test_reconnection"}}"#,
+            ),
             (
                 initialize_current(&Id::from(1), client),
                 r#"{"id":1,"jsonrpc":"2.0","method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"c","version":"1"},"protocolVersion":"2025-11-25"}}"#,

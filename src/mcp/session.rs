@@ -1,4 +1,4 @@
-//! Sessions: who owns each one, when it ends, and the notifications waiting for its GET stream.
+//! Sessions: who owns each one, when it ends, and its event streams.
 //!
 //! A session is created by a successful `initialize` and bound to the principal that made it
 //! (subject, tenant and authorization revision). Every later request must present both a valid
@@ -7,23 +7,22 @@
 //! one that does not exist. Lifetime is fixed at creation (never extended by use); the table holds
 //! at most `capacity` live sessions and refuses a new one rather than evicting.
 //!
-//! Each session keeps the last few `notifications/message` events for its GET stream, numbered in
-//! one sequence. Event ids carry a random per-session tag and name their stream (`<tag>-g<n>` for
-//! the GET stream, `<tag>-p<stream>-<n>` for POST streams), so they are unique across every stream
-//! of the session, and a `Last-Event-ID` from another session or from a POST stream is recognised
-//! and refused instead of replaying anything.
+//! Each session owns its event streams ([`super::stream::EventLog`]): the GET stream, its POST
+//! streams, and the messages kept for resuming them, under the session's kept budget. They live
+//! exactly as long as the session: once it ends or expires, every request naming it is refused
+//! before any cursor is read, and its kept messages are freed with it.
 //!
 //! Pure data: time is an [`Instant`] argument and ids and tags come from the caller's randomness.
 //! The table stores sessions under the SHA-256 of their id, so it never holds a raw id.
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
+pub use super::stream::CursorError;
+use super::stream::{EventLog, KeptBudget};
 use crate::digest::{Digest, DigestMap};
-
-use crate::json::Value;
+use crate::json::{self, Value};
 
 /// The principal a session is bound to. The endpoint builds it from the token policy's principal;
 /// this module needs only these three values, so it does not depend on the policy.
@@ -71,7 +70,8 @@ pub struct SessionBudget {
     /// may hold at once.
     pub per_principal: usize,
     pub ttl: Duration,
-    pub events_kept: usize,
+    /// What each session keeps for resuming its streams.
+    pub kept: KeptBudget,
 }
 
 /// RFC 5424 severities, as MCP logging uses them, least severe first.
@@ -115,82 +115,28 @@ impl LogLevel {
     pub fn from_name(name: &str) -> Option<LogLevel> {
         LogLevel::ALL.into_iter().find(|l| l.name() == name)
     }
-}
 
-/// Why a `Last-Event-ID` cannot resume this session's GET stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CursorError {
-    /// Not an event id this server writes.
-    Malformed,
-    /// An event id of another session.
-    OtherSession,
-    /// An event id of one of this session's POST streams, which are never replayed on GET.
-    PostStream,
-    /// A GET event id this session has not issued.
-    NotIssued,
-}
-
-impl CursorError {
-    /// The stable public code.
-    pub const fn code(self) -> &'static str {
-        match self {
-            CursorError::Malformed => "last_event_id_malformed",
-            CursorError::OtherSession => "last_event_id_other_session",
-            CursorError::PostStream => "last_event_id_post_stream",
-            CursorError::NotIssued => "last_event_id_not_issued",
-        }
+    /// The level at `index` of [`LogLevel::ALL`] (the least severe past its end).
+    fn from_index(index: u8) -> LogLevel {
+        LogLevel::ALL.get(usize::from(index)).copied().unwrap_or(LogLevel::Debug)
     }
 }
 
-/// One event ready to be written: its id and the JSON-RPC notification it carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StreamEvent {
-    /// Its place in the GET stream's sequence.
-    pub seq: u64,
-    pub id: String,
-    pub message: Value,
-}
-
-/// What a `Last-Event-ID` resumes: the sequence number it names and every kept event after it.
-/// Nothing is marked delivered until the caller says how far it wrote
-/// ([`Session::delivered_through`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Replay {
-    pub cursor: u64,
-    pub events: Vec<StreamEvent>,
-}
-
-/// One live session. Its identity (owner, lifetime, tag) never changes; what does is behind
-/// its own lock or an atomic, so requests in different sessions never wait for each other and
-/// requests in the same session wait only for a few instructions.
+/// One live session. Its identity (owner, lifetime) never changes; what does is behind its own
+/// lock or an atomic, so requests in different sessions never wait for each other and requests in
+/// the same session wait only while an event stream is written.
 #[derive(Debug)]
 pub struct Session {
     owner: Owner,
     expires_at: Instant,
-    tag: String,
     initialized: AtomicBool,
-    post_streams: AtomicU64,
-    stream: Mutex<StreamState>,
-}
-
-/// The GET stream's state.
-#[derive(Debug)]
-struct StreamState {
-    /// Notifications still kept, oldest first, with their sequence numbers.
-    queue: VecDeque<(u64, Value)>,
-    events_kept: usize,
-    /// The last sequence number issued (0: none yet).
-    last_seq: u64,
-    /// The last sequence number delivered by a cursorless poll or a replay.
-    delivered_seq: u64,
-    log_level: LogLevel,
+    /// The least severe level of `notifications/message` it receives, as an index of
+    /// [`LogLevel::ALL`].
+    log_level: AtomicU8,
+    events: Mutex<EventLog>,
 }
 
 impl Session {
-    fn stream(&self) -> MutexGuard<'_, StreamState> {
-        self.stream.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// True once `notifications/initialized` has arrived.
     pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
@@ -201,114 +147,27 @@ impl Session {
     }
 
     pub fn set_log_level(&self, level: LogLevel) {
-        self.stream().log_level = level;
+        self.log_level.store(level as u8, Ordering::Release);
+    }
+
+    /// True when a `notifications/message` at `level` passes the session's logging level.
+    pub fn receives(&self, level: LogLevel) -> bool {
+        level >= LogLevel::from_index(self.log_level.load(Ordering::Acquire))
     }
 
     /// Queues a `notifications/message` for the GET stream if `level` passes the session's
-    /// logging level, dropping the oldest kept event when the queue is full.
-    pub fn notify(&self, level: LogLevel, message: Value) {
-        let mut stream = self.stream();
-        if level < stream.log_level {
-            return;
-        }
-        stream.last_seq += 1;
-        if stream.queue.len() >= stream.events_kept {
-            stream.queue.pop_front();
-        }
-        let seq = stream.last_seq;
-        stream.queue.push_back((seq, message));
-    }
-
-    fn get_event_id(&self, seq: u64) -> String {
-        format!("{}-g{seq}", self.tag)
-    }
-
-    /// The next event no GET has delivered yet; delivered from now on (at most once).
-    pub fn poll(&self) -> Option<StreamEvent> {
-        let mut stream = self.stream();
-        let delivered = stream.delivered_seq;
-        let (seq, message) = stream.queue.iter().find(|(seq, _)| *seq > delivered)?.clone();
-        stream.delivered_seq = seq;
-        drop(stream);
-        Some(StreamEvent { seq, id: self.get_event_id(seq), message })
-    }
-
-    /// Every kept GET event after `last_event_id`, which must be an id of this session's GET
-    /// stream. The caller then says how far it wrote ([`Session::delivered_through`]).
-    pub fn replay_after(&self, last_event_id: &str) -> Result<Replay, CursorError> {
-        let stream = self.stream();
-        let cursor = self.parse_cursor(last_event_id, stream.last_seq)?;
-        let later: Vec<(u64, Value)> =
-            stream.queue.iter().filter(|(seq, _)| *seq > cursor).cloned().collect();
-        drop(stream);
-        let events = later
-            .into_iter()
-            .map(|(seq, message)| StreamEvent { seq, id: self.get_event_id(seq), message })
-            .collect();
-        Ok(Replay { cursor, events })
-    }
-
-    /// Every event up to `seq` has reached the client: a cursorless poll starts after it.
-    pub fn delivered_through(&self, seq: u64) {
-        let mut stream = self.stream();
-        stream.delivered_seq = stream.delivered_seq.max(seq);
-    }
-
-    fn parse_cursor(&self, id: &str, last_seq: u64) -> Result<u64, CursorError> {
-        let (tag, stream) = id.split_once('-').ok_or(CursorError::Malformed)?;
-        if tag.is_empty() || !tag.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(CursorError::Malformed);
-        }
-        let stream = StreamRef::parse(stream).ok_or(CursorError::Malformed)?;
-        if tag != self.tag {
-            return Err(CursorError::OtherSession);
-        }
-        match stream {
-            StreamRef::Get(seq) if (1..=last_seq).contains(&seq) => Ok(seq),
-            StreamRef::Get(_) => Err(CursorError::NotIssued),
-            StreamRef::Post => Err(CursorError::PostStream),
+    /// logging level.
+    pub fn notify(&self, level: LogLevel, message: &Value) {
+        if self.receives(level) {
+            let text = json::encode(message);
+            self.events().notify(text);
         }
     }
 
-    /// Opens a new POST stream, whose event ids never collide with any other stream's.
-    pub fn open_post_stream(&self) -> PostStream {
-        let stream = self.post_streams.fetch_add(1, Ordering::AcqRel) + 1;
-        PostStream { tag: self.tag.clone(), stream }
-    }
-}
-
-/// The stream part of an event id: `g<seq>` or `p<stream>-<n>`.
-enum StreamRef {
-    Get(u64),
-    Post,
-}
-
-impl StreamRef {
-    /// Only the forms this server writes: numbers without a sign and without leading zeros.
-    fn parse(stream: &str) -> Option<StreamRef> {
-        let number = |s: &str| {
-            let canonical = !s.starts_with('0') || s == "0";
-            crate::decimal::parse_u64(s.as_bytes()).filter(|_| canonical)
-        };
-        if let Some(seq) = stream.strip_prefix('g') {
-            return number(seq).map(StreamRef::Get);
-        }
-        let (n, k) = stream.strip_prefix('p')?.split_once('-')?;
-        (number(n).is_some() && number(k).is_some()).then_some(StreamRef::Post)
-    }
-}
-
-/// A POST stream's event-id scheme.
-#[derive(Clone, Debug)]
-pub struct PostStream {
-    tag: String,
-    stream: u64,
-}
-
-impl PostStream {
-    /// The id of this stream's `n`-th event.
-    pub fn event_id(&self, n: u64) -> String {
-        format!("{}-p{}-{n}", self.tag, self.stream)
+    /// The session's event streams, locked: held while one response's stream is written, never
+    /// across I/O.
+    pub fn events(&self) -> MutexGuard<'_, EventLog> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -402,16 +261,9 @@ impl SessionTable {
         let session = Arc::new(Session {
             owner: Owner::from(owner),
             expires_at: now + self.budget.ttl,
-            tag,
             initialized: AtomicBool::new(false),
-            post_streams: AtomicU64::new(0),
-            stream: Mutex::new(StreamState {
-                queue: VecDeque::with_capacity(self.budget.events_kept),
-                events_kept: self.budget.events_kept,
-                last_seq: 0,
-                delivered_seq: 0,
-                log_level: LogLevel::Info,
-            }),
+            log_level: AtomicU8::new(LogLevel::Info as u8),
+            events: Mutex::new(EventLog::new(tag, self.budget.kept)),
         });
         sessions.insert(key, Arc::clone(&session));
         Ok(session)
@@ -447,7 +299,7 @@ mod tests {
         capacity: 2,
         per_principal: 2,
         ttl: Duration::from_secs(60),
-        events_kept: 3,
+        kept: KeptBudget { messages_max: 3, bytes_max: 100 },
     };
 
     fn owner(subject: &str) -> Owner {
@@ -532,63 +384,15 @@ mod tests {
     }
 
     #[test]
-    fn polls_deliver_each_event_at_most_once_and_keep_only_the_newest() {
+    fn the_logging_level_filters_what_the_get_stream_receives() {
         let t0 = Instant::now();
         let table = SessionTable::new(BUDGET);
         let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
-        s.notify(LogLevel::Info, note(1));
-        assert_eq!(s.poll().map(|e| e.id), Some("ab12-g1".into()));
-        assert_eq!(s.poll(), None);
-        for n in 2..=6 {
-            s.notify(LogLevel::Info, note(n));
-        }
-        // 4, 5, 6 are kept; 2 and 3 were dropped.
-        assert_eq!(s.poll().map(|e| e.message), Some(note(4)));
+        assert!(s.receives(LogLevel::Info) && !s.receives(LogLevel::Debug));
+        s.notify(LogLevel::Info, &note(1));
         s.set_log_level(LogLevel::Warning);
-        s.notify(LogLevel::Info, note(7));
-        assert_eq!(s.poll().map(|e| e.message), Some(note(5)));
-        assert_eq!(s.poll().map(|e| e.message), Some(note(6)));
-        assert_eq!(s.poll(), None);
-    }
-
-    #[test]
-    fn cursors() {
-        let t0 = Instant::now();
-        let table = SessionTable::new(BUDGET);
-        let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
-        for n in 1..=3 {
-            s.notify(LogLevel::Info, note(n));
-        }
-        let ids = |r: Result<Replay, CursorError>| {
-            r.map(|replay| replay.events.into_iter().map(|e| e.id).collect::<Vec<_>>())
-        };
-        assert_eq!(ids(s.replay_after("ab12-g1")), Ok(vec!["ab12-g2".into(), "ab12-g3".into()]));
-        assert_eq!(ids(s.replay_after("ab12-g3")), Ok(vec![]));
-        assert_eq!(s.poll().map(|e| e.seq), Some(1), "a replay delivers only what was written");
-        s.delivered_through(3);
-        assert_eq!(s.poll(), None, "everything up to the last written event is delivered");
-        let cases: [(&str, CursorError); 15] = [
-            ("ab12-g4", CursorError::NotIssued),
-            ("cd34-g1", CursorError::OtherSession),
-            ("cd34-p1-1", CursorError::OtherSession),
-            ("ab12-p1-1", CursorError::PostStream),
-            ("ab12-g", CursorError::Malformed),
-            ("ab12-x1", CursorError::Malformed),
-            ("g1", CursorError::Malformed),
-            ("-g1", CursorError::Malformed),
-            ("ab12-g+1", CursorError::Malformed),
-            // Only the forms the server writes: no leading zeros, no sign.
-            ("ab12-g01", CursorError::Malformed),
-            ("ab12-g0001", CursorError::Malformed),
-            ("ab12-g-1", CursorError::Malformed),
-            ("ab12-p01-1", CursorError::Malformed),
-            ("ab12-p1-01", CursorError::Malformed),
-            ("ab12-g0", CursorError::NotIssued),
-        ];
-        for (cursor, expected) in cases {
-            assert_eq!(ids(s.replay_after(cursor)), Err(expected), "{cursor}");
-        }
-        let post = s.open_post_stream();
-        assert_eq!(post.event_id(1), "ab12-p1-1");
+        s.notify(LogLevel::Info, &note(2));
+        s.notify(LogLevel::Error, &note(3));
+        assert_eq!(s.events().kept(), (2, 2));
     }
 }

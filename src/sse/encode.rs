@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::Event;
+use super::{Event, EventRef};
 use crate::decimal;
 
 /// Why an event cannot be written without changing its meaning.
@@ -41,14 +41,23 @@ pub fn encode_event(
     event_bytes_max: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), SseEncodeError> {
-    check(event)?;
+    encode(event.borrowed(), event_bytes_max, out)
+}
+
+/// [`encode_event`] for borrowed fields.
+pub fn encode(
+    event: EventRef<'_>,
+    event_bytes_max: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), SseEncodeError> {
+    check(&event)?;
     let start = out.len();
     let mut lines = 0;
-    if let Some(id) = &event.id {
+    if let Some(id) = event.id {
         write_field(out, "id", id.as_bytes());
         lines += 1;
     }
-    if let Some(kind) = &event.event {
+    if let Some(kind) = event.event {
         write_field(out, "event", kind.as_bytes());
         lines += 1;
     }
@@ -58,7 +67,7 @@ pub fn encode_event(
         out.push(b'\n');
         lines += 1;
     }
-    if let Some(data) = &event.data {
+    if let Some(data) = event.data {
         for line in data.split('\n') {
             write_field(out, "data", line.as_bytes());
             lines += 1;
@@ -73,18 +82,18 @@ pub fn encode_event(
     Ok(())
 }
 
-fn check(event: &Event) -> Result<(), SseEncodeError> {
+fn check(event: &EventRef<'_>) -> Result<(), SseEncodeError> {
     let breaks = |s: &str| s.bytes().any(|b| b == b'\r' || b == b'\n');
-    if *event == Event::default() {
+    if *event == EventRef::default() {
         return Err(SseEncodeError::EmptyEvent);
     }
-    if event.id.as_deref().is_some_and(|id| breaks(id) || id.contains('\0')) {
+    if event.id.is_some_and(|id| breaks(id) || id.contains('\0')) {
         return Err(SseEncodeError::IdInvalid);
     }
-    if event.event.as_deref().is_some_and(breaks) {
+    if event.event.is_some_and(breaks) {
         return Err(SseEncodeError::EventTypeInvalid);
     }
-    if event.data.as_deref().is_some_and(|d| d.contains('\r')) {
+    if event.data.is_some_and(|d| d.contains('\r')) {
         return Err(SseEncodeError::DataInvalid);
     }
     Ok(())

@@ -1,0 +1,79 @@
+//! Event-stream bodies: the SSE writer a session's event log writes its streams through.
+//!
+//! [`SseBody`] encodes the priming event and the messages the log hands it, and refuses a
+//! message once the body would no longer fit one response beside its head: the log then keeps
+//! that message owed, for the client's next resumption. [`PrimeOnly`] is the same writer closed
+//! after its priming event, which is how the server ends a POST stream before its response.
+//!
+//! What goes on a stream, and under which ids, is the log's business (`mcp::stream`); this file
+//! only turns events into bytes.
+
+use crate::limits::{Limits, RESPONSE_HEAD_BYTES_RESERVE};
+use crate::mcp::stream::StreamWriter;
+use crate::sse::{self, EventRef};
+
+/// The body of one event-stream response, being written.
+#[derive(Debug)]
+pub struct SseBody {
+    body: Vec<u8>,
+    /// The most bytes the body may take: the response budget less a head's room.
+    room: usize,
+    event_bytes_max: usize,
+    retry_ms: u64,
+    /// An event would not encode (larger than one event may be): a bug of the server's own
+    /// messages, which turns the reply into a 500.
+    failed: bool,
+}
+
+impl SseBody {
+    /// An empty body under the budgets of `limits`.
+    pub fn new(limits: &Limits) -> SseBody {
+        SseBody {
+            body: Vec::new(),
+            room: limits.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE),
+            event_bytes_max: limits.sse_event_bytes_max,
+            retry_ms: u64::try_from(limits.stream_retry.as_millis()).unwrap_or(u64::MAX),
+            failed: false,
+        }
+    }
+
+    /// The bytes written, unless an event failed to encode.
+    pub fn finish(self) -> Option<Vec<u8>> {
+        (!self.failed).then_some(self.body)
+    }
+}
+
+impl StreamWriter for SseBody {
+    fn prime(&mut self, id: &str) {
+        // `Limits::validate` leaves room for a priming event beside the largest event.
+        let encoded =
+            sse::encode(EventRef::priming(id, self.retry_ms), self.event_bytes_max, &mut self.body);
+        self.failed |= encoded.is_err();
+    }
+
+    fn message(&mut self, id: &str, data: &str) -> bool {
+        let before = self.body.len();
+        if sse::encode(EventRef::message(id, data), self.event_bytes_max, &mut self.body).is_err() {
+            self.failed = true;
+            return false;
+        }
+        if self.body.len() > self.room {
+            self.body.truncate(before);
+            return false;
+        }
+        true
+    }
+}
+
+/// A stream the server closes right after its priming event: every message stays owed.
+pub struct PrimeOnly<'b>(pub &'b mut SseBody);
+
+impl StreamWriter for PrimeOnly<'_> {
+    fn prime(&mut self, id: &str) {
+        self.0.prime(id);
+    }
+
+    fn message(&mut self, _id: &str, _data: &str) -> bool {
+        false
+    }
+}
