@@ -2,21 +2,22 @@
 //!
 //! Raw bytes go to the stream parser, whole and split in two at a point taken from the input:
 //! no panic, the same verdict either way, and every event it accepts re-encodes and parses back
-//! identically. The same bytes also describe events (through `arbitrary`): whatever the encoder
-//! agrees to write must parse back to exactly those events.
+//! identically. The same bytes also describe events (through `arbitrary`), priming events among
+//! them: whatever the encoder agrees to write must parse back to exactly those events, and a
+//! priming event is exactly `id: <id>`, `retry: <ms>`, `data:` and an empty line, each line
+//! ending in LF, which parses
+//! back to that id and retry with empty data.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::limits::{BYTES_CEILING, COUNT_CEILING, Limits};
-use loopback_mcp_http::sse::{self, Event, SseParser};
+use loopback_mcp_http::sse::{self, Event, EventRef, SseParser};
 
 #[derive(Arbitrary, Debug)]
-struct EventDescription {
-    id: Option<String>,
-    event: Option<String>,
-    data: Option<String>,
-    retry: Option<u64>,
+enum EventDescription {
+    Any { id: Option<String>, event: Option<String>, data: Option<String>, retry: Option<u64> },
+    Priming { id: String, retry: u64 },
 }
 
 fn parse_split(data: &[u8], split: usize, limits: &Limits) -> Result<Vec<Event>, sse::SseError> {
@@ -60,8 +61,28 @@ fuzz_target!(|data: &[u8]| {
     let small = Limits { sse_event_bytes_max: 64, ..unbounded };
     let mut encoded = Vec::new();
     let mut written = Vec::new();
-    for d in descriptions {
-        let event = Event { id: d.id, event: d.event, data: d.data, retry: d.retry };
+    for description in descriptions {
+        let event = match description {
+            EventDescription::Any { id, event, data, retry } => Event { id, event, data, retry },
+            EventDescription::Priming { id, retry } => {
+                let before = encoded.len();
+                let priming = EventRef::priming(&id, retry);
+                if sse::encode(priming, small.sse_event_bytes_max, &mut encoded).is_err() {
+                    continue;
+                }
+                // (An empty id is written `id:` alone, like every empty value.)
+                let id_line = if id.is_empty() { "id:".to_owned() } else { format!("id: {id}") };
+                let exact = format!("{id_line}\nretry: {retry}\ndata:\n\n");
+                assert_eq!(&encoded[before..], exact.as_bytes());
+                written.push(Event {
+                    id: Some(id),
+                    event: None,
+                    data: Some(String::new()),
+                    retry: Some(retry),
+                });
+                continue;
+            }
+        };
         if sse::encode_event(&event, small.sse_event_bytes_max, &mut encoded).is_ok() {
             written.push(event);
         }

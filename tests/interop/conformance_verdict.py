@@ -1,6 +1,7 @@
 """The verdict of the official conformance suite's run against `serve`, from its own results.
 
-The suite (`conformance server --suite all -o DIR`) writes one DIR/server-<scenario>-<time>/
+The suite (`conformance server --requirements 2025-11-25 -o DIR`) writes one
+DIR/server-<scenario>-<time>/
 checks.json per scenario it ran: a list of checks, each with a status SUCCESS, FAILURE, WARNING,
 INFO or SKIPPED. Its printed summary counts only SUCCESS and FAILURE, so a scenario whose checks
 are all warnings or infos shows as "passed" with 0 checks; its baseline option, conversely,
@@ -79,12 +80,15 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
             listed[scenario] = name
 
     with open(suite_output_path) as f:
-        announced = re.search(r"^Running all suite \((\d+) scenarios\)", f.read(), re.MULTILINE)
+        announced = re.search(
+            r"^Running requirements 2025-11-25 \((\d+) scenarios\)", f.read(), re.MULTILINE
+        )
     if suite_exit not in ("0", "1"):
         problems.append(f"the suite exited {suite_exit} (0 or 1 expected)")
     if not announced:
         problems.append(
-            "the suite did not announce its scenarios (no 'Running all suite (N scenarios)' line)"
+            "the suite did not announce its scenarios "
+            "(no 'Running requirements 2025-11-25 (N scenarios)' line)"
         )
 
     results = {}

@@ -10,7 +10,8 @@ Checks:
   - the Node binary is 22.19 or later (the Inspector's engines field) and the Inspector is 2.12.x;
   - resources/list (default protocol era, `legacy`): exit 0, the two fixture resources on stdout;
     on the wire no probe, the first request is initialize (200), every request carries the
-    Authorization field, and resources/list is answered 200;
+    Authorization field, and resources/list is answered 200; its stream and the GET stream open
+    with a priming event (empty data), which the Inspector ignores;
   - logging/setLevel --log-level debug: exit 0, `{}` on stdout; on the wire a logging/setLevel
     with level debug answered 200;
   - --protocol-era auto: the first request is `server/discover` with MCP-Protocol-Version
@@ -125,6 +126,13 @@ def main(binary, node, npm_dir):
             )
             listed = [r["status"] for r in log if r["rpc"] == "resources/list"]
             checks.check("resources/list: answered 200 on the wire", listed == [200], str(listed))
+            streams = [r["events"] or [] for r in log if r["rpc"] == "resources/list" or r["method"] == "GET"]
+            checks.check(
+                "resources/list and the GET stream open with a priming event, which the Inspector "
+                "ignores (its output is the two resources alone)",
+                bool(streams) and all(events and events[0]["priming"] for events in streams),
+                str(streams)[:300],
+            )
             automatic = [r["detail"] for r in log if r["rpc"] == "logging/setLevel"]
             checks.note(f"resources/list: logging/setLevel sent unasked after connecting, levels {automatic}")
 

@@ -16,7 +16,8 @@ every other framing anyway); responses are read the same way, 1xx responses incl
 
 A record never holds a secret: no header value but MCP-Protocol-Version, Origin and Host is kept;
 session ids are replaced by the first 8 hex digits of their SHA-256 (enough to tell sessions
-apart), and event ids (`<session tag>-g<n>`) keep only their stream part (`g<n>`). Record fields:
+apart), and event ids (`<session tag>-g<n>`, `<session tag>-p<k>-<n>`) keep only their stream
+part (`g<n>`, `p<k>-<n>`). Record fields:
   t, t_end        seconds since the proxy started: request head seen, response fully forwarded
   conn            client connection number; method, target, host, origin
   version         the MCP-Protocol-Version field, or null
@@ -28,8 +29,9 @@ apart), and event ids (`<session tag>-g<n>`) keep only their stream part (`g<n>`
   status          the final response status; challenge: its WWW-Authenticate value, or null
   error           `error.message` of a JSON error body (this server's public code), or null
   issued_session  digest of an MCP-Session-Id the response handed out, or null
-  events          for an event stream: [{"id": "g1" or null, "retry": ms or null, "method": ...,
-                  "event": data.event of a notifications/message, "response": bool}]
+  events          for an event stream: [{"id": "g1" or "p2-1" or null, "retry": ms or null,
+                  "priming": bool (an id and empty data), "method": ..., "event": data.event of a
+                  notifications/message, "response": bool}]
   aborted         true when the client or the server went away before the exchange completed
 
 Usage as a program (the conformance run): python3 proxy.py LISTEN_PORT_FILE SERVE_LINE_FILE ROLE
@@ -159,7 +161,7 @@ def sse_events(body):
     for block in re.split(r"\r?\n\r?\n", body.decode("utf-8", "replace")):
         if not block.strip():
             continue
-        event = {"id": None, "retry": None, "method": None, "event": None, "response": False}
+        event = {"id": None, "retry": None, "priming": False, "method": None, "event": None, "response": False}
         data = []
         for line in block.splitlines():
             name, _, value = line.partition(":")
@@ -170,7 +172,8 @@ def sse_events(body):
                 event["retry"] = int(value)
             elif name == "data":
                 data.append(value)
-        if data:
+        event["priming"] = event["id"] is not None and data == [""]
+        if data and not event["priming"]:
             try:
                 message = json.loads("\n".join(data))
             except ValueError:

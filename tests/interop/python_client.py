@@ -3,8 +3,11 @@
 Checks, each ending in bounded time:
   1. full role: connect (the 2.x client probes `server/discover` with the 2026-07-28 header first
      and must fall back to initialize on our 400), ping, resources/list, at least one
-     notifications/message from the GET stream, then leave the client context (which sends
-     DELETE); a raw request with that session id must then get 404;
+     notifications/message from the GET stream, tools/call test_reconnection (the server closes
+     that call's stream after its priming event: the client must resume it by itself, with one
+     GET carrying Last-Event-ID equal to the priming id, after the retry, and never send the call
+     again), then leave the client context (which sends DELETE); a raw request with that session
+     id must then get 404;
   2. connect_only role: resources/list surfaces the 403 as an error at once, without a retry storm;
   3. a token revoked mid-session through serve's stdin: the next call fails cleanly (401).
 
@@ -14,6 +17,7 @@ Exits 0 when every check passed; prints one line per check on stderr.
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import time
@@ -34,14 +38,23 @@ def check(name, ok, detail=""):
 
 
 class Recorder:
-    """Counts requests by method and remembers the session id the server handed out."""
+    """Counts requests by method, keeps (time, method, JSON-RPC method, Last-Event-ID) of each,
+    and remembers the session id the server handed out."""
 
     def __init__(self):
         self.counts = {}
+        self.requests = []
         self.session_id = None
 
     async def request(self, request):
         self.counts[request.method] = self.counts.get(request.method, 0) + 1
+        rpc = None
+        if request.method == "POST":
+            try:
+                rpc = json.loads(request.content).get("method")
+            except (ValueError, AttributeError):
+                pass
+        self.requests.append((time.monotonic(), request.method, rpc, request.headers.get("last-event-id")))
 
     async def response(self, response):
         session = response.headers.get("mcp-session-id")
@@ -75,14 +88,32 @@ async def full_session(url, token):
         deadline = time.monotonic() + 10
         while not messages and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        return uris
+        called = await client.call_tool("test_reconnection", {})
+        return uris, called
 
-    uris = await asyncio.wait_for(with_client(url, token, recorder, body, on_log), STEP_TIMEOUT_S)
+    uris, called = await asyncio.wait_for(with_client(url, token, recorder, body, on_log), STEP_TIMEOUT_S)
     check("full: initialize, ping, resources/list", uris == ["kb://tenant/acme/handbook", "kb://tenant/acme/faq"], str(uris))
     check("full: a notifications/message from the GET stream", len(messages) >= 1, f"{len(messages)} received")
     check("full: DELETE sent when the client context ended", recorder.counts.get("DELETE", 0) == 1, str(recorder.counts))
     gets = recorder.counts.get("GET", 0)
     check("full: the GET stream is re-opened at the retry pace, not in a loop", 1 <= gets <= 30, f"{gets} GETs")
+    text = [getattr(c, "text", "") for c in called.content]
+    check(
+        "full: test_reconnection's result arrives (isError false)",
+        not called.is_error and len(text) == 1 and text[0].startswith("delivered on resumption"),
+        repr(called)[:200],
+    )
+    calls = [r for r in recorder.requests if r[2] == "tools/call"]
+    check("full: the call is sent once, never again", len(calls) == 1, str(len(calls)))
+    resumed = [r for r in recorder.requests if r[1] == "GET" and re.search(r"-p\d+-1$", r[3] or "")]
+    check(
+        "full: the client resumes the call's stream by itself: one GET with the priming id as Last-Event-ID",
+        len(resumed) == 1,
+        str([r[3] and r[3].split("-", 1)[1] for r in recorder.requests if r[1] == "GET"]),
+    )
+    if calls and resumed:
+        wait = resumed[0][0] - calls[0][0]
+        check("full: after waiting the retry (at least 0.95 s)", wait >= 0.95, f"{wait:.3f}s")
     return recorder.session_id
 
 

@@ -9,8 +9,10 @@
  * Scenarios:
  *   full      connect, ping, logging/setLevel; once the GET stream delivered session_started,
  *             resources/list (its resources_listed notification is then due on the next, resumed
- *             GET); idle through a few polls; a second resources/list and its notification; idle
- *             again; terminateSession (DELETE); close.
+ *             GET); idle through a few polls; a second resources/list and its notification;
+ *             tools/list, then tools/call test_reconnection (the server closes that call's stream
+ *             after its priming event; the SDK must resume it by itself, with a GET carrying
+ *             Last-Event-ID, to get the result); idle again; terminateSession (DELETE); close.
  *   refused   connect, then resources/list once, timed (a connect_only token: 403); DELETE; close.
  *   rejected  connect only (an expired token: the initialize itself fails with 401).
  *   ttl       connect and ping, then idle past the session lifetime (serve --session-ttl-secs 2)
@@ -98,6 +100,11 @@ async function main() {
     await sleep(2500);
     await step('listResources2', async () => (await client.listResources()).resources.map((r) => r.uri));
     observed.third_seen = await waitFor(() => observed.notifications.length >= 3, 10000);
+    await step('listTools', async () => (await client.listTools()).tools.map((t) => t.name));
+    await step('callTool', async () => {
+      const result = await client.callTool({ name: 'test_reconnection', arguments: {} });
+      return { isError: result.isError ?? null, text: result.content.map((c) => c.text) };
+    });
     await sleep(2500);
     await step('terminateSession', () => transport.terminateSession());
     observed.session_cleared = transport.sessionId === undefined;

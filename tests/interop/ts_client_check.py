@@ -9,13 +9,20 @@ the client reports and what it actually sent:
       notifications/initialized (202); every request carries the Authorization field and, after
       initialize, MCP-Protocol-Version 2025-11-25; ping, logging/setLevel and both resources/list
       answer 200 and the client sees the two fixture resources;
-    - the GET stream: every GET answers 200; the event ids delivered over all GETs are g1..gN with
-      N = 1 + the number of resources/list calls (session_started, then one resources_listed per
-      call), none twice and none missing, and the client's notification handler saw exactly those
-      events in that order (no duplicate, no loss);
-    - Last-Event-ID resumption: every GET that follows a GET which delivered events carries
-      Last-Event-ID equal to the last id delivered, and at least one such resumed GET delivered an
-      event (a replay, not only an empty poll);
+    - the GET stream: every GET answers 200 with a priming event first (an id, `retry: 1000`,
+      empty data); the notifications delivered over all GETs are session_started, then one
+      resources_listed per resources/list call, none twice and none missing, and the client's
+      notification handler saw exactly those in that order (no duplicate, no loss), besides the
+      tool call's own notification;
+    - Last-Event-ID: every GET after the first carries Last-Event-ID equal to the last id the
+      GET before it delivered, priming ids included, so the client keeps its cursor across an
+      empty poll (at least one GET follows a poll that held only its prime), and at least one
+      resumed GET delivered a notification;
+    - test_reconnection: tools/list names it alone; exactly one tools/call POST, answered with an
+      event stream holding only a priming event; then, at least 0.95 s later (its retry), one GET
+      with Last-Event-ID equal to that priming id, answered with a priming event, the call's
+      notification and its response, all on that POST stream; the client gets the result
+      (isError false) and never sends the call again;
     - cadence: at least 4 re-polls, every gap between the end of one GET and the start of the
       next at least 0.95 s and their median within [0.95 s, 1.5 s] (the `retry: 1000` the server
       sends: never a tight loop, and not a slower backoff);
@@ -125,10 +132,13 @@ def check_full(observed, log):
         )
     listed = [r for r in posts if r["rpc"] == "resources/list"]
     checks.check(
-        "full: both resources/list answered 200 as an event stream",
+        "full: both resources/list answered 200 as an event stream: a priming event, then the response",
         [r["status"] for r in listed] == [200, 200]
-        and all(r["events"] and r["events"][0]["response"] for r in listed),
-        str([r["status"] for r in listed]),
+        and all(
+            [(e["priming"], e["response"]) for e in r["events"] or []] == [(True, False), (False, True)]
+            for r in listed
+        ),
+        str([r["events"] for r in listed])[:300],
     )
     checks.check(
         "full: the client lists the two fixture resources",
@@ -137,53 +147,60 @@ def check_full(observed, log):
         str(step(observed, "listResources").get("value")),
     )
 
+    check_reconnection(observed, posts, gets)
+    # The standalone GET stream; a GET resuming a POST stream carries a `p<k>-<n>` cursor.
+    gets = [r for r in gets if not (r["last_event_id"] or "").startswith("p")]
     checks.check(
         "full: every GET answered 200",
         bool(gets) and all(r["status"] == 200 for r in gets),
         str([r["status"] for r in gets]),
     )
-    delivered = [e for r in gets for e in (r["events"] or []) if e["id"] is not None]
-    ids = [e["id"] for e in delivered]
-    expected = [f"g{n}" for n in range(1, 2 + len(listed))]
     checks.check(
-        "full: the GET streams delivered g1..gN exactly once each (no duplicate, no loss)",
-        ids == expected,
-        f"{ids}, expected {expected}",
+        "full: every GET stream opens with a priming event (an id, retry 1000, empty data)",
+        all(
+            r["events"] and r["events"][0]["priming"] and r["events"][0]["retry"] == 1000
+            for r in gets
+        ),
+        str([(r["events"] or [{}])[0] for r in gets][:3]),
     )
+    delivered = [e for r in gets for e in (r["events"] or []) if not e["priming"]]
     wire_events = [e["event"] for e in delivered]
     checks.check(
-        "full: they were session_started, then one resources_listed per resources/list",
+        "full: the GET streams delivered session_started, then one resources_listed per resources/list",
         wire_events == ["session_started"] + ["resources_listed"] * len(listed),
         str(wire_events),
     )
-    seen = [n["event"] for n in observed["notifications"]]
+    ids = [e["id"] for r in gets for e in (r["events"] or [])]
+    checks.check("full: no event id twice", len(ids) == len(set(ids)), str(ids))
+    seen = [n["event"] for n in observed["notifications"] if n["event"] != "test_reconnection_called"]
     checks.check(
         "full: the client's handler saw exactly the delivered events, in order",
         seen == wire_events,
         str(seen),
     )
-    resumed, replayed, plain_after_empty = 0, 0, 0
+    resumed, replayed, after_empty = 0, 0, 0
     wrong = []
     for previous, current in zip(gets, gets[1:]):
         previous_ids = [e["id"] for e in previous["events"] or [] if e["id"] is not None]
-        if previous_ids:
-            resumed += 1
-            if current["last_event_id"] != previous_ids[-1]:
-                wrong.append((previous_ids[-1], current["last_event_id"]))
-            if any(e["id"] for e in current["events"] or []):
-                replayed += 1
-        elif current["last_event_id"] is None:
-            plain_after_empty += 1
+        resumed += 1
+        if current["last_event_id"] != (previous_ids[-1] if previous_ids else None):
+            wrong.append((previous_ids[-1:], current["last_event_id"]))
+        if all(e["priming"] for e in previous["events"] or []):
+            after_empty += 1
+        if any(not e["priming"] for e in current["events"] or []):
+            replayed += 1
     checks.check(
-        "full: each GET after one that delivered events carries Last-Event-ID = the last id delivered",
+        "full: each GET after the first carries Last-Event-ID = the last id the GET before delivered",
         resumed >= 2 and not wrong,
         f"{resumed} resumed GETs, mismatches {wrong}",
     )
     checks.check(
-        "full: a resumed GET replayed an event", replayed >= 1, f"{replayed} resumed GETs delivered events"
+        "full: the cursor survives an empty poll (a GET after a prime-only stream still resumes)",
+        after_empty >= 1 and not wrong,
+        f"{after_empty} GETs after a poll that held only its prime",
     )
-    checks.note(
-        f"full: after an empty stream the next GET carries no Last-Event-ID ({plain_after_empty} of {len(gets) - 1 - resumed} such GETs)"
+    checks.check(
+        "full: a resumed GET delivered a notification", replayed >= 1, f"{replayed} resumed GETs delivered events"
     )
     gaps = [round(b["t"] - a["t_end"], 3) for a, b in zip(gets, gets[1:])]
     checks.check(
@@ -216,6 +233,65 @@ def check_full(observed, log):
         "full: no transport error during the session",
         observed["transport_errors"] == [],
         json.dumps(observed["transport_errors"])[:300],
+    )
+
+
+def check_reconnection(observed, posts, gets):
+    tools = step(observed, "listTools")
+    checks.check(
+        "full: tools/list names test_reconnection alone",
+        tools["ok"] and tools.get("value") == ["test_reconnection"],
+        json.dumps(tools.get("value") or tools.get("error")),
+    )
+    calls = [r for r in posts if r["rpc"] == "tools/call"]
+    first = calls[0] if calls else {}
+    checks.check(
+        "full: exactly one tools/call POST (the call is never sent again)",
+        len(calls) == 1,
+        f"{len(calls)}",
+    )
+    events = first.get("events") or []
+    checks.check(
+        "full: the call is answered 200 with an event stream holding only its priming event",
+        first.get("status") == 200 and len(events) == 1 and events[0]["priming"] and events[0]["retry"] == 1000,
+        json.dumps(events),
+    )
+    prime = events[0]["id"] if events else None
+    resumptions = [r for r in gets if prime and r["last_event_id"] == prime]
+    checks.check(
+        "full: the SDK resumes it by itself: one GET with Last-Event-ID = that priming id",
+        len(resumptions) == 1,
+        f"{prime}: {[r['last_event_id'] for r in gets if (r['last_event_id'] or '').startswith('p')]}",
+    )
+    if resumptions and first:
+        wait = resumptions[0]["t"] - first["t_end"]
+        checks.check("full: after waiting the retry (at least 0.95 s)", wait >= 0.95, f"{wait:.3f}s")
+        checks.note(f"full: test_reconnection resumed {wait:.3f}s after its stream ended")
+        resumed = resumptions[0]["events"] or []
+        stream = prime.split("-")[0]
+        kinds = ["prime" if e["priming"] else e["event"] or ("response" if e["response"] else "?") for e in resumed]
+        checks.check(
+            "full: the resumption brings a priming event, the call's notification and its response",
+            resumptions[0]["status"] == 200 and kinds == ["prime", "test_reconnection_called", "response"],
+            str(kinds),
+        )
+        checks.check(
+            "full: all of it on that POST stream, nothing of the GET stream or another",
+            all(e["id"].split("-")[0] == stream for e in resumed),
+            str([e["id"] for e in resumed]),
+        )
+    called = step(observed, "callTool")
+    value = called.get("value") or {}
+    checks.check(
+        "full: the client gets the tool's result (isError false)",
+        called["ok"] and value.get("isError") is False and value.get("text", [""])[0].startswith("delivered on resumption"),
+        json.dumps(value or called.get("error"))[:200],
+    )
+    notes = [n["event"] for n in observed["notifications"]]
+    checks.check(
+        "full: the handler saw the call's notification once",
+        notes.count("test_reconnection_called") == 1,
+        str(notes),
     )
 
 
