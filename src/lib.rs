@@ -17,7 +17,8 @@
 //! - [`json`]: strict RFC 8259 decoding (explicit stack, duplicate keys refused) and encoding.
 //! - [`sse`]: the event encoder and the strict, bounded stream parser.
 //! - [`auth`]: the offline token policy, challenges, protected-resource metadata, fixture roles.
-//! - [`mcp`]: JSON-RPC messages, the messages a client sends, the session table and its event ids.
+//! - [`mcp`]: JSON-RPC messages, the messages a client sends, the session table, and each
+//!   session's resumable event streams.
 //! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
 //! - [`digest`]: SHA-256 digests as the keys of the token and session tables.
 //! - [`endpoint`]: the receive order, from a parsed head and body to a reply; every refusal's

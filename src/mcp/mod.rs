@@ -2,7 +2,9 @@
 //!
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
 //! - [`requests`]: the messages a client sends, built as values.
-//! - [`session`]: sessions bound to a principal, their lifetime, capacity and GET-stream events.
+//! - [`session`]: sessions bound to a principal, their lifetime and capacity.
+//! - [`stream`]: a session's event streams: event ids as positions, the messages kept for
+//!   resumption, and what a `Last-Event-ID` resumes.
 //! - [`uri`]: `kb://` resource URIs with the tenant percent-encoded as one segment.
 //!
 //! The constants and the session-id rule below are the wire vocabulary the server and the client

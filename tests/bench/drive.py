@@ -9,7 +9,8 @@ Routes (each request is a POST to URL with the same headers as ping.lua, unless 
   ping        initialize + notifications/initialized (set-up, once), then COUNT `ping`s in that
               session; each answer must be 200 application/json with that id and a result.
   resources   the same set-up, then COUNT `resources/list`; each answer must be 200
-              text/event-stream whose first event's data has that id and a result.
+              text/event-stream: a priming event (an id, `retry` and empty data), then an event
+              whose data has that id and a result.
   initialize  COUNT operations of two requests: `initialize` (200 JSON with that id, a result and
               an MCP-Session-Id), then DELETE of that session (204).
   raw-ping    COUNT `ping`s without session or token (for raw-limit, which answers every request
@@ -120,11 +121,15 @@ def check_json_reply(status, headers, body, want_id, what):
 def check_event_reply(status, headers, body, want_id, what):
     if status != 200 or headers.get("content-type") != "text/event-stream":
         raise Failure(f"{what}: status {status}, content-type {headers.get('content-type')!r}")
-    first = body.decode().split("\n\n", 1)[0]
-    data = "\n".join(l[5:].lstrip(" ") for l in first.split("\n") if l.startswith("data:"))
+    events = body.decode().split("\n\n")
+    prime = events[0].split("\n")
+    if len(prime) != 3 or not prime[0].startswith("id: ") or not prime[1].startswith("retry: ") or prime[2] != "data:":
+        raise Failure(f"{what}: no priming event first: {events[0][:200]!r}")
+    second = events[1] if len(events) > 1 else ""
+    data = "\n".join(l[5:].lstrip(" ") for l in second.split("\n") if l.startswith("data:"))
     reply = json.loads(data)
     if reply.get("id") != want_id or "result" not in reply or "error" in reply:
-        raise Failure(f"{what}: unexpected event {first[:200]!r}")
+        raise Failure(f"{what}: unexpected event {second[:200]!r}")
 
 
 def main():
