@@ -15,8 +15,10 @@
 use std::time::Instant;
 
 use crate::endpoint::{Delivery, Rejection, Reply};
-use crate::http::connection::{Action, Close, Connection, Event};
-use crate::http::{FieldList, Method, Parsed, RequestParser, ResponseParser, Status};
+use crate::http::connection::{
+    Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
+};
+use crate::http::{FieldList, Method, Parsed, RequestHead, RequestParser, ResponseParser, Status};
 use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::sse;
@@ -180,76 +182,114 @@ pub struct ConversationReport {
 /// would; every dispatch is answered `200 {}`; every write goes out whole.
 pub fn connection(input: &[u8], limits: &Limits, now: Instant) -> ConversationReport {
     let mut machine = Connection::new(limits, now);
-    let mut steps = vec![step_value(None, &machine)];
-    let (mut sent, mut refused) = (0, false);
-    let mut reply = Vec::new();
-    // Each step makes progress (bytes, a verdict, a write, a close), so this ends; the bound is
-    // there only to make that visible.
-    for _ in 0..=4 * input.len() + 16 {
-        let (event, described) = match machine.action() {
-            Action::Close(_) => break,
-            Action::Read { max, .. } if sent < input.len() => {
-                let n = max.min(input.len() - sent);
-                sent += n;
-                (Event::Received(&input[sent - n..sent]), object([("received", (n as u64).into())]))
-            }
-            Action::Read { .. } => (Event::PeerClosed, "peer_closed".into()),
-            Action::Admit => match machine.head() {
-                Some(Ok(_)) => (Event::Admitted, "admitted".into()),
-                verdict => {
-                    refused = true;
-                    let rejection = match verdict {
-                        Some(Err(error)) => Rejection::Request(error),
-                        _ => Rejection::Internal,
-                    };
-                    let delivery = Delivery { close: true, head: is_head(&machine), date: None };
-                    let _ = rejection.reply("").serialize(
-                        &mut reply,
-                        delivery,
-                        limits.response_bytes_max,
-                    );
-                    (Event::Refused(&reply), object([("refused", rejection.code().into())]))
-                }
-            },
-            Action::Dispatch { keep_alive } => {
-                let answer = Reply::json(Status::Ok, &object([]));
-                let delivery = Delivery { close: !keep_alive, head: is_head(&machine), date: None };
-                let _ = answer.serialize(&mut reply, delivery, limits.response_bytes_max);
-                let replied = object([("replied", (reply.len() as u64).into())]);
-                (Event::Replied { bytes: &reply, close: !keep_alive }, replied)
-            }
-            Action::Continue => {
-                let delivery = Delivery::default();
-                let _ = Reply::empty(Status::Continue).serialize(
-                    &mut reply,
-                    delivery,
-                    limits.response_bytes_max,
-                );
-                (Event::Interim(&reply), object([("interim", (reply.len() as u64).into())]))
-            }
-            Action::Write { bytes, .. } => {
-                (Event::Wrote(bytes.len()), object([("wrote", (bytes.len() as u64).into())]))
-            }
-        };
-        machine.step(now, event);
-        steps.push(step_value(Some(described), &machine));
-    }
-    let accepted = !refused && sent == input.len() && machine.buffered() == 0;
-    ConversationReport { steps, accepted }
+    let mut arrivals = Arrivals { input, sent: 0, now };
+    let mut answers = Answers { limits: *limits, steps: Vec::new(), refusal: None, refused: false };
+    drive(&mut machine, &mut arrivals, &mut answers);
+    let accepted = !answers.refused && arrivals.sent == input.len() && machine.buffered() == 0;
+    ConversationReport { steps: answers.steps, accepted }
 }
 
-/// One step: the event that happened (none for the first), what the machine asks for next, and
-/// its state.
-fn step_value(event: Option<Value>, machine: &Connection) -> Value {
-    let mut members = Object::new();
-    if let Some(event) = event {
-        members.insert("event".into(), event);
+/// The peer: the input whole, at one instant, then its close; it reads everything it is sent.
+struct Arrivals<'i> {
+    input: &'i [u8],
+    sent: usize,
+    now: Instant,
+}
+
+impl Transport for Arrivals<'_> {
+    fn now(&mut self) -> Instant {
+        self.now
     }
-    members.insert("state".into(), machine.state_name().into());
-    let action = match machine.action() {
-        Action::Read { max, .. } => object([("read", (max as u64).into())]),
-        Action::Admit => match machine.head() {
-            Some(Ok(head)) => object([(
+
+    fn read(&mut self, buf: &mut [u8], _deadline: Instant) -> Io {
+        let n = buf.len().min(self.input.len() - self.sent);
+        buf[..n].copy_from_slice(&self.input[self.sent..self.sent + n]);
+        self.sent += n;
+        Io::Done(n)
+    }
+
+    fn write(&mut self, bytes: &[u8], _deadline: Instant) -> Io {
+        Io::Done(bytes.len())
+    }
+}
+
+/// The server side of the conversation, and the record of its steps.
+struct Answers {
+    limits: Limits,
+    steps: Vec<Value>,
+    /// The code of the refusal being written.
+    refusal: Option<&'static str>,
+    refused: bool,
+}
+
+impl Answers {
+    fn reply(&self, reply: &Reply, close: bool, head: bool, out: &mut Vec<u8>) {
+        let delivery = Delivery { close, head, date: None };
+        let _ = reply.serialize(out, delivery, self.limits.response_bytes_max);
+    }
+}
+
+impl Handler for Answers {
+    type Route = ();
+
+    fn admit(&mut self, _head: &RequestHead<'_>, _reply: &mut Vec<u8>) -> Option<()> {
+        Some(())
+    }
+
+    fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>) {
+        let rejection = Rejection::Request(refused.error);
+        self.refused = true;
+        self.refusal = Some(rejection.code());
+        let head = refused.method == Some(Method::Head);
+        self.reply(&rejection.reply(""), true, head, reply);
+    }
+
+    fn respond(
+        &mut self,
+        _route: (),
+        request: &Request<'_>,
+        keep_alive: bool,
+        _now: Instant,
+        reply: &mut Vec<u8>,
+    ) -> bool {
+        let head = request.head.method == Method::Head;
+        self.reply(&Reply::json(Status::Ok, &object([])), !keep_alive, head, reply);
+        !keep_alive
+    }
+
+    fn observe(&mut self, happened: Option<Happened>, state: &'static str, next: &Stage<'_, ()>) {
+        let mut members = Object::new();
+        if let Some(happened) = happened {
+            members.insert("event".into(), self.happened_value(happened));
+        }
+        members.insert("state".into(), state.into());
+        members.insert("next".into(), stage_value(next));
+        self.steps.push(Value::Object(members));
+    }
+}
+
+impl Answers {
+    fn happened_value(&self, happened: Happened) -> Value {
+        let count = |name: &'static str, n: usize| object([(name, (n as u64).into())]);
+        match happened {
+            Happened::Received(n) => count("received", n),
+            Happened::Wrote(n) => count("wrote", n),
+            Happened::Replied(n) => count("replied", n),
+            Happened::PeerClosed => "peer_closed".into(),
+            Happened::TimePassed => "time_passed".into(),
+            Happened::Admitted => "admitted".into(),
+            Happened::Refused => object([("refused", self.refusal.unwrap_or("refused").into())]),
+        }
+    }
+}
+
+/// What the machine asks for next, as JSON.
+fn stage_value(stage: &Stage<'_, ()>) -> Value {
+    match stage {
+        Stage::Read(read) => object([("read", (read.room() as u64).into())]),
+        Stage::Admit(admit) => {
+            let head = admit.head();
+            object([(
                 "admit",
                 object([
                     ("method", head.method.as_str().into()),
@@ -258,39 +298,38 @@ fn step_value(event: Option<Value>, machine: &Connection) -> Value {
                     ("keep_alive", head.keep_alive.into()),
                     ("expect_continue", head.expect_continue.into()),
                 ]),
-            )]),
-            Some(Err(error)) => object([(
+            )])
+        }
+        Stage::Refuse(refuse) => {
+            let error = refuse.refused_head().error;
+            object([(
                 "admit",
                 object([
                     ("refused", error.code().into()),
                     ("status", Value::from(u64::from(error.status().code()))),
                     ("offset", Value::from(error.offset() as u64)),
                 ]),
-            )]),
-            None => "admit".into(),
-        },
-        Action::Continue => "continue".into(),
-        Action::Dispatch { keep_alive } => {
-            let body = machine.request().map_or(0, |(_, body)| body.len());
+            )])
+        }
+        Stage::Dispatch(dispatch) => {
+            let body = dispatch.request().body.len();
+            let keep_alive = dispatch.keep_alive();
             object([(
                 "dispatch",
                 object([("body_bytes", (body as u64).into()), ("keep_alive", keep_alive.into())]),
             )])
         }
-        Action::Write { bytes, .. } => object([(
-            "write",
-            object([("bytes", (bytes.len() as u64).into()), ("first_line", first_line(bytes))]),
-        )]),
-        Action::Close(Close::Polite) => object([("close", "politely".into())]),
-        Action::Close(Close::Now) => object([("close", "at once".into())]),
-    };
-    members.insert("next".into(), action);
-    Value::Object(members)
-}
-
-/// The request is HEAD, so its responses carry no content.
-fn is_head(machine: &Connection) -> bool {
-    machine.method() == Some(Method::Head)
+        Stage::Write(write) => {
+            let bytes = write.bytes();
+            let line = first_line(bytes);
+            object([(
+                "write",
+                object([("bytes", (bytes.len() as u64).into()), ("first_line", line)]),
+            )])
+        }
+        Stage::Closed(Close::Polite) => object([("close", "politely".into())]),
+        Stage::Closed(Close::Now) => object([("close", "at once".into())]),
+    }
 }
 
 /// The status line of a response being written.

@@ -1,10 +1,16 @@
-//! The connection state machine on a fake clock: scripted arrivals, admissions, replies and
-//! clock steps in, the machine's answers out, as readable lines. No socket and no sleep: every
-//! deadline is checked at its edge and one step past it by reporting the time.
+//! The connection state machine on a fake clock, through the one driver: a script of arrivals,
+//! admissions, replies and clock steps plays both the transport and the handler, and every stage
+//! the machine asks for is recorded as a readable line. No socket and no sleep: every deadline is
+//! checked at its edge and one step past it by reporting the time.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use loopback_mcp_http::http::connection::{Action, Close, Connection, Event, Linger, LingerAction};
+use loopback_mcp_http::http::RequestHead;
+use loopback_mcp_http::http::connection::{
+    Close, Connection, Handler, Happened, Io, Linger, LingerAction, Refused, Request, Stage,
+    Transport, drive,
+};
 use loopback_mcp_http::limits::Limits;
 
 /// One scripted step, at a time in milliseconds after the connection was accepted.
@@ -14,13 +20,13 @@ enum Ev {
     PeerClosed,
     /// The read or write waited and returned nothing.
     Timeout,
+    /// The handler admits the head (the time is that of the read that completed it).
     Admitted,
+    /// The handler refuses the head, or answers the parser's refusal.
     Refused,
     Reply {
         close: bool,
     },
-    /// The interim `100 Continue`, serialized.
-    Interim,
     /// The pending write went out whole.
     WroteAll,
     /// Part of the pending write went out.
@@ -32,63 +38,194 @@ const REFUSAL: &[u8] =
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
 const OK_CLOSE: &[u8] = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
 
-const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
-
 const PING: &[u8] = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}";
 const GET: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
 
-/// The machine's answer as a line: what a reader of the trace needs to see.
-fn describe(t0: Instant, connection: &Connection, action: Action<'_>) -> String {
-    let ms = |at: Instant| at.duration_since(t0).as_millis();
-    match action {
-        Action::Read { max, deadline } => format!("read {max} by {}", ms(deadline)),
-        Action::Continue => "continue".into(),
-        Action::Admit => match connection.head() {
-            Some(Ok(head)) => format!("admit {} {}", head.method.as_str(), head.target),
-            Some(Err(error)) => format!("admit refused {}", error.code()),
-            None => "admit without a head".into(),
-        },
-        Action::Dispatch { keep_alive } => {
-            let (head, body) = connection.request().expect("a complete request");
-            let keep = if keep_alive { "keep" } else { "close" };
-            format!("dispatch {} {} body {} {keep}", head.method.as_str(), head.target, body.len())
+/// The script, as transport and handler at once, and the stages it saw.
+struct Script<'s> {
+    t0: Instant,
+    now: Instant,
+    items: &'s [(u64, Ev)],
+    next: usize,
+    /// Set once the driver asked for more than the script holds: nothing more is recorded.
+    exhausted: bool,
+    seen: Vec<String>,
+}
+
+impl Script<'_> {
+    /// The next item, its time becoming the clock's; `None` once the script is over.
+    fn take(&mut self) -> Option<Ev> {
+        let Some(&(at_ms, ev)) = self.items.get(self.next) else {
+            self.exhausted = true;
+            return None;
+        };
+        self.next += 1;
+        self.now = self.t0 + Duration::from_millis(at_ms);
+        Some(ev)
+    }
+
+    fn unexpected(&self, ev: Ev, stage: &str) -> ! {
+        panic!("script item {} ({ev:?}) does not fit the {stage} stage", self.next)
+    }
+
+    fn describe(&self, stage: &Stage<'_, ()>) -> String {
+        let ms = |at: Instant| at.duration_since(self.t0).as_millis();
+        match stage {
+            Stage::Read(read) => format!("read {} by {}", read.room(), ms(read.deadline())),
+            Stage::Admit(admit) => {
+                let head = admit.head();
+                format!("admit {} {}", head.method.as_str(), head.target)
+            }
+            Stage::Refuse(refuse) => {
+                format!("admit refused {}", refuse.refused_head().error.code())
+            }
+            Stage::Dispatch(dispatch) => {
+                let request = dispatch.request();
+                let keep = if dispatch.keep_alive() { "keep" } else { "close" };
+                let (head, body) = (request.head, request.body.len());
+                format!("dispatch {} {} body {body} {keep}", head.method.as_str(), head.target)
+            }
+            Stage::Write(write) => {
+                let bytes = write.bytes();
+                let line = bytes.split(|&b| b == b'\r').next().unwrap_or_default();
+                let line = String::from_utf8_lossy(line);
+                format!("write {line:?} {} by {}", bytes.len(), ms(write.deadline()))
+            }
+            Stage::Closed(Close::Polite) => "close polite".into(),
+            Stage::Closed(Close::Now) => "close now".into(),
         }
-        Action::Write { bytes, deadline } => {
-            let line = bytes.split(|&b| b == b'\r').next().unwrap_or_default();
-            format!("write {:?} {} by {}", String::from_utf8_lossy(line), bytes.len(), ms(deadline))
-        }
-        Action::Close(Close::Polite) => "close polite".into(),
-        Action::Close(Close::Now) => "close now".into(),
     }
 }
 
-/// Runs a script and returns the machine's first answer, then its answer to each step.
-fn run(limits: &Limits, script: &[(u64, Ev)]) -> Vec<String> {
-    let t0 = Instant::now();
-    let mut connection = Connection::new(limits, t0);
-    let mut seen = vec![describe(t0, &connection, connection.action())];
-    for &(at_ms, ev) in script {
-        let now = t0 + Duration::from_millis(at_ms);
-        let pending = match connection.action() {
-            Action::Write { bytes, .. } => bytes.len(),
-            _ => 0,
-        };
-        let event = match ev {
-            Ev::Recv(bytes) => Event::Received(bytes),
-            Ev::PeerClosed => Event::PeerClosed,
-            Ev::Timeout => Event::TimePassed,
-            Ev::Admitted => Event::Admitted,
-            Ev::Refused => Event::Refused(REFUSAL),
-            Ev::Reply { close: false } => Event::Replied { bytes: OK, close: false },
-            Ev::Reply { close: true } => Event::Replied { bytes: OK_CLOSE, close: true },
-            Ev::Interim => Event::Interim(CONTINUE),
-            Ev::WroteAll => Event::Wrote(pending),
-            Ev::Wrote(n) => Event::Wrote(n),
-        };
-        connection.step(now, event);
-        seen.push(describe(t0, &connection, connection.action()));
+/// The script as the transport...
+struct Peer<'r, 's>(&'r RefCell<Script<'s>>);
+/// ... and as the handler: two views of one script.
+struct Endpoint<'r, 's>(&'r RefCell<Script<'s>>);
+
+impl Transport for Peer<'_, '_> {
+    fn now(&mut self) -> Instant {
+        self.0.borrow().now
     }
-    seen
+
+    fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
+        self.0.borrow_mut().read(buf, deadline)
+    }
+
+    fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
+        self.0.borrow_mut().write(bytes, deadline)
+    }
+}
+
+impl Handler for Endpoint<'_, '_> {
+    type Route = ();
+
+    fn admit(&mut self, head: &RequestHead<'_>, reply: &mut Vec<u8>) -> Option<()> {
+        self.0.borrow_mut().admit(head, reply)
+    }
+
+    fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>) {
+        self.0.borrow_mut().refuse(refused, reply);
+    }
+
+    fn respond(
+        &mut self,
+        _: (),
+        request: &Request<'_>,
+        keep_alive: bool,
+        now: Instant,
+        reply: &mut Vec<u8>,
+    ) -> bool {
+        self.0.borrow_mut().respond(request, keep_alive, now, reply)
+    }
+
+    fn observe(&mut self, _: Option<Happened>, _: &'static str, next: &Stage<'_, ()>) {
+        self.0.borrow_mut().observe(next);
+    }
+}
+
+impl Script<'_> {
+    fn read(&mut self, buf: &mut [u8], _deadline: Instant) -> Io {
+        match self.take() {
+            None | Some(Ev::PeerClosed) => Io::Closed,
+            Some(Ev::Timeout) => Io::TimedOut,
+            Some(Ev::Recv(bytes)) => {
+                assert!(bytes.len() <= buf.len(), "the script sends more than the read takes");
+                buf[..bytes.len()].copy_from_slice(bytes);
+                Io::Done(bytes.len())
+            }
+            Some(ev) => self.unexpected(ev, "read"),
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8], _deadline: Instant) -> Io {
+        match self.take() {
+            None | Some(Ev::PeerClosed) => Io::Closed,
+            Some(Ev::Timeout) => Io::TimedOut,
+            Some(Ev::WroteAll) => Io::Done(bytes.len()),
+            Some(Ev::Wrote(n)) => Io::Done(n),
+            Some(ev) => self.unexpected(ev, "write"),
+        }
+    }
+
+    fn admit(&mut self, _head: &RequestHead<'_>, reply: &mut Vec<u8>) -> Option<()> {
+        match self.take() {
+            Some(Ev::Admitted) => Some(()),
+            None => None,
+            Some(Ev::Refused) => {
+                reply.extend_from_slice(REFUSAL);
+                None
+            }
+            Some(ev) => self.unexpected(ev, "admit"),
+        }
+    }
+
+    fn refuse(&mut self, _refused: Refused, reply: &mut Vec<u8>) {
+        match self.take() {
+            Some(Ev::Refused) => reply.extend_from_slice(REFUSAL),
+            None => {}
+            Some(ev) => self.unexpected(ev, "refuse"),
+        }
+    }
+
+    fn respond(
+        &mut self,
+        _request: &Request<'_>,
+        _keep_alive: bool,
+        _now: Instant,
+        reply: &mut Vec<u8>,
+    ) -> bool {
+        let close = match self.take() {
+            Some(Ev::Reply { close }) => close,
+            None => true,
+            Some(ev) => self.unexpected(ev, "dispatch"),
+        };
+        reply.extend_from_slice(if close { OK_CLOSE } else { OK });
+        close
+    }
+
+    fn observe(&mut self, next: &Stage<'_, ()>) {
+        if !self.exhausted {
+            let line = self.describe(next);
+            self.seen.push(line);
+        }
+    }
+}
+
+/// Runs a script through the driver: the machine's first stage, then its stage after each
+/// item; and how many items were left unconsumed when the connection ended.
+fn run_counting(limits: &Limits, items: &[(u64, Ev)]) -> (Vec<String>, usize) {
+    let t0 = Instant::now();
+    let mut connection: Connection = Connection::new(limits, t0);
+    let script =
+        RefCell::new(Script { t0, now: t0, items, next: 0, exhausted: false, seen: Vec::new() });
+    drive(&mut connection, &mut Peer(&script), &mut Endpoint(&script));
+    let script = script.into_inner();
+    (script.seen, items.len() - script.next)
+}
+
+/// [`run_counting`]'s stages.
+fn run(limits: &Limits, items: &[(u64, Ev)]) -> Vec<String> {
+    run_counting(limits, items).0
 }
 
 fn check(limits: &Limits, script: &[(u64, Ev)], expected: &[&str]) {
@@ -256,7 +393,6 @@ fn an_error_on_the_second_request_closes_and_the_bytes_after_it_are_never_read()
             (0, Ev::WroteAll),
             (0, Ev::Refused),
             (0, Ev::WroteAll),
-            (1, Ev::Recv(b"more")),
         ],
         &[
             &read_by(5000),
@@ -266,9 +402,13 @@ fn an_error_on_the_second_request_closes_and_the_bytes_after_it_are_never_read()
             "admit refused bare_lf",
             "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
             "close polite",
-            "close polite",
         ],
     );
+    // Whatever the peer would send afterwards, the connection is over: it is never read.
+    let more = [(0, Ev::Recv(TWO_BAD)), (0, Ev::Admitted), (0, Ev::Reply { close: false })];
+    let script = [&more[..], &[(0, Ev::WroteAll), (0, Ev::Refused), (0, Ev::WroteAll)]].concat();
+    let with_more = [&script[..], &[(1, Ev::Recv(b"more"))]].concat();
+    assert_eq!(run_counting(&D, &with_more).1, 1, "the last arrival is never read");
 }
 
 #[test]
@@ -293,17 +433,11 @@ fn continue_is_sent_only_after_admission_and_only_while_the_body_is_missing() {
         b"POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n";
     check(
         &D,
-        &[
-            (0, Ev::Recv(EXPECTS)),
-            (0, Ev::Admitted),
-            (0, Ev::Interim),
-            (1, Ev::WroteAll),
-            (2, Ev::Recv(b"hello")),
-        ],
+        &[(0, Ev::Recv(EXPECTS)), (0, Ev::Admitted), (1, Ev::WroteAll), (2, Ev::Recv(b"hello"))],
         &[
             &read_by(5000),
             "admit POST /mcp",
-            "continue",
+            // The machine's own interim response: fixed bytes, no Date.
             "write \"HTTP/1.1 100 Continue\" 25 by 2000",
             "read 5 by 2001",
             "dispatch POST /mcp body 5 keep",
@@ -431,23 +565,12 @@ fn a_linger_drains_until_the_peer_closes_its_deadline_or_its_byte_budget() {
     let deadline = at(250);
     let mut linger = Linger::new(&limits, t0);
     assert_eq!(linger.action(), LingerAction::Drain { max: 10, deadline });
-    assert_eq!(
-        linger.step(at(1), Event::Received(b"123456789")),
-        LingerAction::Drain { max: 1, deadline }
-    );
-    assert_eq!(
-        linger.step(at(2), Event::Received(b"0")),
-        LingerAction::Close,
-        "at the byte budget"
-    );
+    assert_eq!(linger.drained(at(1), 9), LingerAction::Drain { max: 1, deadline });
+    assert_eq!(linger.drained(at(2), 1), LingerAction::Close, "at the byte budget");
     let mut linger = Linger::new(&limits, t0);
-    assert_eq!(linger.step(at(249), Event::TimePassed), LingerAction::Drain { max: 10, deadline });
-    assert_eq!(linger.step(at(250), Event::TimePassed), LingerAction::Close, "at the deadline");
+    assert_eq!(linger.waited(at(249)), LingerAction::Drain { max: 10, deadline });
+    assert_eq!(linger.waited(at(250)), LingerAction::Close, "at the deadline");
     let mut linger = Linger::new(&limits, t0);
-    assert_eq!(linger.step(at(3), Event::PeerClosed), LingerAction::Close);
-    assert_eq!(
-        linger.step(at(4), Event::Received(b"x")),
-        LingerAction::Close,
-        "closed stays closed"
-    );
+    assert_eq!(linger.peer_closed(), LingerAction::Close);
+    assert_eq!(linger.drained(at(4), 1), LingerAction::Close, "closed stays closed");
 }

@@ -502,6 +502,7 @@ fn expect_100_continue_is_answered_before_the_body_is_sent() {
     let interim = conn.receive().unwrap();
     t.check_no_secrets(&interim);
     assert_eq!((interim.status, interim.body.len()), (100, 0));
+    assert_eq!(interim.raw, b"HTTP/1.1 100 Continue\r\n\r\n", "the machine's own fixed bytes");
     conn.send(&body).unwrap();
     let response = conn.receive().unwrap();
     t.remember(response.field_str("mcp-session-id").unwrap_or(""));

@@ -1,21 +1,26 @@
-//! Fuzzes the connection state machine with whole conversations: bytes split into arrivals
-//! anywhere, peer closes, admissions and refusals, partial writes and clock steps, all taken from
-//! the input. Whatever happens:
+//! Fuzzes the connection state machine, through its one driver, with whole conversations: bytes
+//! split into arrivals anywhere, peer closes, admissions and refusals, partial writes and clock
+//! steps, all taken from the input (the input is both the driver's transport and its handler).
+//! Whatever happens:
 //!
 //! - a request is dispatched only when it is complete: its head parses on its own to the same
 //!   method, target and length, and exactly its body is handed over;
-//! - once the machine says close, it never asks to read, write or dispatch again;
+//! - once the machine says close, it asks for nothing more;
 //! - a refused head's reply is followed by a close, with nothing dispatched in between;
 //! - no deadline the machine names lies further ahead than its budget allows;
-//! - a read never asks for more than the head and body budgets, and the buffer never holds more.
+//! - a read never asks for more than the head and body budgets, and the buffer never holds more
+//!   (checked at the end: it is one fixed allocation of exactly those budgets).
 #![no_main]
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use loopback_mcp_http::http::connection::{Action, Close, Connection, Event};
-use loopback_mcp_http::http::{Parsed, RequestParser};
+use loopback_mcp_http::http::connection::{
+    Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
+};
+use loopback_mcp_http::http::{Parsed, RequestHead, RequestParser};
 use loopback_mcp_http::limits::Limits;
 
 const TINY: Limits = Limits {
@@ -31,12 +36,11 @@ const _: () = assert!(TINY.validate().is_ok());
 
 const REFUSAL: &[u8] =
     b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
-const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
 const OK_CLOSE: &[u8] = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
 
 /// One step of the conversation, read according to what the machine asked for.
-#[derive(Arbitrary, Debug)]
+#[derive(Arbitrary, Debug, Clone, Copy)]
 enum Step {
     /// The peer sends the next `n` bytes of the conversation (a read takes what it may).
     Send(u8),
@@ -61,105 +65,189 @@ fuzz_target!(|data: &[u8]| {
     converse(&limits, &conversation, &steps);
 });
 
-fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
-    let t0 = Instant::now();
-    let mut now = t0;
-    let mut connection = Connection::new(limits, now);
-    let mut sent = 0; // bytes of the conversation delivered so far
-    let mut closed = false;
-    let mut refused = false;
-    // The peer left or a wait ran out: a refusal's reply may then end with a close at once.
-    let mut cut_short = false;
-    let mut next_request = 0; // where the next request starts in the conversation
-    let buffer_max = limits.request_head_bytes_max() + limits.request_body_bytes_max;
-    for step in steps {
-        let action = connection.action();
-        check_action(limits, now, &action, closed, refused);
-        assert!(connection.buffered() <= buffer_max);
-        let event = match (action, step) {
-            (Action::Close(how), _) => {
-                closed = true;
-                if refused && !cut_short {
-                    assert_eq!(how, Close::Polite, "a refusal that was written closes politely");
-                }
-                Event::PeerClosed // anything at all: the machine must stay closed
+/// Everything the input decides, and what the checks remember.
+struct Run<'i> {
+    limits: Limits,
+    conversation: &'i [u8],
+    steps: std::slice::Iter<'i, Step>,
+    now: Instant,
+    sent: usize,
+    /// Where the next request starts in the conversation.
+    next_request: usize,
+    closed: bool,
+    refused: bool,
+    /// The peer left or a wait ran out after a refusal: its reply may then end with a close at
+    /// once.
+    cut_short: bool,
+}
+
+impl Run<'_> {
+    /// The next step; its time passes.
+    fn step(&mut self) -> Option<Step> {
+        self.now += Duration::from_millis(1);
+        self.steps.next().copied()
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Io {
+        let left = self.conversation.len() - self.sent;
+        let n = match self.step() {
+            None | Some(Step::Leave) => {
+                self.cut_short |= self.refused;
+                return Io::Closed;
             }
-            (Action::Read { max, .. }, Step::Send(n)) => {
-                let n = usize::from(*n).min(max).min(conversation.len() - sent);
-                let bytes = &conversation[sent..sent + n];
-                sent += n;
-                if n == 0 { Event::PeerClosed } else { Event::Received(bytes) }
+            Some(Step::Wait(ms)) => {
+                self.cut_short |= self.refused;
+                self.now += Duration::from_millis(u64::from(ms) * 8);
+                return Io::TimedOut;
             }
-            (Action::Read { .. } | Action::Write { .. }, Step::Leave) => {
-                cut_short |= refused;
-                Event::PeerClosed
-            }
-            (Action::Read { .. } | Action::Write { .. }, Step::Wait(ms)) => {
-                cut_short |= refused;
-                now += Duration::from_millis(u64::from(*ms) * 8);
-                Event::TimePassed
-            }
-            (Action::Admit, step) => match connection.head() {
-                Some(Ok(_)) if matches!(step, Step::Judge(true)) => Event::Admitted,
-                Some(_) => {
-                    refused = true;
-                    Event::Refused(REFUSAL)
-                }
-                None => panic!("asked to admit without a head"),
-            },
-            (Action::Continue, _) => Event::Interim(CONTINUE),
-            (Action::Dispatch { keep_alive }, step) => {
-                next_request = check_request(limits, &connection, conversation, next_request);
-                let close = !keep_alive || matches!(step, Step::Reply(true));
-                Event::Replied { bytes: if close { OK_CLOSE } else { OK }, close }
-            }
-            (Action::Write { bytes, .. }, step) => {
-                let n = match step {
-                    Step::Take(n) => usize::from(*n),
-                    _ => bytes.len(),
-                };
-                Event::Wrote(n.min(bytes.len()))
-            }
-            (Action::Read { max, .. }, _) => {
-                // Any other step: the next byte arrives, if there is one.
-                let n = 1.min(max).min(conversation.len() - sent);
-                sent += n;
-                if n == 0 {
-                    Event::PeerClosed
-                } else {
-                    Event::Received(&conversation[sent - n..sent])
-                }
-            }
+            Some(Step::Send(n)) => usize::from(n),
+            // Any other step: the next byte arrives, if there is one.
+            Some(_) => 1,
         };
-        now += Duration::from_millis(1);
-        connection.step(now, event);
+        let n = n.min(buf.len()).min(left);
+        buf[..n].copy_from_slice(&self.conversation[self.sent..self.sent + n]);
+        self.sent += n;
+        Io::Done(n)
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Io {
+        match self.step() {
+            None | Some(Step::Leave) => {
+                self.cut_short |= self.refused;
+                Io::Closed
+            }
+            Some(Step::Wait(ms)) => {
+                self.cut_short |= self.refused;
+                self.now += Duration::from_millis(u64::from(ms) * 8);
+                Io::TimedOut
+            }
+            // A write that takes nothing is the peer's close to the driver, as to a socket.
+            Some(Step::Take(0)) => {
+                self.cut_short |= self.refused;
+                Io::Done(0)
+            }
+            Some(Step::Take(n)) => Io::Done(usize::from(n).min(bytes.len())),
+            Some(_) => Io::Done(bytes.len()),
+        }
+    }
+
+    fn admit(&mut self, reply: &mut Vec<u8>) -> Option<()> {
+        if let Some(Step::Judge(true)) = self.step() {
+            return Some(());
+        }
+        self.refused = true;
+        reply.extend_from_slice(REFUSAL);
+        None
+    }
+
+    fn refuse(&mut self, reply: &mut Vec<u8>) {
+        self.step();
+        self.refused = true;
+        reply.extend_from_slice(REFUSAL);
+    }
+
+    fn respond(&mut self, request: &Request<'_>, keep_alive: bool, reply: &mut Vec<u8>) -> bool {
+        self.next_request =
+            check_request(&self.limits, request, self.conversation, self.next_request);
+        let close = !keep_alive || matches!(self.step(), None | Some(Step::Reply(true)));
+        reply.extend_from_slice(if close { OK_CLOSE } else { OK });
+        close
+    }
+
+    /// Every stage the machine asks for is within its budgets and follows the rules.
+    fn observe(&mut self, next: &Stage<'_, ()>) {
+        let limits = &self.limits;
+        assert!(!self.closed, "the machine asked for more after saying close");
+        if self.refused {
+            assert!(matches!(next, Stage::Write(_) | Stage::Closed(_)), "{next:?} after a refusal");
+        }
+        let furthest = |budget: Duration| self.now + budget + Duration::from_millis(1);
+        match next {
+            Stage::Read(read) => {
+                assert!(read.room() > 0);
+                assert!(
+                    read.room()
+                        <= limits.request_head_bytes_max().max(limits.request_body_bytes_max)
+                );
+                let wait = limits.connection_idle_timeout.max(limits.socket_read_timeout);
+                assert!(read.deadline() <= furthest(wait), "a read deadline beyond its budget");
+            }
+            Stage::Write(write) => {
+                let bytes = write.bytes();
+                assert!(!bytes.is_empty() && bytes.len() <= limits.response_bytes_max);
+                let deadline = write.deadline();
+                assert!(
+                    deadline <= furthest(limits.socket_write_timeout),
+                    "a write deadline too far"
+                );
+            }
+            Stage::Closed(how) => {
+                self.closed = true;
+                if self.refused && !self.cut_short {
+                    assert_eq!(*how, Close::Polite, "a refusal that was written closes politely");
+                }
+            }
+            Stage::Admit(_) | Stage::Refuse(_) | Stage::Dispatch(_) => {}
+        }
     }
 }
 
-fn check_action(limits: &Limits, now: Instant, action: &Action<'_>, closed: bool, refused: bool) {
-    if closed {
-        assert!(matches!(action, Action::Close(_)), "{action:?} after close");
+struct Peer<'r, 'i>(&'r RefCell<Run<'i>>);
+struct Side<'r, 'i>(&'r RefCell<Run<'i>>);
+
+impl Transport for Peer<'_, '_> {
+    fn now(&mut self) -> Instant {
+        self.0.borrow().now
     }
-    if refused {
-        assert!(
-            matches!(action, Action::Write { .. } | Action::Close(_)),
-            "{action:?} after a refusal"
-        );
+    fn read(&mut self, buf: &mut [u8], _deadline: Instant) -> Io {
+        self.0.borrow_mut().read(buf)
     }
-    let furthest = |budget: Duration| now + budget + Duration::from_millis(1);
-    match *action {
-        Action::Read { max, deadline } => {
-            assert!(max > 0);
-            assert!(max <= limits.request_head_bytes_max().max(limits.request_body_bytes_max));
-            let wait = limits.connection_idle_timeout.max(limits.socket_read_timeout);
-            assert!(deadline <= furthest(wait), "a read deadline beyond its budget");
-        }
-        Action::Write { bytes, deadline } => {
-            assert!(!bytes.is_empty() && bytes.len() <= limits.response_bytes_max);
-            assert!(deadline <= furthest(limits.socket_write_timeout), "a write deadline too far");
-        }
-        Action::Admit | Action::Continue | Action::Dispatch { .. } | Action::Close(_) => {}
+    fn write(&mut self, bytes: &[u8], _deadline: Instant) -> Io {
+        self.0.borrow_mut().write(bytes)
     }
+}
+
+impl Handler for Side<'_, '_> {
+    type Route = ();
+    fn admit(&mut self, _head: &RequestHead<'_>, reply: &mut Vec<u8>) -> Option<()> {
+        self.0.borrow_mut().admit(reply)
+    }
+    fn refuse(&mut self, _refused: Refused, reply: &mut Vec<u8>) {
+        self.0.borrow_mut().refuse(reply);
+    }
+    fn respond(
+        &mut self,
+        _: (),
+        request: &Request<'_>,
+        keep_alive: bool,
+        _now: Instant,
+        reply: &mut Vec<u8>,
+    ) -> bool {
+        self.0.borrow_mut().respond(request, keep_alive, reply)
+    }
+    fn observe(&mut self, _: Option<Happened>, _: &'static str, next: &Stage<'_, ()>) {
+        self.0.borrow_mut().observe(next);
+    }
+}
+
+fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
+    let t0 = Instant::now();
+    let run = RefCell::new(Run {
+        limits: *limits,
+        conversation,
+        steps: steps.iter(),
+        now: t0,
+        sent: 0,
+        next_request: 0,
+        closed: false,
+        refused: false,
+        cut_short: false,
+    });
+    let mut connection: Connection = Connection::new(limits, t0);
+    drive(&mut connection, &mut Peer(&run), &mut Side(&run));
+    assert!(
+        connection.buffered() <= limits.request_head_bytes_max() + limits.request_body_bytes_max
+    );
 }
 
 /// The dispatched request is complete, and it is what a parser alone makes of the conversation
@@ -167,11 +255,11 @@ fn check_action(limits: &Limits, now: Instant, action: &Action<'_>, closed: bool
 /// body bytes that follow its head. Returns where the next request starts.
 fn check_request(
     limits: &Limits,
-    connection: &Connection,
+    request: &Request<'_>,
     conversation: &[u8],
     start: usize,
 ) -> usize {
-    let (head, body) = connection.request().expect("a dispatch without a complete request");
+    let (head, body) = (&request.head, request.body);
     assert_eq!(body.len() as u64, head.content_length);
     let mut parser = RequestParser::new(limits);
     let Ok(Parsed::Complete { value: alone, len }) = parser.parse(&conversation[start..]) else {

@@ -7,11 +7,12 @@
 
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::http::{Parsed, Response, ResponseError, ResponseParser};
-use loopback_mcp_http::limits::{Limits, RESPONSE_HEAD_BYTES_RESERVE};
+use loopback_mcp_http::limits::{Limits, PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE};
 
-/// As small as the budgets' relations allow: one 64-byte event beside a response head.
+/// As small as the budgets' relations allow: one 64-byte event and a priming event beside a
+/// response head.
 const TINY: Limits = Limits {
-    response_bytes_max: RESPONSE_HEAD_BYTES_RESERVE + 64,
+    response_bytes_max: RESPONSE_HEAD_BYTES_RESERVE + PRIMING_EVENT_BYTES_MAX + 64,
     header_value_bytes_max: 16,
     header_fields_max: 4,
     header_section_bytes_max: 64,

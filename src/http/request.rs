@@ -67,8 +67,56 @@ enum LineState {
     Version(usize),
     /// After the version's CR.
     LineCr,
-    /// The request line is done and valid; the header section is being scanned.
-    Fields,
+    /// The request line is done and passed every check; the header section is being scanned.
+    Fields(RequestLine),
+}
+
+/// A request line that passed every check: what a head view needs of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RequestLine {
+    method: Method,
+    version: Version,
+    /// The target's bytes: `target_start..target_end`.
+    target_start: usize,
+    target_end: usize,
+}
+
+/// A head whose empty line has arrived: its length and its checked request line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HeadEnd {
+    len: usize,
+    line: RequestLine,
+}
+
+/// A head the parser accepted: everything needed to view it again over the same buffer, which
+/// only the parser can make. Holding one is the proof that the head passed every check, so a
+/// view never has to guess.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    end: HeadEnd,
+    framing: Framing,
+}
+
+impl Accepted {
+    /// The head's length in bytes: where its body starts.
+    pub fn head_len(&self) -> usize {
+        self.end.len
+    }
+
+    /// The body length: the Content-Length, or 0.
+    pub fn content_length(&self) -> u64 {
+        self.framing.content_length
+    }
+
+    /// The client sent `Expect: 100-continue` (HTTP/1.1 only).
+    pub fn expect_continue(&self) -> bool {
+        self.framing.expect_continue
+    }
+
+    /// The head allows another request after this one.
+    pub fn keep_alive(&self) -> bool {
+        self.framing.keep_alive
+    }
 }
 
 /// The budgets the head parser reads from [`Limits`].
@@ -96,14 +144,12 @@ pub struct RequestParser {
     method_not_token: bool,
     /// The method's token has ended (its space arrived), whatever is decided about the line.
     method_ended: bool,
-    /// The method and version, once the request line passed every check.
-    line: Option<(Method, Version)>,
     fields: FieldScanner,
-    /// Set once a verdict is reached: `Ok(head length)` or the error.
-    outcome: Option<Result<usize, RequestError>>,
+    /// Set once the byte scan reached a verdict: the head's end, or the error.
+    outcome: Option<Result<HeadEnd, RequestError>>,
     /// The whole-head checks' result, kept so a second `parse` of the same head (after its body
     /// arrived) does not run them again.
-    framing: Option<Framing>,
+    accepted: Option<Accepted>,
 }
 
 impl RequestParser {
@@ -126,10 +172,9 @@ impl RequestParser {
             version_start: 0,
             method_not_token: false,
             method_ended: false,
-            line: None,
             fields: FieldScanner::new(fields),
             outcome: None,
-            framing: None,
+            accepted: None,
         }
     }
 
@@ -140,10 +185,9 @@ impl RequestParser {
         self.leading_empty_lines = 0;
         self.method_not_token = false;
         self.method_ended = false;
-        self.line = None;
         self.fields.reset();
         self.outcome = None;
-        self.framing = None;
+        self.accepted = None;
     }
 
     /// Parses the bytes received so far for this request.
@@ -157,25 +201,33 @@ impl RequestParser {
     ///
     /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
     pub fn parse<'b>(&'b mut self, buf: &'b [u8]) -> Result<Parsed<RequestHead<'b>>, RequestError> {
-        let Some(len) = self.feed(buf)? else {
-            return Ok(Parsed::Partial);
-        };
-        let framing = self.judge_head(buf, len)?;
-        Ok(Parsed::Complete { value: self.view(buf, len, framing), len })
+        match self.judge(buf)? {
+            Parsed::Partial => Ok(Parsed::Partial),
+            Parsed::Complete { value: accepted, len } => {
+                Ok(Parsed::Complete { value: self.view(buf, &accepted), len })
+            }
+        }
     }
 
-    /// The verdict reached so far: the head's length once its empty line arrived (before or after
-    /// the whole-head checks), or the refusal; `None` while more bytes are needed.
-    pub fn verdict(&self) -> Option<Result<usize, RequestError>> {
-        self.outcome
+    /// [`RequestParser::parse`] without building the head: the [`Accepted`] token a caller views
+    /// it with later ([`RequestParser::view`]), as often as it likes, at no cost.
+    pub fn judge(&mut self, buf: &[u8]) -> Result<Parsed<Accepted>, RequestError> {
+        if let Some(accepted) = self.accepted {
+            return Ok(Parsed::Complete { value: accepted, len: accepted.end.len });
+        }
+        let Some(end) = self.feed(buf)? else {
+            return Ok(Parsed::Partial);
+        };
+        let accepted = self.judge_head(buf, end)?;
+        Ok(Parsed::Complete { value: accepted, len: end.len })
     }
 
     /// The method this request names, once its token has ended, even when the request is refused
     /// later: a response to HEAD must carry no content, errors included. `buf` is the buffer of
     /// the last call.
     pub fn method(&self, buf: &[u8]) -> Option<Method> {
-        if let Some((method, _)) = self.line {
-            return Some(method); // the line was checked: its method is known
+        if let LineState::Fields(line) = self.state {
+            return Some(line.method); // the line was checked: its method is known
         }
         if !self.method_ended {
             return None;
@@ -183,42 +235,36 @@ impl RequestParser {
         Method::from_token(buf.get(self.method_start..self.target_start - 1)?)
     }
 
-    /// The length of the accepted head (where its body starts); `None` before that, or after a
-    /// refusal.
-    pub fn head_len(&self) -> Option<usize> {
-        match (self.outcome, self.framing) {
-            (Some(Ok(len)), Some(_)) => Some(len),
-            _ => None,
-        }
-    }
-
-    /// The head [`RequestParser::parse`] accepted, viewed again over the same buffer (which may
-    /// have grown since: a body arrived). Nothing is scanned or checked again, and nothing is
-    /// allocated. `None` until a head was accepted, and after a refusal.
-    pub fn head<'b>(&'b self, buf: &'b [u8]) -> Option<RequestHead<'b>> {
-        match (self.outcome, self.framing) {
-            (Some(Ok(len)), Some(framing)) if buf.len() >= len => {
-                Some(self.view(buf, len, framing))
-            }
-            _ => None,
+    /// The head `accepted` stands for, viewed over `buf` (the buffer it was parsed from, which
+    /// may have grown since: a body arrived). Nothing is scanned or checked again, and nothing
+    /// is allocated.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than the head: the token belongs to another buffer, a caller bug.
+    pub fn view<'b>(&'b self, buf: &'b [u8], accepted: &Accepted) -> RequestHead<'b> {
+        let (end, framing) = (accepted.end, accepted.framing);
+        let head = &buf[..end.len];
+        RequestHead {
+            method: end.line.method,
+            target: chars::ascii_str(&head[end.line.target_start..end.line.target_end]),
+            version: end.line.version,
+            fields: FieldList::from_spans(head, self.fields.fields()),
+            content_length: framing.content_length,
+            expect_continue: framing.expect_continue,
+            keep_alive: framing.keep_alive,
         }
     }
 
     /// The byte-level half of [`RequestParser::parse`]: scans the new bytes and answers the head's
-    /// length once its empty line has arrived, without building the head or running the checks
-    /// that need it whole (Host, framing, Expect, Connection). A reader calls this after each read
-    /// and `parse` once, when it has the head.
-    ///
-    /// # Panics
-    ///
-    /// When `buf` is shorter than a previous call's buffer: that is a caller bug, never input.
-    pub fn feed(&mut self, buf: &[u8]) -> Result<Option<usize>, RequestError> {
+    /// end once its empty line has arrived, without running the checks that need it whole.
+    fn feed(&mut self, buf: &[u8]) -> Result<Option<HeadEnd>, RequestError> {
         assert!(buf.len() >= self.pos, "RequestParser::parse called with a shrunken buffer");
         let outcome = match self.outcome {
             Some(outcome) => outcome,
             None => match self.scan(buf) {
                 Ok(None) => return Ok(None),
-                Ok(Some(len)) => Ok(len),
+                Ok(Some(end)) => Ok(end),
                 Err(e) => Err(e),
             },
         };
@@ -226,111 +272,142 @@ impl RequestParser {
         outcome.map(Some)
     }
 
-    /// Runs the byte scanners; `Some(len)` when the empty line ending the head was read.
-    fn scan(&mut self, buf: &[u8]) -> Result<Option<usize>, RequestError> {
-        while self.state != LineState::Fields {
+    /// Runs the byte scanners; the head's end once the empty line ending it was read.
+    fn scan(&mut self, buf: &[u8]) -> Result<Option<HeadEnd>, RequestError> {
+        let line = loop {
+            if let LineState::Fields(line) = self.state {
+                break line;
+            }
             let Some(&byte) = buf.get(self.pos) else {
                 return Ok(None);
             };
             let at = self.pos;
             self.pos += 1;
-            self.line_step(byte, at)?;
-            if self.state == LineState::Fields {
-                self.check_request_line(buf)?;
-            }
-        }
-        Ok(self.fields.scan(buf, &mut self.pos)?)
+            self.line_step(buf, byte, at)?;
+        };
+        let end = self.fields.scan(buf, &mut self.pos)?;
+        Ok(end.map(|len| HeadEnd { len, line }))
     }
 
-    /// Consumes one byte of the (possibly preceded by empty lines) request line.
-    fn line_step(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
-        let fail = |kind| Err(RequestError::new(kind, at));
-        let bare_cr = RequestErrorKind::Head(HeadErrorKind::BareCr);
-        let bare_lf = RequestErrorKind::Head(HeadErrorKind::BareLf);
+    /// Consumes one byte of the (possibly preceded by empty lines) request line, by the grammar's
+    /// stage: before the method, its token, the target, the version, the line's end.
+    fn line_step(&mut self, buf: &[u8], byte: u8, at: usize) -> Result<(), RequestError> {
         match self.state {
-            LineState::Start => match byte {
-                b'\r' => self.state = LineState::LeadingCr,
-                b'\n' => return fail(bare_lf),
-                _ if chars::is(byte, TCHAR) => {
-                    self.method_start = at;
-                    self.state = LineState::Method;
-                }
-                _ => return fail(RequestErrorKind::RequestLineStart),
-            },
-            LineState::LeadingCr => {
-                if byte != b'\n' {
-                    return fail(bare_cr);
-                }
-                self.leading_empty_lines += 1;
-                if self.leading_empty_lines > self.budget.leading_empty_lines_max {
-                    let limit = self.budget.leading_empty_lines_max;
-                    return fail(RequestErrorKind::LeadingEmptyLines { limit });
-                }
-                self.state = LineState::Start;
-            }
-            LineState::Method => match byte {
-                b' ' => {
-                    self.method_ended = true;
-                    self.target_start = at + 1;
-                    self.state = LineState::Target;
-                }
-                _ if chars::is(byte, VCHAR) => {
-                    if at - self.method_start >= self.budget.method_bytes_max {
-                        let limit = self.budget.method_bytes_max;
-                        return fail(RequestErrorKind::MethodTooLong { limit });
-                    }
-                    // A visible byte that is not a token byte is judged with the method, after
-                    // the version and the target (step 1 of the order in the module docs).
-                    self.method_not_token |= !chars::is(byte, TCHAR);
-                }
-                b'\r' => return fail(RequestErrorKind::TargetMissing),
-                b'\n' => return fail(bare_lf),
-                _ => return fail(RequestErrorKind::MethodByte),
-            },
-            LineState::Target => match byte {
-                b' ' if at == self.target_start => return fail(RequestErrorKind::TargetMissing),
-                b' ' => {
-                    self.version_start = at + 1;
-                    self.state = LineState::Version(0);
-                }
-                _ if chars::is(byte, VCHAR) => {
-                    if at - self.target_start >= self.budget.target_bytes_max {
-                        let limit = self.budget.target_bytes_max;
-                        return fail(RequestErrorKind::TargetTooLong { limit });
-                    }
-                }
-                b'\n' => return fail(bare_lf),
-                b'\r' if at == self.target_start => return fail(RequestErrorKind::TargetMissing),
-                // "GET /path\r\n": an HTTP/0.9-style line with no version.
-                b'\r' => return fail(RequestErrorKind::VersionSyntax),
-                _ => return fail(RequestErrorKind::TargetByte),
-            },
-            LineState::Version(matched) if matched < VERSION_LEN => {
-                if !version_byte_fits(matched, byte) {
-                    return fail(RequestErrorKind::VersionSyntax);
-                }
-                self.state = LineState::Version(matched + 1);
-            }
-            LineState::Version(_) => match byte {
-                b'\r' => self.state = LineState::LineCr,
-                b'\n' => return fail(bare_lf),
-                _ => return fail(RequestErrorKind::VersionSyntax),
-            },
+            LineState::Start => self.start_byte(byte, at),
+            LineState::LeadingCr => self.leading_lf(byte, at),
+            LineState::Method => self.method_byte(byte, at),
+            LineState::Target => self.target_byte(byte, at),
+            LineState::Version(matched) => self.version_byte(matched, byte, at),
             LineState::LineCr => {
                 if byte != b'\n' {
-                    return fail(bare_cr);
+                    return Err(bare(HeadErrorKind::BareCr, at));
                 }
-                self.state = LineState::Fields;
+                self.state = LineState::Fields(self.check_request_line(buf)?);
+                Ok(())
             }
-            // `scan` stops calling this once the line is done; in a release build the byte would
-            // be left to the field scanner, which is where it belongs.
-            LineState::Fields => debug_assert!(false, "line_step called after the request line"),
+            // `scan` stops calling this once the line is done.
+            LineState::Fields(_) => Ok(()),
+        }
+    }
+
+    /// Before the method: an empty line (its CR), or the method's first byte.
+    fn start_byte(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
+        match byte {
+            b'\r' => self.state = LineState::LeadingCr,
+            b'\n' => return Err(bare(HeadErrorKind::BareLf, at)),
+            _ if chars::is(byte, TCHAR) => {
+                self.method_start = at;
+                self.state = LineState::Method;
+            }
+            _ => return Err(RequestError::new(RequestErrorKind::RequestLineStart, at)),
+        }
+        Ok(())
+    }
+
+    /// The LF of an empty line before the request line, within its budget.
+    fn leading_lf(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
+        if byte != b'\n' {
+            return Err(bare(HeadErrorKind::BareCr, at));
+        }
+        self.leading_empty_lines += 1;
+        if self.leading_empty_lines > self.budget.leading_empty_lines_max {
+            let limit = self.budget.leading_empty_lines_max;
+            return Err(RequestError::new(RequestErrorKind::LeadingEmptyLines { limit }, at));
+        }
+        self.state = LineState::Start;
+        Ok(())
+    }
+
+    /// A byte of the method, or the space that ends it.
+    fn method_byte(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
+        let fail = |kind| Err(RequestError::new(kind, at));
+        match byte {
+            b' ' => {
+                self.method_ended = true;
+                self.target_start = at + 1;
+                self.state = LineState::Target;
+            }
+            _ if chars::is(byte, VCHAR) => {
+                if at - self.method_start >= self.budget.method_bytes_max {
+                    let limit = self.budget.method_bytes_max;
+                    return fail(RequestErrorKind::MethodTooLong { limit });
+                }
+                // A visible byte that is not a token byte is judged with the method, after the
+                // version and the target (step 1 of the order in the module docs).
+                self.method_not_token |= !chars::is(byte, TCHAR);
+            }
+            b'\r' => return fail(RequestErrorKind::TargetMissing),
+            b'\n' => return Err(bare(HeadErrorKind::BareLf, at)),
+            _ => return fail(RequestErrorKind::MethodByte),
+        }
+        Ok(())
+    }
+
+    /// A byte of the target, or the space that ends it.
+    fn target_byte(&mut self, byte: u8, at: usize) -> Result<(), RequestError> {
+        let fail = |kind| Err(RequestError::new(kind, at));
+        let empty = at == self.target_start;
+        match byte {
+            b' ' if empty => return fail(RequestErrorKind::TargetMissing),
+            b' ' => {
+                self.version_start = at + 1;
+                self.state = LineState::Version(0);
+            }
+            _ if chars::is(byte, VCHAR) => {
+                if at - self.target_start >= self.budget.target_bytes_max {
+                    let limit = self.budget.target_bytes_max;
+                    return fail(RequestErrorKind::TargetTooLong { limit });
+                }
+            }
+            b'\n' => return Err(bare(HeadErrorKind::BareLf, at)),
+            b'\r' if empty => return fail(RequestErrorKind::TargetMissing),
+            // "GET /path\r\n": an HTTP/0.9-style line with no version.
+            b'\r' => return fail(RequestErrorKind::VersionSyntax),
+            _ => return fail(RequestErrorKind::TargetByte),
+        }
+        Ok(())
+    }
+
+    /// A byte of `HTTP/x.y`, or the CR after it.
+    fn version_byte(&mut self, matched: usize, byte: u8, at: usize) -> Result<(), RequestError> {
+        let syntax = RequestError::new(RequestErrorKind::VersionSyntax, at);
+        if matched < VERSION_LEN {
+            if !version_byte_fits(matched, byte) {
+                return Err(syntax);
+            }
+            self.state = LineState::Version(matched + 1);
+            return Ok(());
+        }
+        match byte {
+            b'\r' => self.state = LineState::LineCr,
+            b'\n' => return Err(bare(HeadErrorKind::BareLf, at)),
+            _ => return Err(syntax),
         }
         Ok(())
     }
 
     /// The whole-line checks, in precedence order: version, target form, method.
-    fn check_request_line(&mut self, buf: &[u8]) -> Result<(), RequestError> {
+    fn check_request_line(&self, buf: &[u8]) -> Result<RequestLine, RequestError> {
         let version = &buf[self.version_start..self.version_start + VERSION_LEN];
         let version = match version {
             b"HTTP/1.1" => Version::Http11,
@@ -342,42 +419,30 @@ impl RequestParser {
         };
         let target_end = self.version_start - 1;
         let target = &buf[self.target_start..target_end];
+        let method = &buf[self.method_start..self.target_start - 1];
         // Asterisk-form names the server itself, for OPTIONS only (RFC 9112 §3.2.4).
-        let asterisk =
-            target == b"*" && &buf[self.method_start..self.target_start - 1] == b"OPTIONS";
-        if !asterisk {
+        if !(target == b"*" && method == b"OPTIONS") {
             target::check(target)
                 .map_err(|(kind, offset)| RequestError::new(kind, self.target_start + offset))?;
         }
         if self.method_not_token {
             return Err(RequestError::new(RequestErrorKind::MethodNotToken, self.method_start));
         }
-        let method = &buf[self.method_start..self.target_start - 1];
         let method = Method::from_token(method)
             .ok_or(RequestError::new(RequestErrorKind::MethodUnknown, self.method_start))?;
-        self.line = Some((method, version));
-        Ok(())
+        Ok(RequestLine { method, version, target_start: self.target_start, target_end })
     }
 
     /// The whole-head checks (Host, framing, Expect, Connection), run once per head: a refusal
     /// becomes the parser's verdict, and an acceptance is kept for later views.
-    fn judge_head(&mut self, buf: &[u8], len: usize) -> Result<Framing, RequestError> {
-        if let Some(framing) = self.framing {
-            return Ok(framing);
-        }
-        let Some((_, version)) = self.line else {
-            // `feed` reports a head only after `check_request_line` set the version. Were that
-            // ever broken, a release build refuses the request rather than guess at its line.
-            debug_assert!(false, "a complete head without a checked request line");
-            let error = RequestError::new(RequestErrorKind::VersionSyntax, 0);
-            self.outcome = Some(Err(error));
-            return Err(error);
-        };
-        let head = &buf[..len];
-        match framing::check(head, self.fields.fields(), version, self.budget.body_bytes_max) {
+    fn judge_head(&mut self, buf: &[u8], end: HeadEnd) -> Result<Accepted, RequestError> {
+        let head = &buf[..end.len];
+        let fields = self.fields.fields();
+        match framing::check(head, fields, end.line.version, self.budget.body_bytes_max) {
             Ok(framing) => {
-                self.framing = Some(framing);
-                Ok(framing)
+                let accepted = Accepted { end, framing };
+                self.accepted = Some(accepted);
+                Ok(accepted)
             }
             Err(error) => {
                 self.outcome = Some(Err(error));
@@ -385,21 +450,9 @@ impl RequestParser {
             }
         }
     }
+}
 
-    /// The accepted head as a view over `buf`: borrowed text and the recorded field spans.
-    fn view<'b>(&'b self, buf: &'b [u8], len: usize, framing: Framing) -> RequestHead<'b> {
-        let head = &buf[..len];
-        // The line is checked before a head can be accepted (see `judge_head`).
-        debug_assert!(self.line.is_some(), "a head view without a checked request line");
-        let (method, version) = self.line.unwrap_or((Method::Get, Version::Http11));
-        RequestHead {
-            method,
-            target: chars::ascii_str(&head[self.target_start..self.version_start - 1]),
-            version,
-            fields: FieldList::from_spans(head, self.fields.fields()),
-            content_length: framing.content_length,
-            expect_continue: framing.expect_continue,
-            keep_alive: framing.keep_alive,
-        }
-    }
+/// A bare CR or LF at `at`.
+fn bare(kind: HeadErrorKind, at: usize) -> RequestError {
+    RequestError::new(RequestErrorKind::Head(kind), at)
 }

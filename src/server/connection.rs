@@ -1,13 +1,15 @@
-//! One connection's loop: the only place the server reads and writes a client socket.
+//! One connection's socket side: the only place the server reads and writes a client socket.
 //!
-//! Every decision about the connection is [`Connection`]'s (`http::connection`): this loop asks
-//! it what to do, does it on the socket, and reports back what happened and when. A read or a
-//! write is given the deadline the machine named (the socket's timeout is set to the time left,
-//! and changed only when that differs by more than a few milliseconds from what it already is,
-//! so a keep-alive connection costs no extra system call per request). Admission and replies come
-//! from the [`Endpoint`], whose panics become a 500 for that request. A connection that ends
-//! politely is handed to the [`LingerSet`] with its write half shut; one that ends at once is
-//! dropped.
+//! Every decision about the connection is [`Connection`]'s, and the loop is
+//! `http::connection::drive`'s. This file supplies its two sides: the socket as a [`Transport`]
+//! (a read or a write with the deadline the machine named: the socket's timeout is set to the
+//! time left, and changed only when that differs by more than a few milliseconds from what it
+//! already is, so a keep-alive connection costs no extra system call per request) and the
+//! [`Endpoint`] as a [`Handler`] (admission and replies, whose panics become a 500 for that
+//! request, serialized straight into the machine's buffer with the `Date` of the shell's clock).
+//! A connection that ends politely is handed to the [`LingerSet`] with its write half shut; one
+//! that ends at once is dropped. Either way, the worker's place in the pool is given back only
+//! after that, when this function returns.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -15,131 +17,108 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::linger::LingerSet;
-use crate::endpoint::{Clock, Delivery, Endpoint, Rejection, Reply};
-use crate::http::connection::{Action, Close, Connection, Event};
+use crate::endpoint::{Clock, Delivery, Endpoint, Rejection, Reply, Route};
+use crate::http::connection::{Close, Connection, Handler, Io, Refused, Request, Transport, drive};
 use crate::http::date::DateCache;
-use crate::http::{Method, Status};
+use crate::http::{Method, RequestHead};
 use crate::limits::Limits;
 use crate::random::FillRandom;
-
-/// How many bytes one read takes at most (a machine may allow more: a head and a body).
-const READ_CHUNK_BYTES: usize = 16 * 1024;
 
 /// How far a socket's timeout may be from the time left before a deadline before it is set
 /// again: a read may end this much after its deadline, never more.
 const TIMEOUT_TOLERANCE: Duration = Duration::from_millis(5);
 
 /// Serves every request of one connection, then closes it or hands it to `lingering`.
-/// `release` is called once, just before a response that ends the connection is written: from
-/// then on the worker no longer needs its place in the pool.
 pub fn serve(
     stream: TcpStream,
     endpoint: &Endpoint,
     fill_random: &mut FillRandom<'_>,
-    release: &mut dyn FnMut(),
     lingering: &LingerSet,
 ) {
-    let limits = *endpoint.limits();
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
+    let limits = *endpoint.limits();
     let mut socket = Socket { stream, read_timeout: None, write_timeout: None };
     let mut connection = Connection::new(&limits, Instant::now());
-    let mut chunk = vec![0u8; READ_CHUNK_BYTES];
-    let mut out = Outgoing { bytes: Vec::new(), dates: DateCache::new(), limits };
-    let mut route = None;
-    // The time of the last socket operation. Steps that follow only computation (admitting a
-    // head, which takes microseconds) reuse it instead of reading the clock again.
-    let mut now = Instant::now();
-    loop {
-        let to_head = |c: &Connection| c.method() == Some(Method::Head);
-        let event = match connection.action() {
-            Action::Read { max, deadline } => {
-                let room = max.min(chunk.len());
-                let event = socket.read(&mut chunk[..room], deadline);
-                now = Instant::now();
-                event
-            }
-            Action::Write { bytes, deadline } => {
-                let event = socket.write(bytes, deadline);
-                now = Instant::now();
-                event
-            }
-            Action::Admit => {
-                let Some(verdict) = connection.head() else {
-                    return; // the machine's own bug, asserted there: drop the connection
-                };
-                let admitted = verdict
-                    .map_err(Rejection::Request)
-                    .and_then(|head| guarded(|| endpoint.admit(&head))?);
-                match admitted {
-                    Ok(admitted) => {
-                        route = Some(admitted);
-                        Event::Admitted
-                    }
-                    Err(rejection) => {
-                        release();
-                        let refusal = rejection.reply(endpoint.metadata_url());
-                        out.serialize(&refusal, true, to_head(&connection), SystemTime::now());
-                        Event::Refused(&out.bytes)
-                    }
-                }
-            }
-            Action::Continue => {
-                out.serialize(&Reply::empty(Status::Continue), false, false, SystemTime::now());
-                Event::Interim(&out.bytes)
-            }
-            Action::Dispatch { keep_alive } => {
-                let (Some(route), Some((head, body))) = (route, connection.request()) else {
-                    return;
-                };
-                // One reading of the wall clock serves the token checks and the `Date` field.
-                let clock = Clock { now, wall: SystemTime::now() };
-                let answered = guarded(|| endpoint.respond(route, &head, body, clock, fill_random))
-                    .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
-                let close = !keep_alive || answered.close;
-                let close = out.serialize(&answered, close, to_head(&connection), clock.wall);
-                if close {
-                    release();
-                }
-                // Answering may take a while (an event stream, a large list): read the clock anew.
-                now = Instant::now();
-                Event::Replied { bytes: &out.bytes, close }
-            }
-            Action::Close(Close::Polite) => {
-                release();
-                lingering.add(socket.stream, Instant::now());
-                return;
-            }
-            Action::Close(Close::Now) => return,
-        };
-        connection.step(now, event);
+    let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits };
+    if drive(&mut connection, &mut socket, &mut handler) == Close::Polite {
+        lingering.add(socket.stream, Instant::now());
     }
 }
 
-/// The bytes of the response being sent, and the `Date` the responses carry.
-struct Outgoing {
-    bytes: Vec<u8>,
+/// The endpoint as the connection's handler: the receive order's checks and answers, each reply
+/// serialized with its framing (`Connection: close`, no content for HEAD, `Date`).
+struct Answers<'e, 'r> {
+    endpoint: &'e Endpoint,
+    fill_random: &'e mut FillRandom<'r>,
     dates: DateCache,
     limits: Limits,
 }
 
-impl Outgoing {
-    /// `reply` as bytes, with `Connection: close` when `close`, without content for a HEAD
-    /// request, and with the `Date` of `wall`; true when the connection closes after it. A reply
-    /// that does not serialize (too large: a bug here, never the client's doing) becomes a
+impl Handler for Answers<'_, '_> {
+    type Route = Route;
+
+    fn admit(&mut self, head: &RequestHead<'_>, reply: &mut Vec<u8>) -> Option<Route> {
+        match guarded(|| self.endpoint.admit(head)).and_then(|admitted| admitted) {
+            Ok(route) => Some(route),
+            Err(rejection) => {
+                self.refusal(&rejection, head.method == Method::Head, reply);
+                None
+            }
+        }
+    }
+
+    fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>) {
+        let head = refused.method == Some(Method::Head);
+        self.refusal(&Rejection::Request(refused.error), head, reply);
+    }
+
+    fn respond(
+        &mut self,
+        route: Route,
+        request: &Request<'_>,
+        keep_alive: bool,
+        now: Instant,
+        reply: &mut Vec<u8>,
+    ) -> bool {
+        // One reading of the wall clock serves the token checks and the `Date` field.
+        let clock = Clock { now, wall: SystemTime::now() };
+        let (endpoint, head, body) = (self.endpoint, &request.head, request.body);
+        let answered = guarded(|| endpoint.respond(route, head, body, clock, self.fill_random))
+            .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
+        let close = !keep_alive || answered.close;
+        self.serialize(&answered, close, head.method == Method::Head, clock.wall, reply)
+    }
+}
+
+impl Answers<'_, '_> {
+    fn refusal(&mut self, rejection: &Rejection, head: bool, reply: &mut Vec<u8>) {
+        let refusal = rejection.reply(self.endpoint.metadata_url());
+        self.serialize(&refusal, true, head, SystemTime::now(), reply);
+    }
+
+    /// `reply` as bytes into `out`, with `Connection: close` when `close`, without content for a
+    /// HEAD request, and with the `Date` of `wall`; true when the connection closes after it. A
+    /// reply that does not serialize (too large: a bug here, never the client's doing) becomes a
     /// closing 500.
-    fn serialize(&mut self, reply: &Reply, close: bool, head: bool, wall: SystemTime) -> bool {
+    fn serialize(
+        &mut self,
+        reply: &Reply,
+        close: bool,
+        head: bool,
+        wall: SystemTime,
+        out: &mut Vec<u8>,
+    ) -> bool {
         let date = self.dates.at(unix_seconds(wall));
         let max = self.limits.response_bytes_max;
         let delivery = Delivery { close, head, date: Some(date) };
-        if reply.serialize(&mut self.bytes, delivery, max).is_ok() {
+        if reply.serialize(out, delivery, max).is_ok() {
             return close;
         }
         let fallback = Rejection::Internal.reply("");
-        let written =
-            fallback.serialize(&mut self.bytes, Delivery { close: true, ..delivery }, max);
-        // `bind` checked that the fixed error replies fit the response budget.
-        debug_assert!(written.is_ok(), "the 500 fallback does not fit the response budget");
+        // `bind` checked that the fixed error replies fit the response budget; were that ever
+        // broken, the buffer stays empty and the connection closes without a response.
+        let _ = fallback.serialize(out, Delivery { close: true, ..delivery }, max);
         true
     }
 }
@@ -161,49 +140,60 @@ struct Socket {
     write_timeout: Option<Duration>,
 }
 
-impl Socket {
-    /// One read into `buf`, waiting no later than `deadline`.
-    fn read<'b>(&mut self, buf: &'b mut [u8], deadline: Instant) -> Event<'b> {
+impl Transport for Socket {
+    fn now(&mut self) -> Instant {
+        Instant::now()
+    }
+
+    fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
         loop {
             let Some(timeout) = timeout_for(deadline, self.read_timeout) else {
-                return Event::TimePassed;
+                return Io::TimedOut;
             };
             if Some(timeout) != self.read_timeout {
                 if self.stream.set_read_timeout(Some(timeout)).is_err() {
-                    return Event::PeerClosed;
+                    return Io::Closed;
                 }
                 self.read_timeout = Some(timeout);
             }
             match self.stream.read(buf) {
-                Ok(0) => return Event::PeerClosed,
-                Ok(n) => return Event::Received(&buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if timed_out(&e) => return Event::TimePassed,
-                Err(_) => return Event::PeerClosed,
+                Ok(n) => return Io::Done(n),
+                Err(e) => match io_outcome(&e) {
+                    Some(outcome) => return outcome,
+                    None => continue,
+                },
             }
         }
     }
 
-    /// One write of (a first part of) `bytes`, waiting no later than `deadline`.
-    fn write(&mut self, bytes: &[u8], deadline: Instant) -> Event<'static> {
+    fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
         loop {
             let Some(timeout) = timeout_for(deadline, self.write_timeout) else {
-                return Event::TimePassed;
+                return Io::TimedOut;
             };
             if Some(timeout) != self.write_timeout {
                 if self.stream.set_write_timeout(Some(timeout)).is_err() {
-                    return Event::PeerClosed;
+                    return Io::Closed;
                 }
                 self.write_timeout = Some(timeout);
             }
             match self.stream.write(bytes) {
-                Ok(0) => return Event::PeerClosed,
-                Ok(n) => return Event::Wrote(n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if timed_out(&e) => return Event::TimePassed,
-                Err(_) => return Event::PeerClosed,
+                Ok(n) => return Io::Done(n),
+                Err(e) => match io_outcome(&e) {
+                    Some(outcome) => return outcome,
+                    None => continue,
+                },
             }
         }
+    }
+}
+
+/// What a failed socket operation means; `None` to try it again (a signal interrupted it).
+fn io_outcome(e: &io::Error) -> Option<Io> {
+    match e.kind() {
+        io::ErrorKind::Interrupted => None,
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Some(Io::TimedOut),
+        _ => Some(Io::Closed),
     }
 }
 
@@ -217,8 +207,4 @@ fn timeout_for(deadline: Instant, current: Option<Duration>) -> Option<Duration>
         Some(current) if close_enough => current,
         _ => left.max(Duration::from_millis(1)),
     })
-}
-
-fn timed_out(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
 }

@@ -15,7 +15,7 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use crate::http::connection::{Event, Linger, LingerAction};
+use crate::http::connection::{Linger, LingerAction};
 use crate::limits::Limits;
 
 /// How many bytes one draining read takes.
@@ -114,18 +114,18 @@ fn drain(lingering: &mut Lingering, now: Instant, chunk: &mut [u8]) -> bool {
             return false;
         };
         let room = max.min(chunk.len());
-        let event = match lingering.stream.read(&mut chunk[..room]) {
-            Ok(0) => Event::PeerClosed,
-            Ok(n) => Event::Received(&chunk[..n]),
+        let linger = &mut lingering.linger;
+        let next = match lingering.stream.read(&mut chunk[..room]) {
+            Ok(0) => linger.peer_closed(),
+            Ok(n) => linger.drained(now, n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Event::TimePassed,
-            Err(_) => Event::PeerClosed,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                return linger.waited(now) != LingerAction::Close;
+            }
+            Err(_) => linger.peer_closed(),
         };
-        let nothing_waiting = event == Event::TimePassed;
-        match lingering.linger.step(now, event) {
-            LingerAction::Close => return false,
-            LingerAction::Drain { .. } if nothing_waiting => return true,
-            LingerAction::Drain { .. } => {}
+        if next == LingerAction::Close {
+            return false;
         }
     }
 }

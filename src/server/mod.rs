@@ -8,8 +8,11 @@
 //! lingering set. So does every connection a worker ends politely (an error, a request that asked
 //! to close, the per-connection budget): its write half is shut and the sweeper drains what the
 //! peer still sends, within the drain budgets, so the client reads its last response rather than
-//! a reset, while the worker is already free for the next connection. No thread is ever started
-//! per connection, no queue is unbounded, and no peer's silence delays another's answer.
+//! a reset. A worker holds its place in the pool until its connection is handed to the
+//! lingering set or dropped, its last response written; then it is free for the next one. No
+//! thread is ever started per connection, no queue is unbounded, and no peer's silence delays
+//! another's answer: a connection that arrives while every worker is busy (writing included) gets
+//! its 503 at once.
 //!
 //! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
 //! warning. Time and randomness for the endpoint are read here (the clock per request, the
@@ -225,20 +228,14 @@ pub fn fill_os_random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
 
 fn run_worker(handoff: &Handoff<TcpStream>, lingering: &LingerSet, endpoint: &Endpoint) {
     while let Some(stream) = handoff.take() {
-        // The place in the pool is given back as soon as the last response is on its way, so a
-        // client reconnecting at once finds it free; at the latest when `serve` returns.
-        let mut released = false;
-        let mut release = || {
-            if !std::mem::replace(&mut released, true) {
-                handoff.finished();
-            }
-        };
         // The endpoint's own panics are already answered 500; this keeps the worker alive through
         // any other one (the connection is dropped).
         let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-            connection::serve(stream, endpoint, &mut fill_os_random, &mut release, lingering)
+            connection::serve(stream, endpoint, &mut fill_os_random, lingering)
         }));
-        release();
+        // Only now, with its last response written and the socket lingering or closed, is the
+        // worker free for another connection.
+        handoff.finished();
     }
 }
 

@@ -1,0 +1,161 @@
+//! The one loop that drives a [`Connection`], over two small traits: a [`Transport`] (a read
+//! and a write, each with a deadline, and the clock) and a [`Handler`] (admit a head, answer a
+//! request).
+//!
+//! The loop asks the machine for its stage, carries it out, and reports what happened, until the
+//! machine says the connection is over. It owns no buffer (the machine lends its own), decides
+//! nothing (every rule is the machine's or the handler's), and reads the clock only through the
+//! transport: after each read or write, and after each answer (answering may take a while);
+//! judging a head takes microseconds and reuses the time of the read that completed it. The
+//! server's socket loop, `inspect connection`, the `connection` fuzz target and the fake-clock
+//! tests each implement the two traits; none of them steps the machine itself.
+
+use std::time::Instant;
+
+use super::{Close, Connection, Refused, Request, Stage};
+use crate::http::RequestHead;
+
+/// What one read or write did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Io {
+    /// It moved this many bytes (a read of 0 is the peer's close).
+    Done(usize),
+    /// The peer is gone, or the connection broke.
+    Closed,
+    /// It waited until its deadline (or was woken before it) and moved nothing.
+    TimedOut,
+}
+
+/// The connection's side that moves bytes, and its clock.
+pub trait Transport {
+    /// The current time.
+    fn now(&mut self) -> Instant;
+    /// Reads into `buf` (at most its length), waiting no later than `deadline`.
+    fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io;
+    /// Writes (a first part of) `bytes`, waiting no later than `deadline`.
+    fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io;
+}
+
+/// The connection's side that judges and answers requests.
+pub trait Handler {
+    /// What an admission decides (the server's route), handed back with the request.
+    type Route: Copy;
+
+    /// Judges a head the parser accepted: the route, or `None` after writing the refusal's
+    /// reply into `reply`.
+    fn admit(&mut self, head: &RequestHead<'_>, reply: &mut Vec<u8>) -> Option<Self::Route>;
+
+    /// Writes into `reply` the answer to a head the parser refused.
+    fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>);
+
+    /// Answers a complete request at `now` into `reply`; true when the reply says
+    /// `Connection: close` (it must when `keep_alive` is false).
+    fn respond(
+        &mut self,
+        route: Self::Route,
+        request: &Request<'_>,
+        keep_alive: bool,
+        now: Instant,
+        reply: &mut Vec<u8>,
+    ) -> bool;
+
+    /// Sees every step: what just happened (nothing, before the first), the state the machine is
+    /// in, and the stage it asks for next. For traces and checks; the server ignores it.
+    fn observe(
+        &mut self,
+        _happened: Option<Happened>,
+        _state: &'static str,
+        _next: &Stage<'_, Self::Route>,
+    ) {
+    }
+}
+
+/// What one step of the loop did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Happened {
+    Received(usize),
+    PeerClosed,
+    TimePassed,
+    Wrote(usize),
+    Admitted,
+    /// A head was refused, by the handler or by the parser, and its reply is to be written.
+    Refused,
+    /// A reply of this many bytes is to be written.
+    Replied(usize),
+}
+
+/// Drives `connection` to its end; how it ended.
+pub fn drive<H: Handler>(
+    connection: &mut Connection<H::Route>,
+    transport: &mut impl Transport,
+    handler: &mut H,
+) -> Close {
+    let mut now = transport.now();
+    let mut happened = None;
+    loop {
+        let state = connection.state_name();
+        let stage = connection.stage();
+        handler.observe(happened, state, &stage);
+        happened = Some(match stage {
+            Stage::Read(mut read) => {
+                let deadline = read.deadline();
+                let io = transport.read(read.buffer(), deadline);
+                now = transport.now();
+                match io {
+                    Io::Done(0) | Io::Closed => read.peer_closed(),
+                    Io::Done(n) => read.received(now, n),
+                    Io::TimedOut => read.waited(now),
+                }
+                moved(io, Happened::Received)
+            }
+            Stage::Write(write) => {
+                let io = transport.write(write.bytes(), write.deadline());
+                now = transport.now();
+                match io {
+                    Io::Done(0) | Io::Closed => write.peer_closed(),
+                    Io::Done(n) => write.wrote(now, n),
+                    Io::TimedOut => write.waited(now),
+                }
+                moved(io, Happened::Wrote)
+            }
+            Stage::Admit(mut admit) => {
+                let (head, reply) = admit.parts();
+                match handler.admit(&head, reply) {
+                    Some(route) => {
+                        admit.admitted(now, route);
+                        Happened::Admitted
+                    }
+                    None => {
+                        admit.refused(now);
+                        Happened::Refused
+                    }
+                }
+            }
+            Stage::Refuse(mut refuse) => {
+                let (refused, reply) = refuse.parts();
+                handler.refuse(refused, reply);
+                refuse.replied(now);
+                Happened::Refused
+            }
+            Stage::Dispatch(mut dispatch) => {
+                let (route, keep_alive) = (dispatch.route(), dispatch.keep_alive());
+                let (request, reply) = dispatch.parts();
+                let close = handler.respond(route, &request, keep_alive, now, reply);
+                let bytes = reply.len();
+                now = transport.now();
+                dispatch.replied(now, close);
+                Happened::Replied(bytes)
+            }
+            Stage::Closed(how) => return how,
+        });
+    }
+}
+
+/// What a read or write that did `io` happened to be.
+fn moved(io: Io, done: fn(usize) -> Happened) -> Happened {
+    match io {
+        Io::Done(0) | Io::Closed => Happened::PeerClosed,
+        Io::Done(n) => done(n),
+        Io::TimedOut => Happened::TimePassed,
+    }
+}
