@@ -35,19 +35,41 @@
 //! The commands (`demo`, `attack`, `lab`, `serve`, `inspect`, `bench`) live in the binary, not
 //! here: they use this library's public API like any other program.
 //!
-//! Imports point one way. `limits`, `decimal` and `random` import nothing of the project;
-//! `http`, `json` and `sse` only those; `auth` reads `http` (byte classes, statuses), `json`
-//! (the metadata document) and `random` (fixture tokens); `mcp` reads only `json`, so a session
-//! is bound to the three values of a principal that `endpoint` copies in, not to the policy's
-//! type; `endpoint` is where the layers meet. In the shell, `server` drives `endpoint`, and
-//! `client` shares only wire vocabulary with the server side (`mcp`'s version, path, session-id
-//! rule and request builders, `auth::metadata`'s well-known path), never the session table.
+//! Imports point one way: from the shell inward, and from the meeting point (`endpoint`) down
+//! to the layers it joins. Exactly these, one line per top-level module (`tests/tidy.rs` compares
+//! this list with the code, and the code with its rules):
+//!
+//! <!-- imports: start -->
+//! - `limits` imports nothing of the project.
+//! - `decimal` imports nothing of the project.
+//! - `digest` imports nothing of the project.
+//! - `random` imports `decimal`.
+//! - `http` imports `decimal`, `limits`.
+//! - `json` imports `decimal`.
+//! - `sse` imports `decimal`, `limits`.
+//! - `auth` imports `digest`, `http`, `json`, `random`.
+//! - `mcp` imports `decimal`, `digest`, `json`.
+//! - `endpoint` imports `auth`, `http`, `json`, `limits`, `mcp`, `random`, `sse`.
+//! - `inspect` imports `endpoint`, `http`, `json`, `limits`, `sse`.
+//! - `server` imports `auth`, `endpoint`, `http`, `limits`, `random`.
+//! - `client` imports `auth`, `http`, `json`, `limits`, `mcp`, `sse`.
+//! <!-- imports: end -->
+//!
+//! The rules behind that list, each enforced by `tests/tidy.rs`: the foundations (`limits`,
+//! `decimal`, `digest`) import nothing of the project; the codecs (`http`, `json`, `sse`) know
+//! bytes, budgets and numbers only, never `auth`, `mcp`, `endpoint`, `server` or `client`;
+//! `auth` knows nothing of sessions or streams, and `mcp` nothing of the token policy (a session
+//! is bound to the three values of a principal that `endpoint` copies in); the core never names
+//! the shell; `client` shares only wire vocabulary with the server side (`mcp`'s version, path,
+//! session-id rule and request builders, `auth::metadata`'s well-known path), never the session
+//! table or the endpoint. No module imports itself through a cycle, however long, and no test
+//! includes the binary's modules.
 //!
 //! Invariants stated as absences, and enforced by `tests/tidy.rs`: no core module opens a socket,
 //! spawns a thread, touches the file system, a process, the environment or standard I/O, reads a
-//! clock or draws randomness from the OS; the files of `http` import each other without a cycle.
-//! Also: no error value holds bytes of the input; no parser recurses on input structure; no
-//! buffer grows past a budget because a peer asked it to.
+//! clock or draws randomness from the OS; no function is longer than 70 lines. Also: no error
+//! value holds bytes of the input; no parser recurses on input structure; no buffer grows past a
+//! budget because a peer asked it to.
 #![forbid(unsafe_code)]
 
 pub mod auth;

@@ -1,5 +1,8 @@
 //! A small, strict argument reader: `--flag value` pairs, each flag known in advance, no
-//! abbreviations, no `=` forms, no positional leftovers.
+//! abbreviations, no `=` forms, no positional leftovers; and the one URL form the load generators
+//! take.
+
+use std::net::SocketAddr;
 
 /// The flags of one command, in the order given.
 #[derive(Debug, Default)]
@@ -40,6 +43,19 @@ impl Flags {
             (Some(_), Some(_)) => Err(format!("--{name} given twice")),
         }
     }
+}
+
+/// The address of a loopback server's `http://127.0.0.1:PORT/mcp` URL; the load generators load nothing else.
+pub fn loopback_address(url: &str) -> Result<SocketAddr, String> {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .ok_or("--url must look like http://127.0.0.1:PORT/mcp")?;
+    let address: SocketAddr = authority.parse().map_err(|_| "--url must name 127.0.0.1:PORT")?;
+    if !address.ip().is_loopback() {
+        return Err("only loopback servers are loaded".into());
+    }
+    Ok(address)
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
-use loopback_mcp_http::server::start_with_fixture;
+use loopback_mcp_http::server::fixture::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 use loopback_mcp_http::sse::{self, Event};
 
@@ -164,21 +164,8 @@ impl Target {
     }
 
     fn external(url: &str, token: String) -> Result<Target, String> {
-        Ok(Target { address: loopback_address(url)?, token, _server: None })
+        Ok(Target { address: super::args::loopback_address(url)?, token, _server: None })
     }
-}
-
-/// The address of a loopback server's `http://127.0.0.1:PORT/mcp` URL; bench loads nothing else.
-pub fn loopback_address(url: &str) -> Result<SocketAddr, String> {
-    let authority = url
-        .strip_prefix("http://")
-        .and_then(|rest| rest.strip_suffix("/mcp"))
-        .ok_or("--url must look like http://127.0.0.1:PORT/mcp")?;
-    let address: SocketAddr = authority.parse().map_err(|_| "--url must name 127.0.0.1:PORT")?;
-    if !address.ip().is_loopback() {
-        return Err("bench only loads loopback servers".into());
-    }
-    Ok(address)
 }
 
 /// What one connection's thread measured.

@@ -6,7 +6,8 @@ use loopback_mcp_http::client::mcp::McpClient;
 use loopback_mcp_http::client::trace::{Trace, TraceMode};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
-use loopback_mcp_http::server::{RunningServer, ServerConfig, start_with_fixture};
+use loopback_mcp_http::server::fixture::start_with_fixture;
+use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 /// The profile name every summary line carries.
 pub const PROFILE: &str = "loopback-streamable-http-teaching-profile-v1";

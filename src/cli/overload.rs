@@ -23,7 +23,8 @@ use loopback_mcp_http::client::request;
 use loopback_mcp_http::http::{Parsed, ResponseParser};
 use loopback_mcp_http::json::{Value, object};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::server::{RunningServer, ServerConfig, start_with_fixture};
+use loopback_mcp_http::server::fixture::start_with_fixture;
+use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 use super::args::Flags;
 
@@ -57,7 +58,7 @@ pub fn run(args: &[String]) -> Result<Value, String> {
         return Err("--probes must be 1-600 and --interval-ms at most 60000".into());
     }
     let (address, _server, workers) = match flags.one::<String>("url")? {
-        Some(url) => (super::bench::loopback_address(&url)?, None, None),
+        Some(url) => (super::args::loopback_address(&url)?, None, None),
         None => {
             let config = ServerConfig::default();
             let workers = config.limits.requests_in_processing_max;

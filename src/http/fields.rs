@@ -302,44 +302,14 @@ impl FieldScanner {
         run
     }
 
-    /// Consumes one byte; true when it completed the section.
+    /// Consumes one byte, by the grammar's stage: a line's first byte, the name, the value's
+    /// leading whitespace, the value, the line's LF, the section's final LF. True when it
+    /// completed the section.
     fn step(&mut self, buf: &[u8], byte: u8, at: usize) -> Result<bool, HeadError> {
         let fail = |kind| Err(HeadError { kind, offset: at });
         match self.state {
-            State::LineStart => {
-                if byte == b'\r' {
-                    self.state = State::EndCr;
-                    return Ok(false);
-                }
-                if self.fields.len() >= self.budget.fields_max {
-                    return fail(HeadErrorKind::FieldsTooMany { limit: self.budget.fields_max });
-                }
-                self.count_section_byte(at)?;
-                match byte {
-                    _ if chars::is(byte, TCHAR) => {
-                        self.line_start = at;
-                        self.state = State::Name;
-                    }
-                    b'\n' => return fail(HeadErrorKind::BareLf),
-                    b' ' | b'\t' => return fail(HeadErrorKind::FieldLineStartsWithWhitespace),
-                    b':' => return fail(HeadErrorKind::FieldNameEmpty),
-                    _ => return fail(HeadErrorKind::FieldNameByte),
-                }
-            }
-            State::Name => {
-                self.count_section_byte(at)?;
-                match byte {
-                    _ if chars::is(byte, TCHAR) => {}
-                    b':' => {
-                        self.name_end = at;
-                        self.state = State::ValueLeadingWhitespace;
-                    }
-                    b' ' | b'\t' => return fail(HeadErrorKind::WhitespaceBeforeColon),
-                    b'\r' => return fail(HeadErrorKind::ColonMissing),
-                    b'\n' => return fail(HeadErrorKind::BareLf),
-                    _ => return fail(HeadErrorKind::FieldNameByte),
-                }
-            }
+            State::LineStart => self.line_start_byte(byte, at)?,
+            State::Name => self.name_byte(byte, at)?,
             State::ValueLeadingWhitespace => {
                 self.count_section_byte(at)?;
                 if byte != b' ' && byte != b'\t' {
@@ -359,11 +329,7 @@ impl FieldScanner {
                 if byte != b'\n' {
                     return fail(HeadErrorKind::BareCr);
                 }
-                let name = self.line_start..self.name_end;
-                let known = KnownName::of(&buf[name.clone()]);
-                let value = self.value_start..self.value_end;
-                self.fields.push(FieldSpan { line_start: self.line_start, name, value, known });
-                self.state = State::LineStart;
+                self.end_line(buf);
             }
             State::EndCr => {
                 if byte != b'\n' {
@@ -373,6 +339,57 @@ impl FieldScanner {
             }
         }
         Ok(false)
+    }
+
+    /// The first byte of a line: the CR of the empty line that ends the section, or a name's.
+    fn line_start_byte(&mut self, byte: u8, at: usize) -> Result<(), HeadError> {
+        let fail = |kind| Err(HeadError { kind, offset: at });
+        if byte == b'\r' {
+            self.state = State::EndCr;
+            return Ok(());
+        }
+        if self.fields.len() >= self.budget.fields_max {
+            return fail(HeadErrorKind::FieldsTooMany { limit: self.budget.fields_max });
+        }
+        self.count_section_byte(at)?;
+        match byte {
+            _ if chars::is(byte, TCHAR) => {
+                self.line_start = at;
+                self.state = State::Name;
+                Ok(())
+            }
+            b'\n' => fail(HeadErrorKind::BareLf),
+            b' ' | b'\t' => fail(HeadErrorKind::FieldLineStartsWithWhitespace),
+            b':' => fail(HeadErrorKind::FieldNameEmpty),
+            _ => fail(HeadErrorKind::FieldNameByte),
+        }
+    }
+
+    /// A byte of a field name, or the colon that ends it.
+    fn name_byte(&mut self, byte: u8, at: usize) -> Result<(), HeadError> {
+        let fail = |kind| Err(HeadError { kind, offset: at });
+        self.count_section_byte(at)?;
+        match byte {
+            _ if chars::is(byte, TCHAR) => Ok(()),
+            b':' => {
+                self.name_end = at;
+                self.state = State::ValueLeadingWhitespace;
+                Ok(())
+            }
+            b' ' | b'\t' => fail(HeadErrorKind::WhitespaceBeforeColon),
+            b'\r' => fail(HeadErrorKind::ColonMissing),
+            b'\n' => fail(HeadErrorKind::BareLf),
+            _ => fail(HeadErrorKind::FieldNameByte),
+        }
+    }
+
+    /// A field line's LF arrived: its spans are recorded.
+    fn end_line(&mut self, buf: &[u8]) {
+        let name = self.line_start..self.name_end;
+        let known = KnownName::of(&buf[name.clone()]);
+        let value = self.value_start..self.value_end;
+        self.fields.push(FieldSpan { line_start: self.line_start, name, value, known });
+        self.state = State::LineStart;
     }
 
     /// One byte of a field value, after its leading whitespace.

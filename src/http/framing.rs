@@ -18,7 +18,8 @@ use crate::decimal::{self, Decimal};
 /// What the head says about its body and its connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Framing {
-    pub content_length: u64,
+    /// The body length: the Content-Length, or 0. Within the body budget, so it fits a `usize`.
+    pub body_len: usize,
     pub expect_continue: bool,
     pub keep_alive: bool,
 }
@@ -79,7 +80,7 @@ pub(crate) fn check(
         let kind = transfer_encoding_verdict(&seen, version, value);
         return fail(kind, first);
     }
-    let content_length = match (seen.content_length.first, seen.content_length.second) {
+    let body_len = match (seen.content_length.first, seen.content_length.second) {
         (None, _) => 0,
         (Some(only), None) => content_length_value(value(only), body_bytes_max)
             .map_err(|k| RequestError::new(k, only.line_start))?,
@@ -106,7 +107,7 @@ pub(crate) fn check(
         }
     }
     let keep_alive = options.keep_alive(version);
-    Ok(Framing { content_length, expect_continue, keep_alive })
+    Ok(Framing { body_len, expect_continue, keep_alive })
 }
 
 /// The persistence tokens of every Connection field line of a message.
@@ -199,24 +200,18 @@ fn classify_codings(value: &[u8]) -> RequestErrorKind {
     }
 }
 
-/// True when `length` fits a budget expressed in bytes.
-pub(crate) fn within(length: u64, bytes_max: usize) -> bool {
-    match u64::try_from(bytes_max) {
-        Ok(max) => length <= max,
-        Err(_) => true, // a budget wider than u64 holds every u64
-    }
-}
-
 /// The request body length, or why it is refused.
 /// `Content-Length = 1*DIGIT`; a number too large for a `u64` is still a valid length, just
 /// over every budget.
-fn content_length_value(value: &[u8], body_bytes_max: usize) -> Result<u64, RequestErrorKind> {
+fn content_length_value(value: &[u8], body_bytes_max: usize) -> Result<usize, RequestErrorKind> {
+    let too_large = RequestErrorKind::ContentLengthTooLarge { limit: body_bytes_max };
     match decimal::parse(value) {
         Decimal::NotDigits => Err(RequestErrorKind::ContentLengthInvalid),
-        Decimal::Value(length) if within(length, body_bytes_max) => Ok(length),
-        Decimal::Value(_) | Decimal::Overflow => {
-            Err(RequestErrorKind::ContentLengthTooLarge { limit: body_bytes_max })
-        }
+        Decimal::Value(length) => match usize::try_from(length) {
+            Ok(length) if length <= body_bytes_max => Ok(length),
+            _ => Err(too_large),
+        },
+        Decimal::Overflow => Err(too_large),
     }
 }
 
@@ -320,7 +315,7 @@ mod tests {
     fn content_length_values() {
         use RequestErrorKind as K;
         let too_large = K::ContentLengthTooLarge { limit: 100 };
-        let cases: [(&str, Result<u64, RequestErrorKind>); 10] = [
+        let cases: [(&str, Result<usize, RequestErrorKind>); 10] = [
             ("0", Ok(0)),
             ("010", Ok(10)),
             ("100", Ok(100)),

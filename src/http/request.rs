@@ -103,9 +103,9 @@ impl Accepted {
         self.end.len
     }
 
-    /// The body length: the Content-Length, or 0.
-    pub fn content_length(&self) -> u64 {
-        self.framing.content_length
+    /// The body length: the Content-Length, or 0 (always within the body budget).
+    pub fn body_len(&self) -> usize {
+        self.framing.body_len
     }
 
     /// The client sent `Expect: 100-continue` (HTTP/1.1 only).
@@ -250,7 +250,7 @@ impl RequestParser {
             target: chars::ascii_str(&head[end.line.target_start..end.line.target_end]),
             version: end.line.version,
             fields: FieldList::from_spans(head, self.fields.fields()),
-            content_length: framing.content_length,
+            content_length: framing.body_len as u64,
             expect_continue: framing.expect_continue,
             keep_alive: framing.keep_alive,
         }

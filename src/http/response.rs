@@ -19,7 +19,7 @@
 use super::chars::{self, FIELD_VALUE};
 use super::error::{HeadErrorKind, ResponseError, ResponseErrorKind};
 use super::fields::{FieldBudget, FieldList, FieldScanner, Occurrence};
-use super::framing::{self, ConnectionOptions};
+use super::framing::ConnectionOptions;
 use super::vocab::{Parsed, VERSION_LEN, Version, version_byte_fits};
 use crate::decimal::{self, Decimal};
 use crate::limits::Limits;
@@ -39,17 +39,19 @@ pub struct Response<'b> {
     pub keep_alive: bool,
 }
 
+/// Where the status-line scan is; from the version on, each state carries it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LineState {
     /// Inside `HTTP/1.x`; the payload counts the bytes already matched.
     Version(usize),
-    SpaceBeforeCode,
+    SpaceBeforeCode(Version),
     /// Inside the three-digit code; the payload counts the digits read.
-    Code(usize),
-    SpaceBeforeReason,
-    Reason,
-    LineCr,
-    Fields,
+    Code(usize, Version),
+    SpaceBeforeReason(Version),
+    Reason(Version),
+    LineCr(Version),
+    /// The status line is done; the header section is being scanned.
+    Fields(Version),
 }
 
 /// An incremental parser for one response. [`ResponseParser::reset`] before the next one.
@@ -60,13 +62,12 @@ pub struct ResponseParser {
     state: LineState,
     pos: usize,
     major: u8,
-    version: Option<Version>,
     status: u16,
     reason_start: usize,
     reason_end: usize,
     fields: FieldScanner,
-    /// The head length once the empty line has been read.
-    head_len: Option<usize>,
+    /// The head length once the empty line has been read, and the status line's version.
+    head: Option<(usize, Version)>,
     /// Head and body length, once the framing of a complete head was judged.
     total: Option<usize>,
     /// The request was HEAD: the response has no content, whatever it announces.
@@ -85,12 +86,11 @@ impl ResponseParser {
             state: LineState::Version(0),
             pos: 0,
             major: 0,
-            version: None,
             status: 0,
             reason_start: 0,
             reason_end: 0,
             fields: FieldScanner::new(fields),
-            head_len: None,
+            head: None,
             total: None,
             answers_head: false,
             failed: None,
@@ -106,10 +106,9 @@ impl ResponseParser {
     pub fn reset(&mut self) {
         self.state = LineState::Version(0);
         self.pos = 0;
-        self.version = None;
         self.status = 0;
         self.fields.reset();
-        self.head_len = None;
+        self.head = None;
         self.total = None;
         self.failed = None;
     }
@@ -125,12 +124,12 @@ impl ResponseParser {
         if let Some(error) = self.failed {
             return Err(error);
         }
-        let head_len = match self.head_len {
-            Some(len) => len,
+        let (head_len, version) = match self.head {
+            Some(head) => head,
             None => match self.scan(buf) {
-                Ok(Some(len)) => {
-                    self.head_len = Some(len);
-                    len
+                Ok(Some(head)) => {
+                    self.head = Some(head);
+                    head
                 }
                 Ok(None) => return Ok(Parsed::Partial),
                 Err(error) => {
@@ -155,89 +154,119 @@ impl ResponseParser {
         if buf.len() < total {
             return Ok(Parsed::Partial);
         }
-        Ok(Parsed::Complete { value: self.response(buf, head_len, total), len: total })
+        let response = self.response(buf, head_len, version, total);
+        Ok(Parsed::Complete { value: response, len: total })
     }
 
-    fn scan(&mut self, buf: &[u8]) -> Result<Option<usize>, ResponseError> {
-        while self.state != LineState::Fields {
+    /// Runs the byte scanners; the head's length and version once its empty line was read.
+    fn scan(&mut self, buf: &[u8]) -> Result<Option<(usize, Version)>, ResponseError> {
+        let version = loop {
+            if let LineState::Fields(version) = self.state {
+                break version;
+            }
             let Some(&byte) = buf.get(self.pos) else {
                 return Ok(None);
             };
             let at = self.pos;
             self.pos += 1;
             self.line_step(byte, at)?;
-        }
-        Ok(self.fields.scan(buf, &mut self.pos)?)
+        };
+        Ok(self.fields.scan(buf, &mut self.pos)?.map(|len| (len, version)))
     }
 
+    /// Consumes one byte of the status line, by the grammar's stage: the version, the code, the
+    /// reason, the line's end.
     fn line_step(&mut self, byte: u8, at: usize) -> Result<(), ResponseError> {
         let fail = |kind| Err(ResponseError::new(kind, at));
         match self.state {
-            LineState::Version(matched) => {
-                if !version_byte_fits(matched, byte) {
-                    return fail(ResponseErrorKind::StatusLineSyntax);
-                }
-                if matched == 5 {
-                    self.major = byte;
-                }
-                self.state = LineState::Version(matched + 1);
-                if matched + 1 == VERSION_LEN {
-                    self.version = Some(match (self.major, byte) {
-                        (b'1', b'1') => Version::Http11,
-                        (b'1', b'0') => Version::Http10,
-                        _ => return fail(ResponseErrorKind::VersionUnsupported),
-                    });
-                    self.state = LineState::SpaceBeforeCode;
-                }
-            }
-            LineState::SpaceBeforeCode => {
+            LineState::Version(matched) => self.version_byte(matched, byte, at)?,
+            LineState::SpaceBeforeCode(version) => {
                 if byte != b' ' {
                     return fail(ResponseErrorKind::StatusLineSyntax);
                 }
-                self.state = LineState::Code(0);
+                self.state = LineState::Code(0, version);
             }
-            LineState::Code(read) => {
-                if !byte.is_ascii_digit() {
-                    return fail(ResponseErrorKind::StatusLineSyntax);
-                }
-                self.status = self.status * 10 + u16::from(byte - b'0');
-                if read + 1 < 3 {
-                    self.state = LineState::Code(read + 1);
-                } else if (100..=599).contains(&self.status) {
-                    self.state = LineState::SpaceBeforeReason;
-                } else {
-                    return fail(ResponseErrorKind::StatusCodeInvalid);
-                }
-            }
-            LineState::SpaceBeforeReason => {
+            LineState::Code(read, version) => self.code_byte(read, version, byte, at)?,
+            LineState::SpaceBeforeReason(version) => {
                 if byte != b' ' {
                     return fail(ResponseErrorKind::StatusLineSyntax);
                 }
                 self.reason_start = at + 1;
-                self.state = LineState::Reason;
+                self.state = LineState::Reason(version);
             }
-            LineState::Reason => match byte {
-                b'\r' => {
-                    self.reason_end = at;
-                    self.state = LineState::LineCr;
-                }
-                b'\n' => return fail(ResponseErrorKind::Head(HeadErrorKind::BareLf)),
-                _ if chars::is(byte, FIELD_VALUE) => {
-                    if at - self.reason_start >= self.reason_bytes_max {
-                        let limit = self.reason_bytes_max;
-                        return fail(ResponseErrorKind::ReasonTooLong { limit });
-                    }
-                }
-                _ => return fail(ResponseErrorKind::StatusLineSyntax),
-            },
-            LineState::LineCr => {
+            LineState::Reason(version) => self.reason_byte(version, byte, at)?,
+            LineState::LineCr(version) => {
                 if byte != b'\n' {
                     return fail(ResponseErrorKind::Head(HeadErrorKind::BareCr));
                 }
-                self.state = LineState::Fields;
+                self.state = LineState::Fields(version);
             }
             // `scan` stops calling this once the line is done.
-            LineState::Fields => debug_assert!(false, "line_step called after the status line"),
+            LineState::Fields(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A byte of `HTTP/x.y`; the last one decides the version (1.0 and 1.1 only).
+    fn version_byte(&mut self, matched: usize, byte: u8, at: usize) -> Result<(), ResponseError> {
+        let fail = |kind| Err(ResponseError::new(kind, at));
+        if !version_byte_fits(matched, byte) {
+            return fail(ResponseErrorKind::StatusLineSyntax);
+        }
+        if matched == 5 {
+            self.major = byte;
+        }
+        self.state = LineState::Version(matched + 1);
+        if matched + 1 == VERSION_LEN {
+            let version = match (self.major, byte) {
+                (b'1', b'1') => Version::Http11,
+                (b'1', b'0') => Version::Http10,
+                _ => return fail(ResponseErrorKind::VersionUnsupported),
+            };
+            self.state = LineState::SpaceBeforeCode(version);
+        }
+        Ok(())
+    }
+
+    /// One of the three digits of the status code; the last one checks its range.
+    fn code_byte(
+        &mut self,
+        read: usize,
+        version: Version,
+        byte: u8,
+        at: usize,
+    ) -> Result<(), ResponseError> {
+        let fail = |kind| Err(ResponseError::new(kind, at));
+        if !byte.is_ascii_digit() {
+            return fail(ResponseErrorKind::StatusLineSyntax);
+        }
+        self.status = self.status * 10 + u16::from(byte - b'0');
+        if read + 1 < 3 {
+            self.state = LineState::Code(read + 1, version);
+        } else if (100..=599).contains(&self.status) {
+            self.state = LineState::SpaceBeforeReason(version);
+        } else {
+            return fail(ResponseErrorKind::StatusCodeInvalid);
+        }
+        Ok(())
+    }
+
+    /// A byte of the reason phrase, within its budget, or the CR that ends it.
+    fn reason_byte(&mut self, version: Version, byte: u8, at: usize) -> Result<(), ResponseError> {
+        let fail = |kind| Err(ResponseError::new(kind, at));
+        match byte {
+            b'\r' => {
+                self.reason_end = at;
+                self.state = LineState::LineCr(version);
+            }
+            b'\n' => return fail(ResponseErrorKind::Head(HeadErrorKind::BareLf)),
+            _ if chars::is(byte, FIELD_VALUE) => {
+                if at - self.reason_start >= self.reason_bytes_max {
+                    let limit = self.reason_bytes_max;
+                    return fail(ResponseErrorKind::ReasonTooLong { limit });
+                }
+            }
+            _ => return fail(ResponseErrorKind::StatusLineSyntax),
         }
         Ok(())
     }
@@ -248,25 +277,21 @@ impl ResponseParser {
         let body_len = self.body_length(&fields, head_len)?;
         let limit = self.response_bytes_max;
         let total = u64::try_from(head_len).ok().and_then(|h| h.checked_add(body_len));
-        let Some(total) = total.filter(|&t| framing::within(t, limit)) else {
-            return Err(ResponseError::new(
-                ResponseErrorKind::ResponseTooLarge { limit },
-                head_len,
-            ));
-        };
-        // `total` is within a usize budget, so it fits a usize.
-        let total = usize::try_from(total);
-        debug_assert!(total.is_ok(), "a length within a usize budget does not fit a usize");
-        Ok(total.unwrap_or(usize::MAX))
+        let total = total.and_then(|t| usize::try_from(t).ok()).filter(|&t| t <= limit);
+        total.ok_or(ResponseError::new(ResponseErrorKind::ResponseTooLarge { limit }, head_len))
     }
 
     /// The complete response in `buf[..total]`.
-    fn response<'b>(&'b self, buf: &'b [u8], head_len: usize, total: usize) -> Response<'b> {
+    fn response<'b>(
+        &'b self,
+        buf: &'b [u8],
+        head_len: usize,
+        version: Version,
+        total: usize,
+    ) -> Response<'b> {
         let head = &buf[..head_len];
         let fields = FieldList::from_spans(head, self.fields.fields());
         let mut connection = ConnectionOptions::default();
-        debug_assert!(self.version.is_some(), "a complete head without a version");
-        let version = self.version.unwrap_or(Version::Http11);
         let keep_alive =
             fields.all("connection").all(|v| connection.read(v)) && connection.keep_alive(version);
         Response {

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::stack::Stack;
-use super::{Key, Number, Object, Value};
+use super::value::{self, Key, Number, Object, Value, number_len};
 
 /// Why an input is not strict JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -241,7 +241,7 @@ impl<'a> Decoder<'a> {
             if members.contains_key(&*key) {
                 return Err(JsonError { kind: JsonErrorKind::DuplicateKey, offset: start });
             }
-            *pending = super::key(key);
+            *pending = value::key(key);
         }
         Ok(())
     }
@@ -368,42 +368,6 @@ enum Attached {
     NeedValue,
 }
 
-/// The length of the RFC 8259 number at the start of `bytes`, if one is there:
-/// `[ "-" ] ( "0" / [1-9] *DIGIT ) [ "." 1*DIGIT ] [ ( "e" / "E" ) [ "+" / "-" ] 1*DIGIT ]`.
-/// A leading zero followed by a digit is not a number.
-pub(crate) fn number_len(bytes: &[u8]) -> Option<usize> {
-    let digits_from = |i: usize| bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let mut i = usize::from(bytes.first() == Some(&b'-'));
-    match bytes.get(i) {
-        Some(b'0') => {
-            i += 1;
-            if bytes.get(i).is_some_and(u8::is_ascii_digit) {
-                return None;
-            }
-        }
-        Some(b'1'..=b'9') => i += digits_from(i),
-        _ => return None,
-    }
-    if bytes.get(i) == Some(&b'.') {
-        let n = digits_from(i + 1);
-        if n == 0 {
-            return None;
-        }
-        i += 1 + n;
-    }
-    if matches!(bytes.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(bytes.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let n = digits_from(i);
-        if n == 0 {
-            return None;
-        }
-        i += n;
-    }
-    Some(i)
-}
 
 /// Why the bytes at the start of `bytes` are not a number, and the offset that decided it.
 fn number_error(bytes: &[u8]) -> (JsonErrorKind, usize) {

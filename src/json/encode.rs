@@ -8,7 +8,7 @@ use std::collections::btree_map;
 use std::slice;
 
 use super::stack::Stack;
-use super::{Key, Value};
+use super::value::{Key, Value};
 
 /// The JSON text of `value`.
 pub fn encode(value: &Value) -> String {

@@ -116,9 +116,11 @@ impl Answers<'_, '_> {
             return close;
         }
         let fallback = Rejection::Internal.reply("");
-        // `bind` checked that the fixed error replies fit the response budget; were that ever
-        // broken, the buffer stays empty and the connection closes without a response.
-        let _ = fallback.serialize(out, Delivery { close: true, ..delivery }, max);
+        if fallback.serialize(out, Delivery { close: true, ..delivery }, max).is_err() {
+            // `bind` checked that the fixed error replies fit the response budget; were that
+            // ever broken, the buffer stays empty and the connection closes without a response.
+            super::internal_error("the 500 reply does not fit the response budget");
+        }
         true
     }
 }

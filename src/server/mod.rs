@@ -19,7 +19,7 @@
 //! operating system's generator for session ids).
 
 mod connection;
-mod fixture;
+pub mod fixture;
 mod linger;
 mod pool;
 
@@ -36,7 +36,6 @@ use crate::endpoint::{Delivery, Endpoint, EndpointConfig, Rejection, Reply};
 use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
-pub use fixture::{StartError, start_with_fixture};
 use linger::LingerSet;
 use pool::Handoff;
 
@@ -121,14 +120,24 @@ impl Overloaded {
     }
 
     /// The 503's bytes with the `Date` of `wall`. Validated limits keep a response head's room
-    /// beside any body, so it always fits; `None` would be a bug of that reserve.
+    /// beside any body, so it always fits; `None` (the connection is closed unanswered, the bug
+    /// reported) would be a bug of that reserve.
     fn serialize(&mut self, wall: SystemTime) -> Option<&[u8]> {
         let date = self.dates.at(connection::unix_seconds(wall));
         let delivery = Delivery { close: true, head: false, date: Some(date) };
         let written = self.reply.serialize(&mut self.bytes, delivery, self.response_bytes_max);
-        debug_assert!(written.is_ok(), "the 503 does not fit a validated response budget");
-        written.ok().map(|_| self.bytes.as_slice())
+        if written.is_err() {
+            internal_error("the 503 reply does not fit the response budget");
+            return None;
+        }
+        Some(self.bytes.as_slice())
     }
+}
+
+/// Reports a failure of the server's own making, which no peer can cause (a bug): on standard
+/// error, never to a peer. The connection it concerns is closed, never answered with a guess.
+fn internal_error(what: &str) {
+    eprintln!("loopback-mcp-http: internal error: {what}");
 }
 
 /// A listener bound to its port, not yet serving. The port is known here, so the token policy
@@ -197,8 +206,8 @@ impl BoundServer {
         for _ in 0..limits.requests_in_processing_max {
             let (handoff, lingering, endpoint) =
                 (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&endpoint));
-            spawn("worker", move || run_worker(&handoff, &lingering, &endpoint))
-                .map_err(abandon)?;
+            let worker = move || run_worker(&handoff, |s| serve_one(s, &lingering, &endpoint));
+            spawn("worker", worker).map_err(abandon)?;
         }
         let sweeper = Arc::clone(&lingering);
         spawn("sweeper", move || sweeper.run_sweeper()).map_err(abandon)?;
@@ -226,17 +235,23 @@ pub fn fill_os_random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
     getrandom::fill(buf).map_err(|e| RandomUnavailable { os_error: e.raw_os_error() })
 }
 
-fn run_worker(handoff: &Handoff<TcpStream>, lingering: &LingerSet, endpoint: &Endpoint) {
+/// A worker: serves one connection after another, and gives its place back only once `serve`
+/// has returned, that is once the connection's last response is written and the socket lingers
+/// or is closed.
+fn run_worker<T>(handoff: &Handoff<T>, mut serve: impl FnMut(T)) {
     while let Some(stream) = handoff.take() {
-        // The endpoint's own panics are already answered 500; this keeps the worker alive through
-        // any other one (the connection is dropped).
-        let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-            connection::serve(stream, endpoint, &mut fill_os_random, lingering)
-        }));
-        // Only now, with its last response written and the socket lingering or closed, is the
-        // worker free for another connection.
+        serve(stream);
         handoff.finished();
     }
+}
+
+/// One connection, as a worker serves it.
+fn serve_one(stream: TcpStream, lingering: &LingerSet, endpoint: &Endpoint) {
+    // The endpoint's own panics are already answered 500; this keeps the worker alive through any
+    // other one (the connection is dropped).
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+        connection::serve(stream, endpoint, &mut fill_os_random, lingering)
+    }));
 }
 
 fn run_acceptor(
@@ -309,5 +324,50 @@ impl RunningServer {
 impl Drop for RunningServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_worker_holds_its_place_until_its_connection_is_done_with() {
+        let handoff = Arc::new(Handoff::new(1));
+        let (inside_tx, inside) = mpsc::channel();
+        let (finish, finish_rx) = mpsc::channel::<()>();
+        let worker = {
+            let handoff = Arc::clone(&handoff);
+            thread::spawn(move || {
+                run_worker(&handoff, |connection: u32| {
+                    // Still serving: writing its last response to a peer that does not read, say.
+                    inside_tx.send(connection).unwrap();
+                    finish_rx.recv().unwrap();
+                })
+            })
+        };
+        assert_eq!(handoff.offer(1), Ok(()));
+        assert_eq!(inside.recv(), Ok(1));
+        // A connection arriving now finds no free worker: it is refused at once (the acceptor's
+        // 503), never queued behind the busy one.
+        assert_eq!(handoff.offer(2), Err(2));
+        finish.send(()).unwrap();
+        // Once `serve` returned, the place is free again: the next connection is taken.
+        let mut accepted = false;
+        for _ in 0..2000 {
+            if handoff.offer(3).is_ok() {
+                accepted = true;
+                break;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert!(accepted, "the worker never gave its place back");
+        assert_eq!(inside.recv(), Ok(3));
+        finish.send(()).unwrap();
+        handoff.close();
+        worker.join().unwrap();
     }
 }

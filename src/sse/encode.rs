@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::{Event, EventRef};
+use super::event::{Event, EventRef};
 use crate::decimal;
 
 /// Why an event cannot be written without changing its meaning.

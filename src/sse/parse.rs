@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::Event;
+use super::event::Event;
 use crate::decimal;
 use crate::limits::Limits;
 

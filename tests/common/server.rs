@@ -10,7 +10,7 @@ use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
-use loopback_mcp_http::server::start_with_fixture;
+use loopback_mcp_http::server::fixture::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 /// Who the tests say they are in `initialize`.

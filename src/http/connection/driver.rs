@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use super::{Close, Connection, Refused, Request, Stage};
+use super::machine::{Close, Connection, Refused, Request, Stage};
 use crate::http::RequestHead;
 
 /// What one read or write did.

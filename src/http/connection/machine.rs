@@ -1,0 +1,532 @@
+//! The machine itself: its states, and the stage handles through which it is driven.
+
+use std::time::{Duration, Instant};
+
+use crate::http::error::RequestError;
+use crate::http::request::{Accepted, RequestHead, RequestParser};
+use crate::http::vocab::{Method, Parsed};
+use crate::limits::Limits;
+
+/// The interim response to `Expect: 100-continue`, written by the machine itself.
+const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
+/// How a connection ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Close {
+    /// After a response: shut the write half, then drain under a [`Linger`](super::Linger).
+    Polite,
+    /// Nothing more is owed to the peer: a deadline passed, the peer left, a write failed.
+    Now,
+}
+
+/// A head the parser refused, and the method it named (a response to HEAD carries no content,
+/// a refusal included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub error: RequestError,
+    pub method: Option<Method>,
+}
+
+/// A complete request: its head and exactly its body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request<'b> {
+    pub head: RequestHead<'b>,
+    pub body: &'b [u8],
+}
+
+/// The lifecycle budgets, read once from [`Limits`].
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    idle: Duration,
+    head: Duration,
+    body: Duration,
+    read: Duration,
+    write: Duration,
+    response: Duration,
+    head_bytes_max: usize,
+    requests_max: usize,
+}
+
+/// An admitted request: its head, its length with the body, whether the connection may carry
+/// another, and what the handler decided at admission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Admitted<R> {
+    accepted: Accepted,
+    len: usize,
+    keep_alive: bool,
+    route: R,
+}
+
+/// Where the connection is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State<R> {
+    /// Waiting for a head. `head_deadline` is set when its first byte arrives; before that, the
+    /// idle deadline governs.
+    AwaitHead {
+        idle_deadline: Instant,
+        head_deadline: Option<Instant>,
+        read_deadline: Instant,
+    },
+    /// A complete head passed the parser; the handler judges it.
+    Admitting(Accepted),
+    /// The parser refused the head; the handler writes the refusal.
+    Refusing(Refused),
+    /// Reading the rest of an admitted request's body.
+    AwaitBody {
+        request: Admitted<R>,
+        body_deadline: Instant,
+        read_deadline: Instant,
+    },
+    /// The request is complete; the handler answers it.
+    Dispatching(Admitted<R>),
+    /// Writing `out[written..]`, then `then`.
+    Writing {
+        then: Then<R>,
+        total_deadline: Instant,
+        write_deadline: Instant,
+    },
+    Closed(Close),
+}
+
+/// What follows a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then<R> {
+    /// `100 Continue` is out: read the body.
+    AwaitBody {
+        request: Admitted<R>,
+        body_deadline: Instant,
+    },
+    /// The reply is out: the next request, after dropping this one's `len` bytes.
+    NextRequest {
+        len: usize,
+    },
+    Close(Close),
+}
+
+/// One connection's lifecycle. See the module docs. `R` is what the handler decides when it
+/// admits a head (the server's route), handed back with the request it admitted.
+#[derive(Debug)]
+pub struct Connection<R = ()> {
+    budget: Budget,
+    parser: RequestParser,
+    /// Received bytes: `buf[..len]` are not yet consumed by a request (the current request, then
+    /// possibly the next ones). Its size is fixed by the budgets: a head and a body at most.
+    buf: Box<[u8]>,
+    len: usize,
+    /// The bytes being written, and how many of them are out.
+    out: Vec<u8>,
+    written: usize,
+    /// Requests admitted on this connection; the one that reaches the budget is its last.
+    admitted: usize,
+    state: State<R>,
+}
+
+/// Where a connection is, as a handle offering exactly the transitions that can happen there.
+#[derive(Debug)]
+pub enum Stage<'c, R> {
+    /// Read into the machine's buffer.
+    Read(Read<'c, R>),
+    /// Judge a parsed head.
+    Admit(Admit<'c, R>),
+    /// Write the reply to a head the parser refused.
+    Refuse(Refuse<'c, R>),
+    /// Answer a complete request.
+    Dispatch(Dispatch<'c, R>),
+    /// Write (a first part of) the pending bytes.
+    Write(Write<'c, R>),
+    /// The connection is over.
+    Closed(Close),
+}
+
+impl<R: Copy> Connection<R> {
+    /// A connection accepted at `now`, under `limits`.
+    pub fn new(limits: &Limits, now: Instant) -> Connection<R> {
+        let budget = Budget {
+            idle: limits.connection_idle_timeout,
+            head: limits.request_head_deadline,
+            body: limits.request_body_deadline,
+            read: limits.socket_read_timeout,
+            write: limits.socket_write_timeout,
+            response: limits.response_write_deadline,
+            head_bytes_max: limits.request_head_bytes_max(),
+            requests_max: limits.requests_per_connection_max,
+        };
+        let idle_deadline = now + budget.idle;
+        Connection {
+            budget,
+            parser: RequestParser::new(limits),
+            buf: vec![0; budget.head_bytes_max + limits.request_body_bytes_max].into_boxed_slice(),
+            len: 0,
+            out: Vec::new(),
+            written: 0,
+            admitted: 0,
+            state: State::AwaitHead {
+                idle_deadline,
+                head_deadline: None,
+                read_deadline: idle_deadline,
+            },
+        }
+    }
+
+    /// Where the connection is now, as the handle for what can happen there.
+    pub fn stage(&mut self) -> Stage<'_, R> {
+        match self.state {
+            State::AwaitHead { read_deadline, .. } | State::AwaitBody { read_deadline, .. } => {
+                Stage::Read(Read { connection: self, deadline: read_deadline })
+            }
+            State::Admitting(accepted) => Stage::Admit(Admit { connection: self, accepted }),
+            State::Refusing(refused) => Stage::Refuse(Refuse { connection: self, refused }),
+            State::Dispatching(request) => Stage::Dispatch(Dispatch { connection: self, request }),
+            State::Writing { write_deadline, .. } => {
+                Stage::Write(Write { connection: self, deadline: write_deadline })
+            }
+            State::Closed(how) => Stage::Closed(how),
+        }
+    }
+
+    /// Bytes received and not yet consumed by a request.
+    pub fn buffered(&self) -> usize {
+        self.len
+    }
+
+    /// The state's name, for traces and `inspect connection`.
+    #[inline]
+    pub fn state_name(&self) -> &'static str {
+        match self.state {
+            State::AwaitHead { .. } => "await_head",
+            State::Admitting(_) | State::Refusing(_) => "admitting",
+            State::AwaitBody { .. } => "await_body",
+            State::Dispatching(_) => "dispatching",
+            State::Writing { then: Then::AwaitBody { .. }, .. } => "writing_continue",
+            State::Writing { .. } => "writing",
+            State::Closed(Close::Polite) => "closed_politely",
+            State::Closed(Close::Now) => "closed",
+        }
+    }
+
+    /// How many bytes the next read may take: up to the head budget while a head is awaited,
+    /// exactly the rest of the body while one is. (The parser refuses a head before it reaches
+    /// its budget, so a head that is still partial always leaves room.)
+    fn room(&self) -> usize {
+        match self.state {
+            State::AwaitHead { .. } => self.budget.head_bytes_max.saturating_sub(self.len),
+            State::AwaitBody { request, .. } => request.len.saturating_sub(self.len),
+            _ => 0,
+        }
+    }
+
+    /// `n` bytes arrived in the read buffer at `now`.
+    fn received(&mut self, now: Instant, n: usize) {
+        self.len = (self.len + n.min(self.room())).min(self.buf.len());
+        self.state = match self.state {
+            State::AwaitHead { idle_deadline, head_deadline, .. } => {
+                // The head deadline starts with the head's first byte.
+                let head_deadline = head_deadline.or(Some(now + self.budget.head));
+                self.after_head_bytes(now, idle_deadline, head_deadline)
+            }
+            State::AwaitBody { request, body_deadline, .. } => {
+                self.await_body(now, request, body_deadline)
+            }
+            state => state,
+        };
+    }
+
+    /// A read or write waited until `now` without completing: at or past its deadline the peer
+    /// had its time, and nothing more is owed; before it (a signal, a short timer), wait on.
+    fn waited(&mut self, now: Instant, deadline: Instant) {
+        if now >= deadline {
+            self.state = State::Closed(Close::Now);
+        }
+    }
+
+    /// Where a head stands after its bytes changed: admission when the parser has a verdict,
+    /// otherwise the next read, bounded by the head deadline and one read timeout (or, before
+    /// the first byte, by the idle deadline).
+    fn after_head_bytes(
+        &mut self,
+        now: Instant,
+        idle_deadline: Instant,
+        head_deadline: Option<Instant>,
+    ) -> State<R> {
+        // `judge` scans only the new bytes and, once the head is complete, runs the whole-head
+        // checks (once): a verdict either way is the handler's to judge or to answer.
+        let buf = &self.buf[..self.len];
+        match self.parser.judge(buf) {
+            Ok(Parsed::Complete { value: accepted, .. }) => State::Admitting(accepted),
+            Err(error) => State::Refusing(Refused { error, method: self.parser.method(buf) }),
+            Ok(Parsed::Partial) => {
+                let read_deadline = match head_deadline {
+                    Some(deadline) => deadline.min(now + self.budget.read),
+                    None => idle_deadline,
+                };
+                State::AwaitHead { idle_deadline, head_deadline, read_deadline }
+            }
+        }
+    }
+
+    /// The head was admitted with `route`: dispatch at once when the body is here, else read it
+    /// (after `100 Continue` when the client waits for one).
+    fn admitted(&mut self, now: Instant, accepted: Accepted, route: R) {
+        // The parser bounded the body by its budget, which the buffer holds beside the largest
+        // head, so the whole request fits.
+        let len = accepted.head_len() + accepted.body_len();
+        self.admitted += 1;
+        let last = self.admitted >= self.budget.requests_max;
+        let keep_alive = accepted.keep_alive() && !last;
+        let request = Admitted { accepted, len, keep_alive, route };
+        let body_deadline = now + self.budget.body;
+        self.state = if self.len < len && accepted.expect_continue() {
+            self.out.clear();
+            self.out.extend_from_slice(CONTINUE);
+            self.write(now, Then::AwaitBody { request, body_deadline }, self.budget.body)
+        } else {
+            self.await_body(now, request, body_deadline)
+        };
+    }
+
+    /// Dispatch when the whole request is here, else read more of its body.
+    fn await_body(&self, now: Instant, request: Admitted<R>, body_deadline: Instant) -> State<R> {
+        if self.len >= request.len {
+            return State::Dispatching(request);
+        }
+        let read_deadline = body_deadline.min(now + self.budget.read);
+        State::AwaitBody { request, body_deadline, read_deadline }
+    }
+
+    /// Starts writing `out` (filled by the caller) within `total` (and one write timeout per
+    /// write), then `then`.
+    fn write(&mut self, now: Instant, then: Then<R>, total: Duration) -> State<R> {
+        self.written = 0;
+        let total_deadline = now + total;
+        let write_deadline = total_deadline.min(now + self.budget.write);
+        if self.out.is_empty() {
+            return self.after_write(now, then);
+        }
+        State::Writing { then, total_deadline, write_deadline }
+    }
+
+    /// `n` more bytes of `out` went out at `now`.
+    fn wrote(&mut self, now: Instant, n: usize) {
+        let State::Writing { then, total_deadline, .. } = self.state else {
+            return;
+        };
+        self.written += n.min(self.out.len() - self.written);
+        self.state = if self.written < self.out.len() {
+            // Progress: the next write again waits at most one write timeout.
+            let write_deadline = total_deadline.min(now + self.budget.write);
+            State::Writing { then, total_deadline, write_deadline }
+        } else {
+            self.after_write(now, then)
+        };
+    }
+
+    fn after_write(&mut self, now: Instant, then: Then<R>) -> State<R> {
+        match then {
+            Then::AwaitBody { request, body_deadline } => {
+                self.await_body(now, request, body_deadline)
+            }
+            Then::Close(how) => State::Closed(how),
+            Then::NextRequest { len } => {
+                self.buf.copy_within(len..self.len, 0);
+                self.len -= len;
+                self.parser.reset();
+                // Pipelined bytes already here start the next head (and its deadline) at once.
+                let idle_deadline = now + self.budget.idle;
+                let head_deadline = (self.len > 0).then(|| now + self.budget.head);
+                self.after_head_bytes(now, idle_deadline, head_deadline)
+            }
+        }
+    }
+}
+
+/// A read: the bytes go straight into the machine's buffer.
+#[derive(Debug)]
+pub struct Read<'c, R> {
+    connection: &'c mut Connection<R>,
+    deadline: Instant,
+}
+
+impl<R: Copy> Read<'_, R> {
+    /// Wait no later than this.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The most bytes this read may take.
+    pub fn room(&self) -> usize {
+        self.connection.room()
+    }
+
+    /// Where to read them: the machine's buffer, right after the bytes it holds.
+    pub fn buffer(&mut self) -> &mut [u8] {
+        let (start, room) = (self.connection.len, self.connection.room());
+        &mut self.connection.buf[start..start + room]
+    }
+
+    /// The first `n` bytes of [`Read::buffer`] arrived at `now`.
+    pub fn received(self, now: Instant, n: usize) {
+        self.connection.received(now, n);
+    }
+
+    /// The read waited until `now` and nothing came.
+    pub fn waited(self, now: Instant) {
+        self.connection.waited(now, self.deadline);
+    }
+
+    /// The peer closed its side (a read returned nothing), or the connection broke.
+    pub fn peer_closed(self) {
+        self.connection.state = State::Closed(Close::Now);
+    }
+}
+
+/// A parsed head to judge.
+#[derive(Debug)]
+pub struct Admit<'c, R> {
+    connection: &'c mut Connection<R>,
+    accepted: Accepted,
+}
+
+impl<R: Copy> Admit<'_, R> {
+    /// The head.
+    pub fn head(&self) -> RequestHead<'_> {
+        let connection = &*self.connection;
+        connection.parser.view(&connection.buf[..connection.len], &self.accepted)
+    }
+
+    /// The head, and the (empty) buffer a refusal's reply is serialized into.
+    pub fn parts(&mut self) -> (RequestHead<'_>, &mut Vec<u8>) {
+        let connection = &mut *self.connection;
+        connection.out.clear();
+        let head = connection.parser.view(&connection.buf[..connection.len], &self.accepted);
+        (head, &mut connection.out)
+    }
+
+    /// The head is admitted at `now`, with what the handler decided.
+    pub fn admitted(self, now: Instant, route: R) {
+        self.connection.admitted(now, self.accepted, route);
+    }
+
+    /// The head is refused at `now`: the reply in the buffer is written, then the connection
+    /// closes.
+    pub fn refused(self, now: Instant) {
+        let connection = self.connection;
+        connection.state =
+            connection.write(now, Then::Close(Close::Polite), connection.budget.response);
+    }
+}
+
+/// A head the parser refused, whose reply is to be written.
+#[derive(Debug)]
+pub struct Refuse<'c, R> {
+    connection: &'c mut Connection<R>,
+    refused: Refused,
+}
+
+impl<R: Copy> Refuse<'_, R> {
+    /// Why, and the method the head named.
+    pub fn refused_head(&self) -> Refused {
+        self.refused
+    }
+
+    /// Why, and the (empty) buffer the reply is serialized into.
+    pub fn parts(&mut self) -> (Refused, &mut Vec<u8>) {
+        self.connection.out.clear();
+        (self.refused, &mut self.connection.out)
+    }
+
+    /// The reply is in the buffer at `now`: it is written, then the connection closes.
+    pub fn replied(self, now: Instant) {
+        let connection = self.connection;
+        connection.state =
+            connection.write(now, Then::Close(Close::Polite), connection.budget.response);
+    }
+}
+
+/// A complete request to answer.
+#[derive(Debug)]
+pub struct Dispatch<'c, R> {
+    connection: &'c mut Connection<R>,
+    request: Admitted<R>,
+}
+
+impl<R: Copy> Dispatch<'_, R> {
+    /// What the handler decided when it admitted the head.
+    pub fn route(&self) -> R {
+        self.request.route
+    }
+
+    /// False when the reply must say `Connection: close` (the head asked for it, or this is the
+    /// last request the connection may carry).
+    pub fn keep_alive(&self) -> bool {
+        self.request.keep_alive
+    }
+
+    /// The request: its head and exactly its body.
+    pub fn request(&self) -> Request<'_> {
+        let connection = &*self.connection;
+        request_view(connection, &self.request)
+    }
+
+    /// The request, and the (empty) buffer its reply is serialized into.
+    pub fn parts(&mut self) -> (Request<'_>, &mut Vec<u8>) {
+        let connection = &mut *self.connection;
+        connection.out.clear();
+        let accepted = &self.request.accepted;
+        let head = connection.parser.view(&connection.buf[..connection.len], accepted);
+        let body = &connection.buf[accepted.head_len()..self.request.len];
+        (Request { head, body }, &mut connection.out)
+    }
+
+    /// The reply is in the buffer at `now`; `close` when it says `Connection: close`. The
+    /// connection closes after it when either side says so.
+    pub fn replied(self, now: Instant, close: bool) {
+        let request = self.request;
+        let connection = self.connection;
+        let then = if close || !request.keep_alive {
+            Then::Close(Close::Polite)
+        } else {
+            Then::NextRequest { len: request.len }
+        };
+        connection.state = connection.write(now, then, connection.budget.response);
+    }
+}
+
+fn request_view<'c, R>(connection: &'c Connection<R>, request: &Admitted<R>) -> Request<'c> {
+    let accepted = &request.accepted;
+    let head = connection.parser.view(&connection.buf[..connection.len], accepted);
+    Request { head, body: &connection.buf[accepted.head_len()..request.len] }
+}
+
+/// Bytes to write.
+#[derive(Debug)]
+pub struct Write<'c, R> {
+    connection: &'c mut Connection<R>,
+    deadline: Instant,
+}
+
+impl<R: Copy> Write<'_, R> {
+    /// Wait no later than this.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// What is still to be written.
+    pub fn bytes(&self) -> &[u8] {
+        &self.connection.out[self.connection.written..]
+    }
+
+    /// The first `n` bytes of [`Write::bytes`] went out at `now`.
+    pub fn wrote(self, now: Instant, n: usize) {
+        self.connection.wrote(now, n);
+    }
+
+    /// The write waited until `now` and took nothing.
+    pub fn waited(self, now: Instant) {
+        self.connection.waited(now, self.deadline);
+    }
+
+    /// The peer is gone: the write failed.
+    pub fn peer_closed(self) {
+        self.connection.state = State::Closed(Close::Now);
+    }
+}
