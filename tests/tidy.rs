@@ -5,7 +5,10 @@
 //!   socket type, a thread, the file system, processes, the environment, standard input or
 //!   output, a clock read or the operating system's random generator, in non-test code,
 //!   `use std::{…}` groups included. Pure value types (`Instant`, `Ipv6Addr`) stay allowed.
-//! - The files of `src/http` import each other without a cycle of any length.
+//! - No module imports itself through a cycle of any length, in the library or the binary; the
+//!   top-level modules keep the layering rules of `NEVER`, and the crate docs list exactly what
+//!   each imports; no test includes the binary's files; no function in `src` is longer than
+//!   `FUNCTION_LINES_MAX` lines.
 //!
 //! The checkers work on a token-level view of the source: comments, string and character
 //! literals are blanked first, and `#[cfg(test)]` items are cut out, so prose and test code never
@@ -319,52 +322,145 @@ fn shell_only_uses(source: &str) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Imports between the files of one directory.
+// Imports between modules: one node per source file, named by its module path.
 
-/// The edges `file -> file it imports` among the modules of one directory, given each file's
-/// module name (`mod` for the directory's `mod.rs`) and source.
-fn import_edges(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
-    let modules: BTreeSet<&str> =
-        files.keys().map(String::as_str).filter(|&name| name != "mod").collect();
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (name, source) in files {
-        let code = code_view(source);
-        let targets = edges.entry(name.clone()).or_default();
-        if name == "mod" {
-            for path in use_paths(&code) {
-                let first = path.split("::").next().unwrap_or("");
-                if modules.contains(first) {
-                    targets.insert(first.to_owned());
-                }
-            }
-            continue;
+/// A crate's source files as the checkers see them: module path (`http::request`; `` for the
+/// crate root) to code view.
+type Modules = BTreeMap<String, String>;
+
+/// The module path of a file under a crate's source directory: `lib.rs` and `main.rs` are the
+/// root, `a/mod.rs` and `a.rs` are `a`, `a/b.rs` is `a::b`.
+fn module_path(relative_to_src: &str) -> String {
+    let path = relative_to_src.trim_end_matches(".rs");
+    let path = path.strip_suffix("/mod").unwrap_or(path);
+    if path == "lib" || path == "main" {
+        return String::new();
+    }
+    path.replace('/', "::")
+}
+
+/// The module a path written in `module`'s code points into, resolved against the crate's
+/// `modules`: the longest module that prefixes the path (an item of a module counts as the
+/// module). `crate::`, `super::` and `self::` are resolved, `library` names the library crate
+/// from the binary (`loopback_mcp_http`, whose paths lead outside the binary's graph), and a
+/// bare first segment is a child module when one exists. Other crates and `std` lead nowhere.
+fn resolve(path: &str, module: &str, modules: &Modules, library: Option<&str>) -> Option<String> {
+    let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut base: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+    match segments.first().copied() {
+        Some("crate") => {
+            base.clear();
+            segments.remove(0);
         }
-        for path in use_paths(&code).into_iter().chain(inline_super_paths(&code)) {
-            let Some(rest) = path.strip_prefix("super::") else {
-                continue;
-            };
-            let first = rest.split("::").next().unwrap_or("");
-            let target = if modules.contains(first) { first } else { "mod" };
-            if target != name {
-                targets.insert(target.to_owned());
+        Some(first) if Some(first) == library => return None,
+        Some("super") => {
+            while segments.first() == Some(&"super") {
+                segments.remove(0);
+                base.pop()?;
+            }
+        }
+        Some("self") => {
+            segments.remove(0);
+        }
+        Some(first) => {
+            if !modules.contains_key(&join(module, first)) {
+                return None;
+            }
+        }
+        None => return None,
+    }
+    let mut target = base.join("::");
+    let mut found = target.clone();
+    for segment in segments {
+        target = join(&target, segment);
+        if modules.contains_key(&target) {
+            found = target.clone();
+        } else {
+            break;
+        }
+    }
+    (found != module).then_some(found)
+}
+
+/// Paths written inline in code (outside `use` declarations) that start with `crate::`,
+/// `super::` or `self::`.
+fn inline_paths(code: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        for at in find_all_words(code, start) {
+            let path: String =
+                code[at..].chars().take_while(|&c| is_ident(c) || c == ':').collect();
+            paths.push(path.trim_end_matches(':').to_owned());
+        }
+    }
+    paths
+}
+
+/// The edges `module -> module it imports` among a crate's `modules`.
+fn module_edges(modules: &Modules, library: Option<&str>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in modules {
+        let targets = edges.entry(module.clone()).or_default();
+        for path in use_paths(code).into_iter().chain(inline_paths(code)) {
+            if let Some(target) = resolve(&path, module, modules, library) {
+                targets.insert(target);
             }
         }
     }
     edges
 }
 
-/// `super::a::b` paths written inline in code (outside `use` declarations).
-fn inline_super_paths(code: &str) -> Vec<String> {
-    find_all_words(code, "super::")
-        .map(|at| {
-            let path: String =
-                code[at..].chars().take_while(|&c| is_ident(c) || c == ':').collect();
-            path.trim_end_matches(':').to_owned()
+/// The top-level modules each top-level module imports (edges inside one are left out; the
+/// crate root, which only declares, has none).
+fn top_level_edges(
+    edges: &BTreeMap<String, BTreeSet<String>>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let top = |module: &str| module.split("::").next().unwrap_or("").to_owned();
+    let mut layers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, targets) in edges {
+        if module.is_empty() {
+            continue;
+        }
+        let from = top(module);
+        let imports = layers.entry(from.clone()).or_default();
+        for target in targets {
+            let to = top(target);
+            if !to.is_empty() && to != from {
+                imports.insert(to);
+            }
+        }
+    }
+    layers
+}
+
+/// A crate's modules read from `dir` (its `src`), limited to the files `keep` accepts (paths
+/// relative to `dir`).
+fn read_modules(dir: &Path, keep: impl Fn(&str) -> bool) -> Modules {
+    rust_files(dir)
+        .into_iter()
+        .filter_map(|path| {
+            let relative = path.strip_prefix(dir).ok()?.to_string_lossy().replace('\\', "/");
+            if !keep(&relative) {
+                return None;
+            }
+            let source = fs::read_to_string(&path).expect("read a source file");
+            Some((module_path(&relative), code_view(&source)))
         })
         .collect()
 }
 
-/// One cycle in `edges`, as the list of its nodes, if there is any.
+/// The library's modules: everything under `src` but the binary's `main.rs` and `cli/`.
+fn library_modules() -> Modules {
+    read_modules(&root().join("src"), |f| f != "main.rs" && !f.starts_with("cli/"))
+}
+
+/// The binary's modules: `main.rs` and `cli/`.
+fn binary_modules() -> Modules {
+    read_modules(&root().join("src"), |f| f == "main.rs" || f.starts_with("cli/"))
+}
+
+/// One cycle in `edges`, as the list of its nodes (the first repeated at the end), if there is
+/// any.
 fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -409,6 +505,163 @@ fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 
 fn successors<'e>(edges: &'e BTreeMap<String, BTreeSet<String>>, node: &str) -> Vec<&'e str> {
     edges.get(node).map(|s| s.iter().map(String::as_str).collect()).unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The layers: which top-level modules may never import which.
+
+/// The codecs: bytes in, typed values out.
+const CODECS: &[&str] = &["http", "json", "sse"];
+/// Numbers, budgets and digests that everything may use.
+const FOUNDATIONS: &[&str] = &["limits", "decimal", "digest"];
+/// The shell: sockets, threads, clocks and the OS.
+const SHELL_MODULES: &[&str] = &["server", "client"];
+/// Every top-level module of the core.
+const CORE: &[&str] = &[
+    "limits", "decimal", "digest", "random", "http", "json", "sse", "auth", "mcp", "endpoint",
+    "inspect",
+];
+
+/// One rule: none of `modules` imports any of `never`, and why.
+struct Never {
+    modules: &'static [&'static str],
+    never: &'static [&'static str],
+    why: &'static str,
+}
+
+/// The rules the crate's layering keeps. The crate docs list what each module imports; a test
+/// checks that list against the code, and the code against these rules.
+const NEVER: [Never; 6] = [
+    Never {
+        modules: FOUNDATIONS,
+        never: &[
+            "limits", "decimal", "digest", "random", "http", "json", "sse", "auth", "mcp",
+            "endpoint", "inspect", "server", "client",
+        ],
+        why: "the foundations import nothing of the project",
+    },
+    Never {
+        modules: CODECS,
+        never: &["auth", "mcp", "endpoint", "inspect", "server", "client", "random", "digest"],
+        why: "a codec knows bytes, budgets and numbers only",
+    },
+    Never {
+        modules: &["auth"],
+        never: &["mcp", "endpoint", "inspect", "sse"],
+        why: "the token policy knows nothing of MCP sessions, endpoints or streams",
+    },
+    Never {
+        modules: &["mcp"],
+        never: &["auth", "endpoint", "inspect", "http", "sse", "random"],
+        why: "sessions hold the three values of a principal, not the policy; ids come drawn",
+    },
+    Never {
+        modules: CORE,
+        never: SHELL_MODULES,
+        why: "the core is sans-IO: it never names the shell",
+    },
+    Never {
+        modules: &["client"],
+        never: &["server", "endpoint"],
+        why: "the client shares wire vocabulary with the server, never its insides",
+    },
+];
+
+/// Every broken rule in `layers`, as `importer imports target: why`.
+fn broken_rules(layers: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut broken = Vec::new();
+    for rule in &NEVER {
+        for module in rule.modules {
+            for target in layers.get(*module).into_iter().flatten() {
+                if rule.never.contains(&target.as_str()) {
+                    broken.push(format!("{module} imports {target}: {}", rule.why));
+                }
+            }
+        }
+    }
+    broken
+}
+
+/// The import list the crate docs carry between `<!-- imports: start -->` and
+/// `<!-- imports: end -->`: one line per module, `` - `m` imports `a`, `b`. `` or
+/// `` - `m` imports nothing of the project. ``
+fn documented_imports(lib_rs: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let start = lib_rs.find("<!-- imports: start -->").expect("the crate docs' import list");
+    let end = lib_rs.find("<!-- imports: end -->").expect("the end of the import list");
+    let mut documented = BTreeMap::new();
+    for line in lib_rs[start..end].lines().skip(1) {
+        let line = line.trim_start_matches("//!").trim();
+        let Some(rest) = line.strip_prefix("- `") else {
+            continue;
+        };
+        let (module, rest) = rest.split_once('`').expect("a module name in backquotes");
+        let imports: BTreeSet<String> =
+            match rest.trim().trim_end_matches('.').strip_prefix("imports ") {
+                Some("nothing of the project") => BTreeSet::new(),
+                Some(list) => list.split(", ").map(|m| m.trim_matches('`').to_owned()).collect(),
+                None => panic!("not an import line: {line}"),
+            };
+        documented.insert(module.to_owned(), imports);
+    }
+    documented
+}
+
+// ---------------------------------------------------------------------------------------------
+// Function length.
+
+/// The longest a function may be, counted from the line of its `fn` to the line of its closing
+/// brace, comments included.
+const FUNCTION_LINES_MAX: usize = 70;
+
+/// Every function of `source` longer than `max` lines: (name, first line, lines).
+fn long_functions(source: &str, max: usize) -> Vec<(String, usize, usize)> {
+    let code: Vec<char> = blank_comments_and_literals(source).chars().collect();
+    let text: String = code.iter().collect();
+    let line = |index: usize| code[..index].iter().filter(|&&c| c == '\n').count() + 1;
+    let mut found = Vec::new();
+    for at in find_all_words(&text, "fn") {
+        let start = text[..at].chars().count();
+        let after: String = code[start + 2..].iter().take(200).collect();
+        let name: String = after.trim_start().chars().take_while(|&c| is_ident(c)).collect();
+        if name.is_empty() || !after.starts_with(char::is_whitespace) {
+            continue; // `fn(usize) -> T`, a type
+        }
+        let Some(close) = body_end(&code, start) else {
+            continue; // a declaration without a body
+        };
+        let lines = line(close) - line(start) + 1;
+        if lines > max {
+            found.push((name, line(start), lines));
+        }
+    }
+    found
+}
+
+/// The index of the `}` that ends the body of the function whose `fn` is at `start`; `None`
+/// when a `;` ends it first (a declaration).
+fn body_end(code: &[char], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut open = false;
+    for (i, &c) in code.iter().enumerate().skip(start) {
+        match c {
+            ';' if !open && depth == 0 => return None,
+            '(' | '[' | '<' if !open => depth += 1,
+            ')' | ']' | '>' if !open => depth = depth.saturating_sub(1),
+            '{' if !open && depth == 0 => {
+                open = true;
+                depth = 1;
+            }
+            '{' if open => depth += 1,
+            '}' if open => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -462,19 +715,155 @@ fn core_modules_never_touch_sockets_threads_clocks_or_the_os() {
 }
 
 #[test]
-fn the_files_of_src_http_import_each_other_without_a_cycle() {
-    let files: BTreeMap<String, String> = rust_files(&root().join("src/http"))
-        .into_iter()
-        .map(|path| {
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-            (stem, fs::read_to_string(&path).expect("read a source file"))
-        })
-        .collect();
-    assert!(files.len() >= 10, "src/http has only {} files", files.len());
-    let edges = import_edges(&files);
-    assert_eq!(find_cycle(&edges), None, "an import cycle among the files of src/http");
-    // The shared vocabulary imports nothing from the rest of the directory.
-    assert_eq!(edges.get("vocab"), Some(&BTreeSet::new()));
+fn no_import_cycle_anywhere_in_src() {
+    let library = library_modules();
+    assert!(library.len() >= 50, "only {} library modules found", library.len());
+    let edges = module_edges(&library, None);
+    assert_eq!(find_cycle(&edges), None, "an import cycle among the library's modules");
+    // The shared vocabulary of `http` imports nothing from the rest of it.
+    assert_eq!(edges.get("http::vocab"), Some(&BTreeSet::new()));
+    let binary = binary_modules();
+    assert!(binary.len() >= 10, "only {} binary modules found", binary.len());
+    let edges = module_edges(&binary, Some("loopback_mcp_http"));
+    assert_eq!(find_cycle(&edges), None, "an import cycle among the binary's modules (cli)");
+}
+
+#[test]
+fn the_layers_keep_their_never_rules() {
+    let layers = top_level_edges(&module_edges(&library_modules(), None));
+    let broken = broken_rules(&layers);
+    assert!(broken.is_empty(), "layering rules broken:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_crate_docs_list_exactly_what_each_module_imports() {
+    let lib_rs = fs::read_to_string(root().join("src/lib.rs")).expect("read src/lib.rs");
+    let documented = documented_imports(&lib_rs);
+    let actual = top_level_edges(&module_edges(&library_modules(), None));
+    let mut wrong = Vec::new();
+    for (module, imports) in &actual {
+        match documented.get(module) {
+            Some(listed) if listed == imports => {}
+            Some(listed) => wrong.push(format!("{module}: listed {listed:?}, imports {imports:?}")),
+            None => wrong.push(format!("{module}: not listed (imports {imports:?})")),
+        }
+    }
+    for module in documented.keys().filter(|m| !actual.contains_key(*m)) {
+        wrong.push(format!("{module}: listed, but no such module"));
+    }
+    assert!(wrong.is_empty(), "the crate docs' import list is wrong:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_test_reaches_into_the_binary() {
+    let mut found = Vec::new();
+    for path in rust_files(&root().join("tests")) {
+        let source = fs::read_to_string(&path).expect("read a test file");
+        for (number, line) in source.lines().enumerate() {
+            let includes = line.contains("#[path") || line.contains("include!");
+            let binary = line.contains("main.rs") || line.contains("cli/");
+            if includes && binary {
+                found.push(format!("{}:{}: {}", relative(&path), number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "tests including the binary's modules:\n{}", found.join("\n"));
+}
+
+#[test]
+fn no_function_in_src_is_longer_than_seventy_lines() {
+    let mut offenders = Vec::new();
+    for path in rust_files(&root().join("src")) {
+        let source = fs::read_to_string(&path).expect("read a source file");
+        for (name, line, lines) in long_functions(&source, FUNCTION_LINES_MAX) {
+            offenders.push(format!("{}:{line} {name}: {lines} lines", relative(&path)));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "functions over {FUNCTION_LINES_MAX} lines:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_import_checks_resolve_paths_and_find_cycles_and_broken_rules() {
+    let crate_of = |files: &[(&str, &str)]| -> Modules {
+        files.iter().map(|(n, s)| ((*n).to_owned(), code_view(s))).collect()
+    };
+    let layered = crate_of(&[
+        ("", "mod a; mod b; pub use a::A;"),
+        ("a", "mod c; use super::b::B; use crate::a::c::{self, C}; pub use c::D;"),
+        ("a::c", "#[cfg(test)]\nmod tests { use super::super::A; }"),
+        ("b", "fn f() { crate::a::c::g(); std::thread::sleep(d); }"),
+    ]);
+    let edges = module_edges(&layered, None);
+    assert_eq!(find_cycle(&edges), None);
+    let expect = |module: &str, targets: &[&str]| {
+        let want: BTreeSet<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+        assert_eq!(edges.get(module), Some(&want), "{module}");
+    };
+    expect("", &["a"]);
+    expect("a", &["a::c", "b"]);
+    expect("a::c", &[]);
+    expect("b", &["a::c"]);
+    // Cycles of any length, through `super`, `crate`, re-exports and inline paths.
+    let cycles: [(&[(&str, &str)], usize); 4] = [
+        (&[("", "mod a; mod b;"), ("a", "use super::b::B;"), ("b", "use crate::a::A;")], 3),
+        (
+            &[
+                ("", ""),
+                ("a", "use crate::b;"),
+                ("b", "use crate::{c::C, x};"),
+                ("c", "fn f() { crate::a::g(); }"),
+            ],
+            4,
+        ),
+        // A file importing an item of its parent, which re-exports that file's items.
+        (&[("m", "mod a; pub use a::A; pub struct P;"), ("m::a", "use super::P;")], 3),
+        (&[("m", "mod a; pub use a::{A, B};"), ("m::a", "use super::{self, Parsed};")], 3),
+    ];
+    for (files, length) in cycles {
+        let cycle = find_cycle(&module_edges(&crate_of(files), None));
+        assert_eq!(cycle.as_ref().map(Vec::len), Some(length), "{files:?}: {cycle:?}");
+    }
+    // The binary's paths into the library lead outside its own graph.
+    let binary = crate_of(&[("", "mod cli;"), ("cli", "use loopback_mcp_http::http::X;")]);
+    let edges = module_edges(&binary, Some("loopback_mcp_http"));
+    assert_eq!(edges.get("cli"), Some(&BTreeSet::new()));
+    // Rules: a codec importing `auth`, the core importing the shell; `auth` may import `http`.
+    let layers = |pairs: &[(&str, &str)]| {
+        let mut layers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (from, to) in pairs {
+            layers.entry((*from).to_owned()).or_default().insert((*to).to_owned());
+        }
+        layers
+    };
+    let broken =
+        broken_rules(&layers(&[("http", "auth"), ("endpoint", "server"), ("auth", "http")]));
+    assert_eq!(broken.len(), 2, "{broken:?}");
+    assert!(broken[0].starts_with("http imports auth"), "{broken:?}");
+    assert!(broken[1].starts_with("endpoint imports server"), "{broken:?}");
+    // The docs' list is read line by line.
+    let docs = "//! <!-- imports: start -->\n//! - `a` imports nothing of the project.\n//! - `b` imports `a`, `c`.\n//! <!-- imports: end -->";
+    let listed = documented_imports(docs);
+    assert_eq!(listed.get("a"), Some(&BTreeSet::new()));
+    assert_eq!(listed.get("b").map(BTreeSet::len), Some(2));
+}
+
+#[test]
+fn the_length_check_counts_from_fn_to_its_closing_brace() {
+    let body = |lines: usize| -> String {
+        let inner: String =
+            (0..lines - 2).map(|i| format!("    let _x{i} = {{ 1 }}; // }}\n")).collect();
+        format!("fn long() {{\n{inner}}}\n")
+    };
+    assert_eq!(long_functions(&body(70), 70), vec![]);
+    assert_eq!(long_functions(&body(71), 70), vec![("long".to_owned(), 1, 71)]);
+    let not_functions = "type F = fn(usize) -> bool;\ntrait T { fn declared(&self); }\n";
+    assert_eq!(long_functions(not_functions, 0), vec![]);
+    let generic = "fn g<T: Fn() -> u8>(t: T) -> [u8; 2] where T: Copy {\n    [t(), t()]\n}\n";
+    assert_eq!(long_functions(generic, 2), vec![("g".to_owned(), 1, 3)]);
 }
 
 #[test]
@@ -520,38 +909,5 @@ fn the_shell_check_flags_what_it_must_and_passes_the_rest() {
     ];
     for snippet in passed {
         assert_eq!(shell_only_uses(snippet), Vec::<String>::new(), "{snippet:?}");
-    }
-}
-
-#[test]
-fn the_cycle_check_finds_cycles_of_any_length_and_passes_layers() {
-    let tree = |files: &[(&str, &str)]| -> BTreeMap<String, String> {
-        files.iter().map(|(n, s)| ((*n).to_owned(), (*s).to_owned())).collect()
-    };
-    let layered = tree(&[
-        ("mod", "mod a; mod b; mod c; pub use a::A; pub use c::C;"),
-        ("a", "use super::b::B;\nuse super::c::{self, C};"),
-        ("b", "use super::c::C;"),
-        ("c", "#[cfg(test)]\nmod tests { use super::*; use super::super::a::A; }"),
-    ]);
-    assert_eq!(find_cycle(&import_edges(&layered)), None);
-    let cycles: [(&[(&str, &str)], usize); 4] = [
-        (&[("mod", "mod a; mod b;"), ("a", "use super::b::B;"), ("b", "use super::a::A;")], 3),
-        (
-            &[
-                ("mod", ""),
-                ("a", "use super::b;"),
-                ("b", "use super::{c::C, x};"),
-                ("c", "fn f() { super::a::g(); }"),
-            ],
-            4,
-        ),
-        // A file importing an item of `mod.rs`, which re-exports that file's items.
-        (&[("mod", "pub use a::A; pub struct P;"), ("a", "use super::P;")], 3),
-        (&[("mod", "pub use a::{A, B};"), ("a", "use super::{self, Parsed};")], 3),
-    ];
-    for (files, length) in cycles {
-        let cycle = find_cycle(&import_edges(&tree(files)));
-        assert_eq!(cycle.as_ref().map(Vec::len), Some(length), "{files:?}: {cycle:?}");
     }
 }

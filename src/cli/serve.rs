@@ -21,8 +21,8 @@ use loopback_mcp_http::json::{Object, Value};
 use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
-use loopback_mcp_http::server::{RunningServer, ServerConfig};
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
+use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 const FLAGS: [&str; 8] = [
     "port",

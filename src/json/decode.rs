@@ -368,7 +368,6 @@ enum Attached {
     NeedValue,
 }
 
-
 /// Why the bytes at the start of `bytes` are not a number, and the offset that decided it.
 fn number_error(bytes: &[u8]) -> (JsonErrorKind, usize) {
     let sign = usize::from(bytes.first() == Some(&b'-'));

@@ -28,4 +28,3 @@ mod value;
 pub use decode::{JsonError, JsonErrorKind, decode};
 pub use encode::{encode, encode_into, encode_string_into};
 pub use value::{Key, Number, Object, Value, members, object};
-

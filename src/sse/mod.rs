@@ -19,4 +19,3 @@ mod parse;
 pub use encode::{SseEncodeError, encode, encode_event};
 pub use event::{Event, EventRef};
 pub use parse::{SseError, SseErrorKind, SseParser, parse_stream};
-
