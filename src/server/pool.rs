@@ -1,9 +1,12 @@
 //! The bounded hand-off between the acceptor and the threads that take connections from it.
 //!
 //! The hand-off accepts a connection only when a worker is free for it: the connections waiting
-//! plus those being served never exceed the number of workers, counted exactly under one lock. So
-//! there is never a queue of connections behind busy workers and never a thread per connection,
-//! and a worker that has not yet reached its first `take` (just after start) still counts as free.
+//! plus those being served never exceed the number of workers, counted exactly under one lock. A
+//! connection counts as served from its `take` to its worker's `finished`, which the worker calls
+//! only once it is done with the connection: its last response written, and the socket handed to
+//! the lingering set or closed. So there is never a queue of connections behind busy workers
+//! (writing workers included) and never a thread per connection, and a worker that has not yet
+//! reached its first `take` (just after start) still counts as free.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};

@@ -57,8 +57,8 @@ GROUPS = [
     ("JSON encoding (json::encode)", re.compile(r"^loopback_mcp_http::json::encode::")),
     ("token check (auth::)", re.compile(r"^loopback_mcp_http::auth::")),
     ("session table (mcp::session)", re.compile(r"^loopback_mcp_http::mcp::session::")),
-    ("response writing (http::writer, connection::Output)", re.compile(
-        r"^loopback_mcp_http::(http::writer::|server::connection::Output::|server::connection::serialize)")),
+    ("response writing (http::writer, the server's serializer)", re.compile(
+        r"^loopback_mcp_http::(http::writer::|server::connection::Answers::serialize|endpoint::reply::Reply::serialize)")),
 ]
 
 
