@@ -8,7 +8,7 @@
 //! - No module imports itself through a cycle of any length, in the library or the binary; the
 //!   top-level modules keep the layering rules of `NEVER`, and the crate docs list exactly what
 //!   each imports; no test includes the binary's files; no function in `src` is longer than
-//!   `FUNCTION_LINES_MAX` lines.
+//!   `FUNCTION_LINES_MAX` lines; only `http::connection::drive` steps the connection machine.
 //!
 //! The checkers work on a token-level view of the source: comments, string and character
 //! literals are blanked first, and `#[cfg(test)]` items are cut out, so prose and test code never
@@ -768,6 +768,23 @@ fn no_test_reaches_into_the_binary() {
         }
     }
     assert!(found.is_empty(), "tests including the binary's modules:\n{}", found.join("\n"));
+}
+
+#[test]
+fn only_the_driver_steps_the_connection_machine() {
+    // The machine is stepped through its stages, which only `Connection::stage` hands out.
+    let driver = "src/http/connection/driver.rs";
+    let mut found = Vec::new();
+    for dir in ["src", "fuzz/fuzz_targets"] {
+        for path in rust_files(&root().join(dir)) {
+            let name = relative(&path);
+            let code = code_view(&fs::read_to_string(&path).expect("read a source file"));
+            if name != driver && code.contains(".stage()") {
+                found.push(name);
+            }
+        }
+    }
+    assert!(found.is_empty(), "the machine stepped outside its driver: {found:?}");
 }
 
 #[test]
