@@ -18,7 +18,9 @@ use crate::endpoint::{Delivery, Rejection, Reply};
 use crate::http::connection::{
     Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
 };
-use crate::http::{FieldList, Method, Parsed, RequestHead, RequestParser, ResponseParser, Status};
+use crate::http::{
+    BodyFraming, FieldList, Method, Parsed, RequestHead, RequestParser, ResponseParser, Status,
+};
 use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::sse;
@@ -93,6 +95,14 @@ fn fields_value(fields: &FieldList<'_>) -> Value {
     Value::Array(shown.collect())
 }
 
+/// How the head frames its body, as one member: `content_length`, or `transfer_coding`.
+fn body_framing(head: &RequestHead<'_>) -> (&'static str, Value) {
+    match head.body {
+        BodyFraming::Length(n) => ("content_length", Value::from(n as u64)),
+        BodyFraming::Chunked => ("transfer_coding", "chunked".into()),
+    }
+}
+
 fn request(input: &[u8], limits: &Limits) -> Report {
     match RequestParser::new(limits).parse(input) {
         Ok(Parsed::Partial) => incomplete(),
@@ -106,7 +116,7 @@ fn request(input: &[u8], limits: &Limits) -> Report {
                 ("target", head.target.into()),
                 ("version", head.version.as_str().into()),
                 ("fields", fields_value(&head.fields)),
-                ("content_length", Value::from(head.content_length)),
+                body_framing(&head),
                 ("expect_continue", head.expect_continue.into()),
                 ("keep_alive", head.keep_alive.into()),
                 ("bytes_after_head", Value::from((input.len() - len) as u64)),
@@ -294,7 +304,7 @@ fn stage_value(stage: &Stage<'_, ()>) -> Value {
                 object([
                     ("method", head.method.as_str().into()),
                     ("target", head.target.into()),
-                    ("content_length", Value::from(head.content_length)),
+                    body_framing(&head),
                     ("keep_alive", head.keep_alive.into()),
                     ("expect_continue", head.expect_continue.into()),
                 ]),

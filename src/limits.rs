@@ -18,9 +18,25 @@ use std::time::Duration;
 /// Each budget is tested at exactly its value (accepted) and one past it (refused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Largest request body, from `Content-Length`. Over it: 413, decided before any body byte
-    /// is read.
+    /// Largest request body: its `Content-Length`, or (under `--chunked`) the decoded bytes of
+    /// its chunks. Over it: 413, decided before any byte of the body (or of the chunk that would
+    /// cross it) is read.
     pub request_body_bytes_max: usize,
+    /// Longest chunk size of a chunked body, in hex digits, leading zeros included. One more:
+    /// 400. At most [`CHUNK_SIZE_DIGITS_CEILING`], so every size fits in 64 bits: a size that
+    /// would overflow is refused at its seventeenth digit, before any arithmetic could wrap.
+    pub chunk_size_digits_max: usize,
+    /// Largest extension part of one chunk-size line: every byte between the size and the CR.
+    /// Over it: 400, on the byte that crosses it.
+    pub chunk_extension_bytes_max: usize,
+    /// Most chunks in one chunked body, the last (zero-size) one included. The first byte of one
+    /// more: 400.
+    pub chunks_per_body_max: usize,
+    /// Most trailer field lines after a chunked body. The first byte of one more: 431.
+    pub trailer_fields_max: usize,
+    /// Largest trailer section: every trailer line with its CRLF, not counting the empty line
+    /// that ends it. Over it: 431.
+    pub trailer_section_bytes_max: usize,
     /// Deepest nesting of JSON arrays and objects. Over it: 400. At most [`JSON_DEPTH_CEILING`].
     pub json_depth_max: usize,
     /// Largest single header field value, counted from its first non-whitespace byte to the end
@@ -139,11 +155,13 @@ pub enum LimitsError {
     /// A client's request deadline must leave time to wait the server's `retry` and resume.
     RequestDeadlineNotAboveRetry,
     /// A byte budget above [`BYTES_CEILING`], a count above [`COUNT_CEILING`], a duration above
-    /// [`DURATION_CEILING`], a JSON depth above [`JSON_DEPTH_CEILING`] or a worker count above
-    /// [`WORKERS_CEILING`].
+    /// [`DURATION_CEILING`], a JSON depth above [`JSON_DEPTH_CEILING`], a worker count above
+    /// [`WORKERS_CEILING`] or a chunk-size digit count above [`CHUNK_SIZE_DIGITS_CEILING`].
     AboveCeiling(&'static str),
     /// More header fields than the header section could hold (each line takes at least 4 bytes).
     FieldsExceedSection,
+    /// More trailer fields than the trailer section could hold.
+    TrailerFieldsExceedSection,
 }
 
 /// The largest byte budget [`Limits::validate`] accepts. The codecs are built for small loopback
@@ -173,6 +191,8 @@ pub const RESPONSE_HEAD_BYTES_RESERVE: usize = 512;
 /// 16-digit tag, `-p`, two 20-digit numbers and a dash), `retry: ` with 20 digits, `data:`, four
 /// LFs. Every event stream starts with one, so it must fit beside the largest event.
 pub const PRIMING_EVENT_BYTES_MAX: usize = 128;
+/// The most hex digits a chunk size may have: sixteen digits always fit in 64 bits.
+pub const CHUNK_SIZE_DIGITS_CEILING: usize = 16;
 /// The fewest bytes one field line can take: a one-byte name, the colon and CRLF.
 const FIELD_LINE_BYTES_MIN: usize = 4;
 
@@ -199,6 +219,9 @@ impl std::fmt::Display for LimitsError {
             LimitsError::FieldsExceedSection => {
                 f.write_str("header_fields_max lines cannot fit in header_section_bytes_max")
             }
+            LimitsError::TrailerFieldsExceedSection => {
+                f.write_str("trailer_fields_max lines cannot fit in trailer_section_bytes_max")
+            }
         }
     }
 }
@@ -211,6 +234,11 @@ impl Limits {
     /// The project's budgets.
     pub const DEFAULT: Limits = Limits {
         request_body_bytes_max: 16 * KIB,
+        chunk_size_digits_max: CHUNK_SIZE_DIGITS_CEILING,
+        chunk_extension_bytes_max: 256,
+        chunks_per_body_max: 256,
+        trailer_fields_max: 8,
+        trailer_section_bytes_max: KIB,
         json_depth_max: 64,
         header_value_bytes_max: 2 * KIB,
         header_fields_max: 32,
@@ -279,6 +307,9 @@ impl Limits {
         if self.header_fields_max > self.header_section_bytes_max / FIELD_LINE_BYTES_MIN {
             return Err(LimitsError::FieldsExceedSection);
         }
+        if self.trailer_fields_max > self.trailer_section_bytes_max / FIELD_LINE_BYTES_MIN {
+            return Err(LimitsError::TrailerFieldsExceedSection);
+        }
         if self.sse_event_bytes_max
             > self
                 .response_bytes_max
@@ -300,7 +331,9 @@ impl Limits {
 
     /// Every budget non-zero (except the leading-empty-line allowance) and under its ceiling.
     const fn check_magnitudes(&self) -> Result<(), LimitsError> {
-        let bytes: [(&'static str, usize); 10] = [
+        let bytes: [(&'static str, usize); 12] = [
+            ("chunk_extension_bytes_max", self.chunk_extension_bytes_max),
+            ("trailer_section_bytes_max", self.trailer_section_bytes_max),
             ("sse_bytes_kept_per_session_max", self.sse_bytes_kept_per_session_max),
             ("drain_bytes_max", self.drain_bytes_max),
             ("request_body_bytes_max", self.request_body_bytes_max),
@@ -312,7 +345,9 @@ impl Limits {
             ("sse_event_bytes_max", self.sse_event_bytes_max),
             ("control_line_bytes_max", self.control_line_bytes_max),
         ];
-        let counts: [(&'static str, usize); 11] = [
+        let counts: [(&'static str, usize); 13] = [
+            ("chunks_per_body_max", self.chunks_per_body_max),
+            ("trailer_fields_max", self.trailer_fields_max),
             ("client_resumptions_max", self.client_resumptions_max),
             ("requests_per_connection_max", self.requests_per_connection_max),
             ("connections_lingering_max", self.connections_lingering_max),
@@ -325,6 +360,31 @@ impl Limits {
             ("requests_in_processing_max", self.requests_in_processing_max),
             ("interim_responses_max", self.interim_responses_max),
         ];
+        if let Err(e) = within(&bytes, BYTES_CEILING) {
+            return Err(e);
+        }
+        if let Err(e) = within(&counts, COUNT_CEILING) {
+            return Err(e);
+        }
+        if let Err(e) = within(&[("json_depth_max", self.json_depth_max)], JSON_DEPTH_CEILING) {
+            return Err(e);
+        }
+        let workers = [("requests_in_processing_max", self.requests_in_processing_max)];
+        if let Err(e) = within(&workers, WORKERS_CEILING) {
+            return Err(e);
+        }
+        let digits = [("chunk_size_digits_max", self.chunk_size_digits_max)];
+        if let Err(e) = within(&digits, CHUNK_SIZE_DIGITS_CEILING) {
+            return Err(e);
+        }
+        if self.leading_empty_lines_max > COUNT_CEILING {
+            return Err(LimitsError::AboveCeiling("leading_empty_lines_max"));
+        }
+        self.check_durations()
+    }
+
+    /// Every duration non-zero and at most [`DURATION_CEILING`].
+    const fn check_durations(&self) -> Result<(), LimitsError> {
         let durations: [(&'static str, Duration); 13] = [
             ("client_request_deadline", self.client_request_deadline),
             ("socket_read_timeout", self.socket_read_timeout),
@@ -340,19 +400,6 @@ impl Limits {
             ("session_ttl", self.session_ttl),
             ("client_io_timeout", self.client_io_timeout),
         ];
-        if let Err(e) = within(&bytes, BYTES_CEILING) {
-            return Err(e);
-        }
-        if let Err(e) = within(&counts, COUNT_CEILING) {
-            return Err(e);
-        }
-        if let Err(e) = within(&[("json_depth_max", self.json_depth_max)], JSON_DEPTH_CEILING) {
-            return Err(e);
-        }
-        let workers = [("requests_in_processing_max", self.requests_in_processing_max)];
-        if let Err(e) = within(&workers, WORKERS_CEILING) {
-            return Err(e);
-        }
         let mut i = 0;
         while i < durations.len() {
             let (name, value) = durations[i];
@@ -363,9 +410,6 @@ impl Limits {
                 return Err(LimitsError::AboveCeiling(name));
             }
             i += 1;
-        }
-        if self.leading_empty_lines_max > COUNT_CEILING {
-            return Err(LimitsError::AboveCeiling("leading_empty_lines_max"));
         }
         Ok(())
     }
@@ -403,6 +447,11 @@ mod tests {
     fn default_limits_match_the_published_table() {
         let l = Limits::DEFAULT;
         assert_eq!(l.request_body_bytes_max, 16384);
+        assert_eq!(l.chunk_size_digits_max, 16);
+        assert_eq!(l.chunk_extension_bytes_max, 256);
+        assert_eq!(l.chunks_per_body_max, 256);
+        assert_eq!(l.trailer_fields_max, 8);
+        assert_eq!(l.trailer_section_bytes_max, 1024);
         assert_eq!(l.json_depth_max, 64);
         assert_eq!(l.header_value_bytes_max, 2048);
         assert_eq!(l.header_fields_max, 32);
@@ -432,7 +481,13 @@ mod tests {
     #[test]
     fn broken_relations_are_refused() {
         let d = Limits::DEFAULT;
-        let cases: [(Limits, LimitsError); 10] = [
+        let cases: [(Limits, LimitsError); 13] = [
+            (
+                Limits { chunk_size_digits_max: 17, ..d },
+                LimitsError::AboveCeiling("chunk_size_digits_max"),
+            ),
+            (Limits { chunks_per_body_max: 0, ..d }, LimitsError::Zero("chunks_per_body_max")),
+            (Limits { trailer_fields_max: 257, ..d }, LimitsError::TrailerFieldsExceedSection),
             (Limits { json_depth_max: 0, ..d }, LimitsError::Zero("json_depth_max")),
             (
                 Limits { sse_bytes_kept_per_session_max: 32767, ..d },

@@ -14,8 +14,11 @@
 
 mod common;
 
-use common::{Verdict, assert_split_invariant, cat, parse_once, rep};
-use loopback_mcp_http::http::{Occurrence, Parsed, RequestParser};
+use common::{
+    Verdict, assert_split_invariant, assert_split_invariant_with, cat, parse_once, parse_once_with,
+    rep,
+};
+use loopback_mcp_http::http::{BodyFraming, Occurrence, Parsed, RequestParser, TransferCodings};
 use loopback_mcp_http::limits::Limits;
 
 /// What a row expects.
@@ -355,6 +358,34 @@ fn corpus_rows_get_the_strict_verdicts() {
     check(rows);
 }
 
+/// Under `--chunked` the corpus keeps every verdict but two: the rows whose head is a plain
+/// `Transfer-Encoding: chunked` (FR01, and FR15 in capitals) are now complete heads with a chunked
+/// body, which the server then decodes (`tests/server_chunked.rs` takes them to the wire).
+#[test]
+fn corpus_rows_change_under_chunked_only_where_the_coding_is_plain_chunked() {
+    let limits = Limits::DEFAULT;
+    let mut changed = Vec::new();
+    for row in corpus() {
+        let default = parse_once(&row.input, &limits);
+        let chunked = parse_once_with(&row.input, &limits, TransferCodings::Chunked);
+        if chunked != default {
+            let Verdict::Head { summary, len, .. } = &chunked else {
+                panic!("{}: {chunked:?} under --chunked", row.id);
+            };
+            assert_eq!(
+                (summary.as_str(), *len),
+                ("POST / HTTP/1.1 chunked keep", 56),
+                "{}",
+                row.id
+            );
+            changed.push(row.id);
+        }
+        let codings = TransferCodings::Chunked;
+        assert_split_invariant_with(&row.input, &chunked, &limits, codings, row.id);
+    }
+    assert_eq!(changed, ["FR01", "FR15"]);
+}
+
 #[test]
 fn own_rows_get_the_strict_verdicts() {
     check(own_cases());
@@ -375,7 +406,10 @@ fn next_request(input: &[u8]) -> Verdict {
     let limits = Limits::DEFAULT;
     let mut parser = RequestParser::new(&limits);
     let (len, body) = match parser.parse(input) {
-        Ok(Parsed::Complete { value, len }) => (len, value.content_length as usize),
+        Ok(Parsed::Complete { value: head, len }) => match head.body {
+            BodyFraming::Length(body) => (len, body),
+            BodyFraming::Chunked => panic!("a chunked body from a parser that refuses them"),
+        },
         other => panic!("first request did not complete: {other:?}"),
     };
     parse_once(&input[len + body..], &limits)

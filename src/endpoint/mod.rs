@@ -54,7 +54,7 @@ use std::sync::Arc;
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
-use crate::http::{Method, Occurrence, RequestHead, Status};
+use crate::http::{BodyFraming, Method, Occurrence, RequestHead, Status};
 use crate::json::{self, Object, Value};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
@@ -602,9 +602,10 @@ fn check_json_content_type(head: &RequestHead<'_>) -> Result<(), Rejection> {
 }
 
 /// GET and DELETE carry no body; a `Content-Type` without one is ignored (the Python SDK client
-/// sends one on every request).
+/// sends one on every request). A chunked body is refused even when it would decode to nothing:
+/// the head announces content, and it is refused before any of it is read.
 fn check_no_body(head: &RequestHead<'_>) -> Result<(), Rejection> {
-    if head.content_length == 0 { Ok(()) } else { Err(Rejection::BodyNotAllowed) }
+    if head.body == BodyFraming::Length(0) { Ok(()) } else { Err(Rejection::BodyNotAllowed) }
 }
 
 /// Stage 3: a present `MCP-Protocol-Version` is one field naming 2025-11-25.

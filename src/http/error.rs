@@ -66,6 +66,130 @@ impl HeadErrorKind {
     }
 }
 
+/// What is wrong with a chunked request body (RFC 9112 §7.1). Every kind is one class of
+/// mistake with its own public code; the byte offsets are counted from the body's first byte by
+/// the decoder, and from the request's first byte once the connection reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ChunkedErrorKind {
+    /// A chunk-size line that does not start with a hex digit: leading whitespace, a sign, an
+    /// empty line, an extension with no size.
+    SizeMissing,
+    /// A byte inside the size that is neither a hex digit nor what may end it (whitespace before
+    /// an extension, `;`, CR): `0x5`, `1_0`.
+    SizeByte,
+    /// More hex digits than the budget, leading zeros included. The budget is at most 16, so a
+    /// size that would overflow 64 bits is refused before any arithmetic could wrap.
+    SizeTooLong { limit: usize },
+    /// Whitespace after the size that no extension follows (`5 \r\n`).
+    SizeWhitespace,
+    /// A `;` with no extension name after it (`5;\r\n`), or an `=` where a name belongs.
+    ExtensionNameMissing,
+    /// An `=` with no value after it.
+    ExtensionValueMissing,
+    /// A byte that may not stand where it is in an extension: not a `tchar` in a name or a
+    /// token value, a control byte, or anything but `;`, whitespace or CR after a value.
+    ExtensionByte,
+    /// Whitespace inside an extension that neither `;` nor (after a name) `=` follows.
+    ExtensionWhitespace,
+    /// A control byte (CR and LF included) or DEL inside a quoted extension value.
+    ExtensionQuotedByte,
+    /// One chunk's extensions longer than the budget.
+    ExtensionTooLarge { limit: usize },
+    /// A LF not preceded by CR, in a chunk-size line or after a chunk's data.
+    BareLf,
+    /// A CR not followed by LF.
+    BareCr,
+    /// A chunk's data not followed by CRLF: more bytes than its size said, or none of the CRLF.
+    DataUnterminated,
+    /// More chunks than the budget, the last (zero-size) one included.
+    TooManyChunks { limit: usize },
+    /// The decoded body would exceed the body budget; decided when a size is complete, before
+    /// any of its data is read.
+    BodyTooLarge { limit: usize },
+    /// A trailer field line that breaks the field rules or the trailer budgets.
+    Trailer(HeadErrorKind),
+    /// A trailer naming a field the server reads from the head (framing, routing, credentials,
+    /// MCP fields): RFC 9110 §6.5.1 forbids sending those as trailers.
+    TrailerFieldForbidden,
+}
+
+impl ChunkedErrorKind {
+    /// The stable public code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ChunkedErrorKind::SizeMissing => "chunk_size_missing",
+            ChunkedErrorKind::SizeByte => "chunk_size_byte",
+            ChunkedErrorKind::SizeTooLong { .. } => "chunk_size_too_long",
+            ChunkedErrorKind::SizeWhitespace => "chunk_size_whitespace",
+            ChunkedErrorKind::ExtensionNameMissing => "chunk_extension_name_missing",
+            ChunkedErrorKind::ExtensionValueMissing => "chunk_extension_value_missing",
+            ChunkedErrorKind::ExtensionByte => "chunk_extension_byte",
+            ChunkedErrorKind::ExtensionWhitespace => "chunk_extension_whitespace",
+            ChunkedErrorKind::ExtensionQuotedByte => "chunk_extension_quoted_byte",
+            ChunkedErrorKind::ExtensionTooLarge { .. } => "chunk_extension_too_large",
+            ChunkedErrorKind::BareLf => "chunk_bare_lf",
+            ChunkedErrorKind::BareCr => "chunk_bare_cr",
+            ChunkedErrorKind::DataUnterminated => "chunk_data_unterminated",
+            ChunkedErrorKind::TooManyChunks { .. } => "chunks_too_many",
+            ChunkedErrorKind::BodyTooLarge { .. } => "chunked_body_too_large",
+            ChunkedErrorKind::Trailer(kind) => trailer_code(kind),
+            ChunkedErrorKind::TrailerFieldForbidden => "trailer_field_forbidden",
+        }
+    }
+
+    /// 413 for a body over its budget, the field rules' statuses for trailers (431 for their
+    /// budgets), 400 for everything else.
+    const fn status(self) -> Status {
+        match self {
+            ChunkedErrorKind::BodyTooLarge { .. } => Status::ContentTooLarge,
+            ChunkedErrorKind::Trailer(kind) => kind.status(),
+            _ => Status::BadRequest,
+        }
+    }
+}
+
+/// The public code of a trailer field-line error: the head's code, marked as a trailer's.
+const fn trailer_code(kind: HeadErrorKind) -> &'static str {
+    match kind {
+        HeadErrorKind::BareLf => "trailer_bare_lf",
+        HeadErrorKind::BareCr => "trailer_bare_cr",
+        HeadErrorKind::FieldLineStartsWithWhitespace => "trailer_line_starts_with_whitespace",
+        HeadErrorKind::FieldNameEmpty => "trailer_name_empty",
+        HeadErrorKind::FieldNameByte => "trailer_name_byte",
+        HeadErrorKind::WhitespaceBeforeColon => "trailer_whitespace_before_colon",
+        HeadErrorKind::ColonMissing => "trailer_colon_missing",
+        HeadErrorKind::FieldValueByte => "trailer_value_byte",
+        HeadErrorKind::FieldValueTooLarge { .. } => "trailer_value_too_large",
+        HeadErrorKind::FieldsTooMany { .. } => "trailer_fields_too_many",
+        HeadErrorKind::FieldSectionTooLarge { .. } => "trailer_section_too_large",
+    }
+}
+
+/// A refused chunked body: what was wrong and the offset, from the body's first byte, of the
+/// byte that decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkedError {
+    pub kind: ChunkedErrorKind,
+    pub offset: usize,
+}
+
+impl ChunkedError {
+    /// The same error as a request's, its offset counted from the request's first byte (the
+    /// body starts `head_len` bytes in).
+    pub const fn in_request(self, head_len: usize) -> RequestError {
+        RequestError::new(RequestErrorKind::Chunked(self.kind), head_len + self.offset)
+    }
+}
+
+impl fmt::Display for ChunkedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "chunked body refused: {} at byte {}", self.kind.code(), self.offset)
+    }
+}
+
+impl std::error::Error for ChunkedError {}
+
 /// Why a request head was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -123,7 +247,8 @@ pub enum RequestErrorKind {
     TransferEncodingDuplicate,
     /// A Transfer-Encoding list that is malformed, or applies chunked before the final coding.
     TransferEncodingInvalid,
-    /// A valid Transfer-Encoding ending in chunked: understood, not implemented.
+    /// A valid Transfer-Encoding ending in chunked that this server does not decode: any such
+    /// list by default; under `--chunked`, one with another coding before `chunked`.
     TransferEncodingChunked,
     /// A Transfer-Encoding that does not end in chunked, so the body length is unknowable.
     TransferEncodingUnsupported,
@@ -137,6 +262,8 @@ pub enum RequestErrorKind {
     ExpectationUnsupported,
     /// A Connection value that is not a list of tokens.
     ConnectionInvalid,
+    /// A chunked body (accepted only under `--chunked`) that breaks the coding or its budgets.
+    Chunked(ChunkedErrorKind),
 }
 
 impl RequestErrorKind {
@@ -178,6 +305,7 @@ impl RequestErrorKind {
             RequestErrorKind::ContentLengthTooLarge { .. } => "content_length_too_large",
             RequestErrorKind::ExpectationUnsupported => "expectation_unsupported",
             RequestErrorKind::ConnectionInvalid => "connection_invalid",
+            RequestErrorKind::Chunked(kind) => kind.code(),
         }
     }
 
@@ -186,6 +314,7 @@ impl RequestErrorKind {
     pub const fn status(self) -> Status {
         match self {
             RequestErrorKind::Head(kind) => kind.status(),
+            RequestErrorKind::Chunked(kind) => kind.status(),
             RequestErrorKind::MethodTooLong { .. }
             | RequestErrorKind::MethodUnknown
             | RequestErrorKind::TransferEncodingChunked => Status::NotImplemented,

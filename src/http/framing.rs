@@ -5,9 +5,13 @@
 //! budget, then Expect, then Connection. The outcome says how long the body is and whether the
 //! connection may be reused; it never looks at the body itself.
 //!
-//! Chunked bodies are not implemented: a request that uses a transfer coding is refused (501
-//! when the coding is a valid chunked one, 400 otherwise), which also removes every
-//! Transfer-Encoding/Content-Length disagreement that request smuggling relies on.
+//! By default no transfer coding is accepted: a request that uses one is refused (501 when the
+//! coding is a valid chunked one, 400 otherwise), which also removes every
+//! Transfer-Encoding/Content-Length disagreement that request smuggling relies on. Under
+//! [`TransferCodings::Chunked`] (`serve --chunked`) exactly one shape more is accepted:
+//! `Transfer-Encoding: chunked` alone, on HTTP/1.1, without Content-Length, in one field line.
+//! Every other shape keeps its default verdict, except a list that ends in chunked after other
+//! codings, which stays a 501 (those codings are not implemented).
 
 use super::chars::{self, HOST_NAME};
 use super::error::{RequestError, RequestErrorKind};
@@ -15,11 +19,29 @@ use super::fields::{FieldSpan, KnownName};
 use super::vocab::Version;
 use crate::decimal::{self, Decimal};
 
+/// Which transfer codings a server decodes in request bodies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TransferCodings {
+    /// None: `Content-Length` bodies only (the profile's default).
+    #[default]
+    Refused,
+    /// `Transfer-Encoding: chunked`, alone, as well (`serve --chunked`).
+    Chunked,
+}
+
+/// How a request's body is delimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyFraming {
+    /// Exactly this many bytes: the Content-Length, or 0 without one. Within the body budget.
+    Length(usize),
+    /// The chunked coding, to be decoded (its length is known only at its end).
+    Chunked,
+}
+
 /// What the head says about its body and its connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Framing {
-    /// The body length: the Content-Length, or 0. Within the body budget, so it fits a `usize`.
-    pub body_len: usize,
+    pub body: BodyFraming,
     pub expect_continue: bool,
     pub keep_alive: bool,
 }
@@ -69,6 +91,7 @@ pub(crate) fn check(
     fields: &[FieldSpan],
     version: Version,
     body_bytes_max: usize,
+    codings: TransferCodings,
 ) -> Result<Framing, RequestError> {
     let seen = gather(fields);
     let value = |f: &FieldSpan| &buf[f.value.clone()];
@@ -76,15 +99,19 @@ pub(crate) fn check(
     let named = |name: KnownName| fields.iter().filter(move |f| f.known == name);
 
     check_host(seen.host, version, value)?;
-    if let Some(first) = seen.transfer_encoding.first {
-        let kind = transfer_encoding_verdict(&seen, version, value);
-        return fail(kind, first);
-    }
-    let body_len = match (seen.content_length.first, seen.content_length.second) {
-        (None, _) => 0,
-        (Some(only), None) => content_length_value(value(only), body_bytes_max)
-            .map_err(|k| RequestError::new(k, only.line_start))?,
-        (Some(_), Some(second)) => return fail(RequestErrorKind::ContentLengthDuplicate, second),
+    let body = match (seen.transfer_encoding.first, seen.content_length) {
+        (Some(first), _) => match transfer_encoding_verdict(&seen, version, value) {
+            Codings::ChunkedOnly if codings == TransferCodings::Chunked => BodyFraming::Chunked,
+            refused => return fail(refused.refusal(), first),
+        },
+        (None, Lines { first: None, .. }) => BodyFraming::Length(0),
+        (None, Lines { first: Some(only), second: None }) => BodyFraming::Length(
+            content_length_value(value(only), body_bytes_max)
+                .map_err(|k| RequestError::new(k, only.line_start))?,
+        ),
+        (None, Lines { second: Some(second), .. }) => {
+            return fail(RequestErrorKind::ContentLengthDuplicate, second);
+        }
     };
     let expect_continue = match version {
         // RFC 9110 §10.1.1: an HTTP/1.0 expectation is ignored.
@@ -107,7 +134,7 @@ pub(crate) fn check(
         }
     }
     let keep_alive = options.keep_alive(version);
-    Ok(Framing { body_len, expect_continue, keep_alive })
+    Ok(Framing { body, expect_continue, keep_alive })
 }
 
 /// The persistence tokens of every Connection field line of a message.
@@ -163,40 +190,63 @@ fn check_host<'v>(
     }
 }
 
-/// Transfer-Encoding is always refused; this decides between 501 and the 400 kinds.
+/// What a Transfer-Encoding says, judged strictly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Codings {
+    /// `chunked`, alone, on HTTP/1.1, without Content-Length, in one field line: the one shape
+    /// `--chunked` decodes.
+    ChunkedOnly,
+    /// A refused shape: this kind.
+    Refused(RequestErrorKind),
+}
+
+impl Codings {
+    /// The error a server answers this shape with when it does not decode it.
+    fn refusal(self) -> RequestErrorKind {
+        match self {
+            Codings::ChunkedOnly => RequestErrorKind::TransferEncodingChunked,
+            Codings::Refused(kind) => kind,
+        }
+    }
+}
+
+/// The Transfer-Encoding's shape: the one `--chunked` decodes, or the error that refuses it.
 fn transfer_encoding_verdict<'v>(
     seen: &Seen<'_>,
     version: Version,
     value: impl Fn(&FieldSpan) -> &'v [u8],
-) -> RequestErrorKind {
+) -> Codings {
     if version == Version::Http10 {
-        return RequestErrorKind::TransferEncodingOnHttp10;
+        return Codings::Refused(RequestErrorKind::TransferEncodingOnHttp10);
     }
     if seen.content_length.first.is_some() {
-        return RequestErrorKind::TransferEncodingWithContentLength;
+        return Codings::Refused(RequestErrorKind::TransferEncodingWithContentLength);
     }
     match (seen.transfer_encoding.first, seen.transfer_encoding.second) {
         (Some(only), None) => classify_codings(value(only)),
-        _ => RequestErrorKind::TransferEncodingDuplicate,
+        _ => Codings::Refused(RequestErrorKind::TransferEncodingDuplicate),
     }
 }
 
 /// `Transfer-Encoding = #transfer-coding`, read strictly: every element a bare token, no empty
 /// elements, chunked only as the final coding. One pass, no allocation.
-fn classify_codings(value: &[u8]) -> RequestErrorKind {
+fn classify_codings(value: &[u8]) -> Codings {
+    let mut codings = 0usize;
     let mut chunked_before_last = false;
     let mut last_is_chunked = false;
     for coding in value.split(|&b| b == b',').map(chars::trim_ows) {
         if !chars::is_token(coding) {
-            return RequestErrorKind::TransferEncodingInvalid;
+            return Codings::Refused(RequestErrorKind::TransferEncodingInvalid);
         }
+        codings += 1;
         chunked_before_last |= last_is_chunked;
         last_is_chunked = coding.eq_ignore_ascii_case(b"chunked");
     }
     match (chunked_before_last, last_is_chunked) {
-        (true, _) => RequestErrorKind::TransferEncodingInvalid,
-        (false, true) => RequestErrorKind::TransferEncodingChunked,
-        (false, false) => RequestErrorKind::TransferEncodingUnsupported,
+        (true, _) => Codings::Refused(RequestErrorKind::TransferEncodingInvalid),
+        (false, true) if codings == 1 => Codings::ChunkedOnly,
+        (false, true) => Codings::Refused(RequestErrorKind::TransferEncodingChunked),
+        (false, false) => Codings::Refused(RequestErrorKind::TransferEncodingUnsupported),
     }
 }
 
@@ -295,20 +345,23 @@ mod tests {
     #[test]
     fn transfer_coding_lists() {
         use RequestErrorKind as K;
-        let cases: [(&str, RequestErrorKind); 9] = [
-            ("chunked", K::TransferEncodingChunked),
-            ("CHUNKED", K::TransferEncodingChunked),
-            ("gzip, chunked", K::TransferEncodingChunked),
-            ("chunked, gzip", K::TransferEncodingInvalid),
-            ("chunked, chunked", K::TransferEncodingInvalid),
-            (",chunked", K::TransferEncodingInvalid),
-            ("chunked;x=1", K::TransferEncodingInvalid),
-            ("xchunked", K::TransferEncodingUnsupported),
-            ("gzip", K::TransferEncodingUnsupported),
+        let refused = Codings::Refused;
+        let cases: [(&str, Codings); 10] = [
+            ("chunked", Codings::ChunkedOnly),
+            ("CHUNKED", Codings::ChunkedOnly),
+            (" chunked ", Codings::ChunkedOnly),
+            ("gzip, chunked", refused(K::TransferEncodingChunked)),
+            ("chunked, gzip", refused(K::TransferEncodingInvalid)),
+            ("chunked, chunked", refused(K::TransferEncodingInvalid)),
+            (",chunked", refused(K::TransferEncodingInvalid)),
+            ("chunked;x=1", refused(K::TransferEncodingInvalid)),
+            ("xchunked", refused(K::TransferEncodingUnsupported)),
+            ("gzip", refused(K::TransferEncodingUnsupported)),
         ];
-        for (value, kind) in cases {
-            assert_eq!(classify_codings(value.as_bytes()), kind, "{value:?}");
+        for (value, verdict) in cases {
+            assert_eq!(classify_codings(value.as_bytes()), verdict, "{value:?}");
         }
+        assert_eq!(Codings::ChunkedOnly.refusal(), K::TransferEncodingChunked);
     }
 
     #[test]

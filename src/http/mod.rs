@@ -14,6 +14,7 @@
 //! | `request` | the request head parser: request line, fields, verdict order |
 //! | `target` | the origin-form path rule |
 //! | `framing` | Host, Transfer-Encoding, Content-Length, Expect, Connection |
+//! | `chunked` | the chunked coding of a request body, decoded in place (under `--chunked`) |
 //! | `media` | media types for `Content-Type`, media ranges and weights for `Accept` |
 //! | `writer` | response serialization with framing the caller cannot get wrong |
 //! | `response` | the client's strict response parser |
@@ -21,10 +22,12 @@
 //! | `date` | the `Date` field in IMF-fixdate form, formatted by hand |
 //! | `status`, `error` | the statuses sent, the errors and their one status mapping |
 //!
-//! Deliberately absent: chunked transfer coding, trailers, HTTP/2, absolute-form targets,
-//! queries, and any decoding of percent-escapes or non-ASCII bytes.
+//! Deliberately absent: transfer codings other than chunked, chunked responses, kept trailers,
+//! HTTP/2, absolute-form targets, queries, and any decoding of percent-escapes or non-ASCII
+//! bytes.
 
 pub mod chars;
+pub mod chunked;
 pub mod connection;
 pub mod date;
 pub mod error;
@@ -38,9 +41,12 @@ mod target;
 pub mod vocab;
 pub mod writer;
 
-pub use error::{HeadErrorKind, RequestError, RequestErrorKind, ResponseError, ResponseErrorKind};
+pub use error::{
+    ChunkedError, ChunkedErrorKind, HeadErrorKind, RequestError, RequestErrorKind, ResponseError,
+    ResponseErrorKind,
+};
 pub use fields::{CREDENTIAL_FIELDS, Field, FieldList, Occurrence};
-pub use framing::is_valid_host;
+pub use framing::{BodyFraming, TransferCodings, is_valid_host};
 pub use request::{RequestHead, RequestParser};
 pub use response::{Response, ResponseParser};
 pub use status::Status;

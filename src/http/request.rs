@@ -19,19 +19,20 @@
 //!    target form (`http::target`, 400; `*` only for OPTIONS), then the method (a visible byte that is not a token
 //!    byte: 400; a token this server does not know: 501);
 //! 2. at the end of the head: Host, Transfer-Encoding, Content-Length, the body budget (413),
-//!    Expect (417), Connection (`http::framing`).
+//!    Expect (417), Connection (`http::framing`); a chunked body is accepted only by a parser made
+//!    [`RequestParser::with_codings`] that allow it.
 //!
 //! Because the verdict depends only on the bytes and never on how they were split into reads,
 //! feeding a request in one piece or one byte at a time gives the same answer; the tests and the
 //! `http_parser` fuzz target check exactly that.
 //!
-//! The body is not this module's business: the head reports its `Content-Length`, and the caller
-//! reads exactly that many bytes.
+//! The body is not this module's business: the head reports how it is framed (a length, or the
+//! chunked coding that `http::chunked` decodes), and the caller reads exactly that.
 
 use super::chars::{self, TCHAR, VCHAR};
 use super::error::{HeadErrorKind, RequestError, RequestErrorKind};
 use super::fields::{FieldBudget, FieldList, FieldScanner};
-use super::framing::{self, Framing};
+use super::framing::{self, BodyFraming, Framing, TransferCodings};
 use super::target;
 use super::vocab::{Method, Parsed, VERSION_LEN, Version, version_byte_fits};
 use crate::limits::Limits;
@@ -45,8 +46,8 @@ pub struct RequestHead<'b> {
     pub version: Version,
     /// Every field line in order; names as sent, values with surrounding whitespace removed.
     pub fields: FieldList<'b>,
-    /// The body length: the Content-Length, or 0 when there is none.
-    pub content_length: u64,
+    /// How the body is delimited: its Content-Length (0 when there is none), or chunked.
+    pub body: BodyFraming,
     /// The client sent `Expect: 100-continue` (HTTP/1.1 only).
     pub expect_continue: bool,
     /// The connection may carry another request after this one.
@@ -103,9 +104,14 @@ impl Accepted {
         self.end.len
     }
 
-    /// The body length: the Content-Length, or 0 (always within the body budget).
-    pub fn body_len(&self) -> usize {
-        self.framing.body_len
+    /// How the body is delimited (a length is always within the body budget).
+    pub fn body(&self) -> BodyFraming {
+        self.framing.body
+    }
+
+    /// The method of the request line.
+    pub fn method(&self) -> Method {
+        self.end.line.method
     }
 
     /// The client sent `Expect: 100-continue` (HTTP/1.1 only).
@@ -126,6 +132,7 @@ struct HeadBudget {
     method_bytes_max: usize,
     target_bytes_max: usize,
     body_bytes_max: usize,
+    codings: TransferCodings,
     fields: FieldBudget,
 }
 
@@ -153,8 +160,14 @@ pub struct RequestParser {
 }
 
 impl RequestParser {
-    /// A parser enforcing the head budgets of `limits`.
+    /// A parser enforcing the head budgets of `limits`, accepting `Content-Length` bodies only.
     pub fn new(limits: &Limits) -> Self {
+        RequestParser::with_codings(limits, TransferCodings::Refused)
+    }
+
+    /// A parser enforcing the head budgets of `limits` that also accepts the transfer codings
+    /// `codings` allows.
+    pub fn with_codings(limits: &Limits, codings: TransferCodings) -> Self {
         let fields = FieldBudget::from_limits(limits);
         RequestParser {
             budget: HeadBudget {
@@ -162,6 +175,7 @@ impl RequestParser {
                 method_bytes_max: limits.method_bytes_max,
                 target_bytes_max: limits.request_target_bytes_max,
                 body_bytes_max: limits.request_body_bytes_max,
+                codings,
                 fields,
             },
             state: LineState::Start,
@@ -250,7 +264,7 @@ impl RequestParser {
             target: chars::ascii_str(&head[end.line.target_start..end.line.target_end]),
             version: end.line.version,
             fields: FieldList::from_spans(head, self.fields.fields()),
-            content_length: framing.body_len as u64,
+            body: framing.body,
             expect_continue: framing.expect_continue,
             keep_alive: framing.keep_alive,
         }
@@ -438,7 +452,8 @@ impl RequestParser {
     fn judge_head(&mut self, buf: &[u8], end: HeadEnd) -> Result<Accepted, RequestError> {
         let head = &buf[..end.len];
         let fields = self.fields.fields();
-        match framing::check(head, fields, end.line.version, self.budget.body_bytes_max) {
+        let (version, budget) = (end.line.version, &self.budget);
+        match framing::check(head, fields, version, budget.body_bytes_max, budget.codings) {
             Ok(framing) => {
                 let accepted = Accepted { end, framing };
                 self.accepted = Some(accepted);

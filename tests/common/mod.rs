@@ -4,7 +4,9 @@
 
 pub mod server;
 
-use loopback_mcp_http::http::{Parsed, RequestError, RequestHead, RequestParser};
+use loopback_mcp_http::http::{
+    BodyFraming, Parsed, RequestError, RequestHead, RequestParser, TransferCodings,
+};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::random::RandomUnavailable;
 
@@ -32,12 +34,15 @@ pub fn cat(parts: &[&[u8]]) -> Vec<u8> {
 
 /// A one-line description of a parsed head, for exact comparisons in tables.
 pub fn summary(head: &RequestHead<'_>) -> String {
+    let body = match head.body {
+        BodyFraming::Length(n) => format!("cl={n}"),
+        BodyFraming::Chunked => "chunked".to_owned(),
+    };
     format!(
-        "{} {} {} cl={} {}{}",
+        "{} {} {} {body} {}{}",
         head.method.as_str(),
         head.target,
         head.version.as_str(),
-        head.content_length,
         if head.keep_alive { "keep" } else { "close" },
         if head.expect_continue { " expect-100" } else { "" },
     )
@@ -65,13 +70,27 @@ fn verdict(result: Result<Parsed<RequestHead<'_>>, RequestError>) -> Verdict {
 
 /// Parses `input` in one call.
 pub fn parse_once(input: &[u8], limits: &Limits) -> Verdict {
-    verdict(RequestParser::new(limits).parse(input))
+    parse_once_with(input, limits, TransferCodings::Refused)
+}
+
+/// Parses `input` in one call, with a parser accepting `codings`.
+pub fn parse_once_with(input: &[u8], limits: &Limits, codings: TransferCodings) -> Verdict {
+    verdict(RequestParser::with_codings(limits, codings).parse(input))
 }
 
 /// Parses `input` as if it arrived in the given pieces (cumulative ends), returning the verdict
 /// after the last piece. A final verdict on an earlier piece must be repeated by later calls.
 pub fn parse_in_pieces(input: &[u8], ends: &[usize], limits: &Limits) -> Verdict {
-    let mut parser = RequestParser::new(limits);
+    parse_in_pieces_with(input, ends, limits, TransferCodings::Refused)
+}
+
+fn parse_in_pieces_with(
+    input: &[u8],
+    ends: &[usize],
+    limits: &Limits,
+    codings: TransferCodings,
+) -> Verdict {
+    let mut parser = RequestParser::with_codings(limits, codings);
     let mut last = Verdict::Partial;
     for &end in ends {
         let now = verdict(parser.parse(&input[..end]));
@@ -86,12 +105,24 @@ pub fn parse_in_pieces(input: &[u8], ends: &[usize], limits: &Limits) -> Verdict
 /// Asserts that every way of splitting `input` gives `expected`: every single split point for
 /// inputs up to 2 KiB (a sample of them above), and one byte per call.
 pub fn assert_split_invariant(input: &[u8], expected: &Verdict, limits: &Limits, id: &str) {
+    assert_split_invariant_with(input, expected, limits, TransferCodings::Refused, id);
+}
+
+/// [`assert_split_invariant`] for a parser accepting `codings`.
+pub fn assert_split_invariant_with(
+    input: &[u8],
+    expected: &Verdict,
+    limits: &Limits,
+    codings: TransferCodings,
+    id: &str,
+) {
     let n = input.len();
     let step = if n <= 2048 { 1 } else { n / 97 + 1 };
     for k in (0..=n).step_by(step) {
-        let got = parse_in_pieces(input, &[k, n], limits);
+        let got = parse_in_pieces_with(input, &[k, n], limits, codings);
         assert_eq!(&got, expected, "{id}: split at {k} changed the verdict");
     }
     let every_byte: Vec<usize> = (0..=n).collect();
-    assert_eq!(&parse_in_pieces(input, &every_byte, limits), expected, "{id}: byte by byte");
+    let got = parse_in_pieces_with(input, &every_byte, limits, codings);
+    assert_eq!(&got, expected, "{id}: byte by byte");
 }

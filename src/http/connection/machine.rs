@@ -2,7 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::http::error::RequestError;
+use crate::http::chunked::{ChunkedDecoder, Decoded};
+use crate::http::error::{RequestError, RequestErrorKind};
+use crate::http::framing::{BodyFraming, TransferCodings};
 use crate::http::request::{Accepted, RequestHead, RequestParser};
 use crate::http::vocab::{Method, Parsed};
 use crate::limits::Limits;
@@ -47,11 +49,14 @@ struct Budget {
     requests_max: usize,
 }
 
-/// An admitted request: its head, its length with the body, whether the connection may carry
-/// another, and what the handler decided at admission.
+/// An admitted request: its head, where its body ends and where it ends in the buffer, whether
+/// the connection may carry another, and what the handler decided at admission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Admitted<R> {
     accepted: Accepted,
+    /// The body is `buf[head_len..body_end]`. For a chunked body, known once it is decoded.
+    body_end: usize,
+    /// The next request starts at `buf[len]`: after the body, or after the chunked coding.
     len: usize,
     keep_alive: bool,
     route: R,
@@ -109,8 +114,11 @@ enum Then<R> {
 pub struct Connection<R = ()> {
     budget: Budget,
     parser: RequestParser,
+    /// The decoder of chunked bodies, when the connection accepts them.
+    chunked: Option<ChunkedDecoder>,
     /// Received bytes: `buf[..len]` are not yet consumed by a request (the current request, then
-    /// possibly the next ones). Its size is fixed by the budgets: a head and a body at most.
+    /// possibly the next ones). Its size is fixed by the budgets: a head and a body at most (for
+    /// a chunked body, the decoder's kept bytes and one more, so a read always has room).
     buf: Box<[u8]>,
     len: usize,
     /// The bytes being written, and how many of them are out.
@@ -139,8 +147,14 @@ pub enum Stage<'c, R> {
 }
 
 impl<R: Copy> Connection<R> {
-    /// A connection accepted at `now`, under `limits`.
+    /// A connection accepted at `now`, under `limits`, for `Content-Length` bodies only.
     pub fn new(limits: &Limits, now: Instant) -> Connection<R> {
+        Connection::with_codings(limits, TransferCodings::Refused, now)
+    }
+
+    /// A connection accepted at `now`, under `limits`, that also decodes the transfer codings
+    /// `codings` allows.
+    pub fn with_codings(limits: &Limits, codings: TransferCodings, now: Instant) -> Connection<R> {
         let budget = Budget {
             idle: limits.connection_idle_timeout,
             head: limits.request_head_deadline,
@@ -152,10 +166,17 @@ impl<R: Copy> Connection<R> {
             requests_max: limits.requests_per_connection_max,
         };
         let idle_deadline = now + budget.idle;
+        let (chunked, body_room) = match codings {
+            TransferCodings::Refused => (None, limits.request_body_bytes_max),
+            TransferCodings::Chunked => {
+                (Some(ChunkedDecoder::new(limits)), ChunkedDecoder::kept_bytes_max(limits) + 1)
+            }
+        };
         Connection {
             budget,
-            parser: RequestParser::new(limits),
-            buf: vec![0; budget.head_bytes_max + limits.request_body_bytes_max].into_boxed_slice(),
+            parser: RequestParser::with_codings(limits, codings),
+            chunked,
+            buf: vec![0; budget.head_bytes_max + body_room].into_boxed_slice(),
             len: 0,
             out: Vec::new(),
             written: 0,
@@ -205,12 +226,17 @@ impl<R: Copy> Connection<R> {
     }
 
     /// How many bytes the next read may take: up to the head budget while a head is awaited,
-    /// exactly the rest of the body while one is. (The parser refuses a head before it reaches
-    /// its budget, so a head that is still partial always leaves room.)
+    /// exactly the rest of a body of known length, the rest of the buffer for a chunked body
+    /// (whose end only its bytes tell; what follows it stays for the next request). The parser
+    /// refuses a head before it reaches its budget, and the decoder keeps less than the buffer
+    /// past the head, so a head or a chunked body that is still partial always leaves room.
     fn room(&self) -> usize {
         match self.state {
             State::AwaitHead { .. } => self.budget.head_bytes_max.saturating_sub(self.len),
-            State::AwaitBody { request, .. } => request.len.saturating_sub(self.len),
+            State::AwaitBody { request, .. } => match request.accepted.body() {
+                BodyFraming::Length(_) => request.len.saturating_sub(self.len),
+                BodyFraming::Chunked => self.buf.len() - self.len,
+            },
             _ => 0,
         }
     }
@@ -267,30 +293,84 @@ impl<R: Copy> Connection<R> {
     /// The head was admitted with `route`: dispatch at once when the body is here, else read it
     /// (after `100 Continue` when the client waits for one).
     fn admitted(&mut self, now: Instant, accepted: Accepted, route: R) {
-        // The parser bounded the body by its budget, which the buffer holds beside the largest
-        // head, so the whole request fits.
-        let len = accepted.head_len() + accepted.body_len();
+        // The parser bounded a body's length by its budget, which the buffer holds beside the
+        // largest head, so the whole request fits. A chunked body's end is found as it decodes.
+        let len = match accepted.body() {
+            BodyFraming::Length(body_len) => accepted.head_len() + body_len,
+            BodyFraming::Chunked => {
+                if let Some(decoder) = self.chunked.as_mut() {
+                    decoder.reset();
+                }
+                accepted.head_len()
+            }
+        };
         self.admitted += 1;
         let last = self.admitted >= self.budget.requests_max;
         let keep_alive = accepted.keep_alive() && !last;
-        let request = Admitted { accepted, len, keep_alive, route };
+        let request = Admitted { accepted, body_end: len, len, keep_alive, route };
         let body_deadline = now + self.budget.body;
-        self.state = if self.len < len && accepted.expect_continue() {
-            self.out.clear();
-            self.out.extend_from_slice(CONTINUE);
-            self.write(now, Then::AwaitBody { request, body_deadline }, self.budget.body)
-        } else {
-            self.await_body(now, request, body_deadline)
+        self.state = match self.await_body(now, request, body_deadline) {
+            State::AwaitBody { request, body_deadline, .. } if accepted.expect_continue() => {
+                self.out.clear();
+                self.out.extend_from_slice(CONTINUE);
+                self.write(now, Then::AwaitBody { request, body_deadline }, self.budget.body)
+            }
+            state => state,
         };
     }
 
-    /// Dispatch when the whole request is here, else read more of its body.
-    fn await_body(&self, now: Instant, request: Admitted<R>, body_deadline: Instant) -> State<R> {
-        if self.len >= request.len {
+    /// Dispatch when the whole request is here (a chunked body decoded to its end), refuse a
+    /// chunked body the decoder refused, else read more of the body.
+    fn await_body(
+        &mut self,
+        now: Instant,
+        mut request: Admitted<R>,
+        body_deadline: Instant,
+    ) -> State<R> {
+        let complete = match request.accepted.body() {
+            BodyFraming::Length(_) => self.len >= request.len,
+            BodyFraming::Chunked => match self.decode_chunks(request.accepted) {
+                Ok(Some((body_end, len))) => {
+                    (request.body_end, request.len) = (body_end, len);
+                    true
+                }
+                Ok(None) => false,
+                Err(error) => {
+                    let method = Some(request.accepted.method());
+                    return State::Refusing(Refused { error, method });
+                }
+            },
+        };
+        if complete {
             return State::Dispatching(request);
         }
         let read_deadline = body_deadline.min(now + self.budget.read);
         State::AwaitBody { request, body_deadline, read_deadline }
+    }
+
+    /// Decodes the chunked body's new bytes in place; once it is complete, where the body ends
+    /// and where the next request starts.
+    fn decode_chunks(
+        &mut self,
+        accepted: Accepted,
+    ) -> Result<Option<(usize, usize)>, RequestError> {
+        let head_len = accepted.head_len();
+        let Some(decoder) = self.chunked.as_mut() else {
+            // Only a parser that accepts chunked bodies admits one, and it comes with a decoder.
+            let kind = RequestErrorKind::TransferEncodingChunked;
+            return Err(RequestError::new(kind, head_len));
+        };
+        let region = &mut self.buf[head_len..self.len];
+        match decoder.decode(region).map_err(|e| e.in_request(head_len))? {
+            Decoded::Partial { kept } => {
+                self.len = head_len + kept;
+                Ok(None)
+            }
+            Decoded::Complete { body_len, next, kept } => {
+                self.len = head_len + kept;
+                Ok(Some((head_len + body_len, head_len + next)))
+            }
+        }
     }
 
     /// Starts writing `out` (filled by the caller) within `total` (and one write timeout per
@@ -473,7 +553,7 @@ impl<R: Copy> Dispatch<'_, R> {
         connection.out.clear();
         let accepted = &self.request.accepted;
         let head = connection.parser.view(&connection.buf[..connection.len], accepted);
-        let body = &connection.buf[accepted.head_len()..self.request.len];
+        let body = &connection.buf[accepted.head_len()..self.request.body_end];
         (Request { head, body }, &mut connection.out)
     }
 
@@ -494,7 +574,7 @@ impl<R: Copy> Dispatch<'_, R> {
 fn request_view<'c, R>(connection: &'c Connection<R>, request: &Admitted<R>) -> Request<'c> {
     let accepted = &request.accepted;
     let head = connection.parser.view(&connection.buf[..connection.len], accepted);
-    Request { head, body: &connection.buf[accepted.head_len()..request.len] }
+    Request { head, body: &connection.buf[accepted.head_len()..request.body_end] }
 }
 
 /// Bytes to write.
