@@ -6,11 +6,12 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use loopback_mcp_http::http::RequestHead;
+use loopback_mcp_http::http::chunked::ChunkedDecoder;
 use loopback_mcp_http::http::connection::{
     Close, Connection, Handler, Happened, Io, Linger, LingerAction, Refused, Request, Stage,
     Transport, drive,
 };
+use loopback_mcp_http::http::{RequestHead, TransferCodings};
 use loopback_mcp_http::limits::Limits;
 
 /// One scripted step, at a time in milliseconds after the connection was accepted.
@@ -214,8 +215,17 @@ impl Script<'_> {
 /// Runs a script through the driver: the machine's first stage, then its stage after each
 /// item; and how many items were left unconsumed when the connection ended.
 fn run_counting(limits: &Limits, items: &[(u64, Ev)]) -> (Vec<String>, usize) {
+    run_counting_with(limits, TransferCodings::Refused, items)
+}
+
+/// [`run_counting`] for a connection that decodes `codings`.
+fn run_counting_with(
+    limits: &Limits,
+    codings: TransferCodings,
+    items: &[(u64, Ev)],
+) -> (Vec<String>, usize) {
     let t0 = Instant::now();
-    let mut connection: Connection = Connection::new(limits, t0);
+    let mut connection: Connection = Connection::with_codings(limits, codings, t0);
     let script =
         RefCell::new(Script { t0, now: t0, items, next: 0, exhausted: false, seen: Vec::new() });
     drive(&mut connection, &mut Peer(&script), &mut Endpoint(&script));
@@ -573,4 +583,128 @@ fn a_linger_drains_until_the_peer_closes_its_deadline_or_its_byte_budget() {
     let mut linger = Linger::new(&limits, t0);
     assert_eq!(linger.peer_closed(), LingerAction::Close);
     assert_eq!(linger.drained(at(4), 1), LingerAction::Close, "closed stays closed");
+}
+
+/// A connection under `--chunked`: its stages for `script`.
+fn run_chunked(limits: &Limits, script: &[(u64, Ev)]) -> Vec<String> {
+    run_counting_with(limits, TransferCodings::Chunked, script).0
+}
+
+const CHUNKED_HEAD: &[u8] = b"POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+/// The room a read has while `kept` bytes of a chunked body are held after `CHUNKED_HEAD`.
+fn chunked_room(kept: usize) -> usize {
+    HEAD_MAX + ChunkedDecoder::kept_bytes_max(&D) + 1 - CHUNKED_HEAD.len() - kept
+}
+
+#[test]
+fn a_chunked_body_is_decoded_in_place_and_a_request_pipelined_after_it_is_served() {
+    let arrival = [CHUNKED_HEAD, b"1\r\n{\r\n1;x=y\r\n}\r\n0\r\nX-T: 1\r\n\r\n", GET].concat();
+    let arrival: &'static [u8] = Box::leak(arrival.into_boxed_slice());
+    let script = [
+        (0, Ev::Recv(arrival)),
+        (1, Ev::Admitted),
+        (2, Ev::Reply { close: false }),
+        (3, Ev::WroteAll),
+        (4, Ev::Admitted),
+        (5, Ev::Reply { close: false }),
+        (6, Ev::WroteAll),
+    ];
+    let expected = [
+        &read_by(5000),
+        "admit POST /mcp",
+        "dispatch POST /mcp body 2 keep",
+        "write \"HTTP/1.1 200 OK\" 40 by 2002",
+        "admit GET /mcp",
+        "dispatch GET /mcp body 0 keep",
+        "write \"HTTP/1.1 200 OK\" 40 by 2005",
+        &read_by(5006),
+    ];
+    assert_eq!(run_chunked(&D, &script), expected);
+    // Without the flag the same head is refused before its body, and nothing after it is read.
+    let refused = run(&D, &[(0, Ev::Recv(arrival)), (0, Ev::Refused), (0, Ev::WroteAll)]);
+    assert_eq!(refused[1], "admit refused transfer_encoding_chunked");
+    assert_eq!(refused.last().unwrap(), "close polite");
+}
+
+#[test]
+fn a_chunked_body_is_read_within_the_body_deadline_and_the_read_timeout() {
+    let limits = Limits { request_body_deadline: Duration::from_millis(3000), ..D };
+    let first = [CHUNKED_HEAD, b"2\r\n"].concat();
+    let first: &'static [u8] = Box::leak(first.into_boxed_slice());
+    let seen = run_chunked(
+        &limits,
+        &[
+            (0, Ev::Recv(first)),
+            (0, Ev::Admitted),
+            (1500, Ev::Recv(b"{}\r\n0\r")),
+            (2000, Ev::Recv(b"\n\r\n")),
+        ],
+    );
+    let expected = [
+        read_by(5000),
+        "admit POST /mcp".into(),
+        format!("read {} by 2000", chunked_room(0)),
+        format!("read {} by 3000", chunked_room(2)),
+        "dispatch POST /mcp body 2 keep".into(),
+    ];
+    assert_eq!(seen, expected);
+    // Arriving too slowly: the body deadline ends it, with nothing dispatched; a body with no
+    // last chunk ends at the peer's close, never as a request.
+    let slow =
+        [(0, Ev::Recv(first)), (0, Ev::Admitted), (1500, Ev::Recv(b"{}")), (3000, Ev::Timeout)];
+    assert_eq!(run_chunked(&limits, &slow).last().unwrap(), "close now");
+    let unfinished =
+        [(0, Ev::Recv(first)), (0, Ev::Admitted), (10, Ev::Recv(b"{}\r\n")), (20, Ev::PeerClosed)];
+    let seen = run_chunked(&D, &unfinished);
+    assert!(!seen.iter().any(|s| s.starts_with("dispatch")), "{seen:?}");
+    assert_eq!(seen.last().unwrap(), "close now");
+}
+
+#[test]
+fn a_malformed_chunked_body_is_refused_and_nothing_after_it_is_interpreted() {
+    let arrival = [CHUNKED_HEAD, b"0x2\r\n{}\r\n0\r\n\r\n", GET].concat();
+    let arrival: &'static [u8] = Box::leak(arrival.into_boxed_slice());
+    let script = [(0, Ev::Recv(arrival)), (0, Ev::Admitted), (0, Ev::Refused), (0, Ev::WroteAll)];
+    let with_more = [&script[..], &[(1, Ev::Recv(GET))]].concat();
+    let (seen, unread) = run_counting_with(&D, TransferCodings::Chunked, &with_more);
+    let expected = [
+        &read_by(5000),
+        "admit POST /mcp",
+        "admit refused chunk_size_byte",
+        "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
+        "close polite",
+    ];
+    assert_eq!(seen, expected);
+    assert_eq!(unread, 1, "the connection is over: nothing more is read");
+}
+
+#[test]
+fn continue_precedes_a_chunked_body_only_while_it_is_incomplete() {
+    const EXPECTS: &[u8] = b"POST /mcp HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let room = HEAD_MAX + ChunkedDecoder::kept_bytes_max(&D) + 1 - EXPECTS.len();
+    let seen = run_chunked(
+        &D,
+        &[
+            (0, Ev::Recv(EXPECTS)),
+            (0, Ev::Admitted),
+            (1, Ev::WroteAll),
+            (2, Ev::Recv(b"0\r\n\r\n")),
+        ],
+    );
+    let expected = [
+        read_by(5000),
+        "admit POST /mcp".into(),
+        "write \"HTTP/1.1 100 Continue\" 25 by 2000".into(),
+        format!("read {room} by 2001"),
+        "dispatch POST /mcp body 0 keep".into(),
+    ];
+    assert_eq!(seen, expected);
+    let whole = [EXPECTS, b"0\r\n\r\n"].concat();
+    let whole: &'static [u8] = Box::leak(whole.into_boxed_slice());
+    let seen = run_chunked(&D, &[(0, Ev::Recv(whole)), (0, Ev::Admitted)]);
+    assert_eq!(
+        seen,
+        [read_by(5000), "admit POST /mcp".into(), "dispatch POST /mcp body 0 keep".into()]
+    );
 }
