@@ -1,7 +1,7 @@
 //! What the codecs make of some bytes, as one JSON value: the `inspect` command's engine.
 //!
-//! A way to study the parsers from a shell: feed a request, a response, a JSON text or an SSE
-//! stream and read the verdict (the head's parts, or the status, public code and offset of the
+//! A way to study the parsers from a shell: feed a request, a response, a JSON text, an SSE
+//! stream or a chunked body and read the verdict (the head's parts, or the status, public code and offset of the
 //! refusal). Pure: bytes and limits in, a [`Value`] out; reading files and printing is `main`'s.
 //!
 //! [`connection`] does the same for a whole conversation: it drives the connection state machine
@@ -15,11 +15,13 @@
 use std::time::Instant;
 
 use crate::endpoint::{Delivery, Rejection, Reply};
+use crate::http::chunked::{ChunkedDecoder, Decoded};
 use crate::http::connection::{
     Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
 };
 use crate::http::{
-    BodyFraming, FieldList, Method, Parsed, RequestHead, RequestParser, ResponseParser, Status,
+    BodyFraming, FieldList, Method, Parsed, RequestErrorKind, RequestHead, RequestParser,
+    ResponseParser, Status,
 };
 use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
@@ -34,6 +36,8 @@ pub enum Subject {
     ResponseToHead,
     Json,
     Sse,
+    /// A chunked request body: the bytes after its head.
+    Chunked,
 }
 
 impl Subject {
@@ -45,6 +49,7 @@ impl Subject {
             "response-to-head" => Subject::ResponseToHead,
             "json" => Subject::Json,
             "sse" => Subject::Sse,
+            "chunked" => Subject::Chunked,
             _ => return None,
         })
     }
@@ -64,6 +69,7 @@ pub fn inspect(subject: Subject, input: &[u8], limits: &Limits) -> Report {
         Subject::ResponseToHead => response(ResponseParser::for_head(limits), input),
         Subject::Json => json_text(input, limits),
         Subject::Sse => sse_stream(input, limits),
+        Subject::Chunked => chunked_body(input, limits),
     }
 }
 
@@ -120,6 +126,32 @@ fn request(input: &[u8], limits: &Limits) -> Report {
                 ("expect_continue", head.expect_continue.into()),
                 ("keep_alive", head.keep_alive.into()),
                 ("bytes_after_head", Value::from((input.len() - len) as u64)),
+            ]),
+        },
+    }
+}
+
+/// The decoder's verdict on a chunked body. The body is shown (non-UTF-8 bytes replaced), and
+/// how many bytes followed the coding.
+fn chunked_body(input: &[u8], limits: &Limits) -> Report {
+    let mut decoder = ChunkedDecoder::new(limits);
+    let mut region = input.to_vec();
+    match decoder.decode(&mut region) {
+        Ok(Decoded::Partial { .. }) => incomplete(),
+        Err(e) => {
+            let kind = RequestErrorKind::Chunked(e.kind);
+            refused(kind.code(), e.offset, Some(kind.status().code()))
+        }
+        Ok(Decoded::Complete { body_len, next, kept }) => Report {
+            accepted: true,
+            value: object([
+                ("verdict", "complete".into()),
+                ("coding_bytes", Value::from(decoder.raw_len() as u64)),
+                ("chunks", Value::from(decoder.chunks() as u64)),
+                ("trailer_fields", Value::from(decoder.trailer_fields() as u64)),
+                ("body_bytes", Value::from(body_len as u64)),
+                ("body", String::from_utf8_lossy(&region[..body_len]).into_owned().into()),
+                ("bytes_after_coding", Value::from((kept - next) as u64)),
             ]),
         },
     }
@@ -359,7 +391,20 @@ mod tests {
 
     #[test]
     fn reports_are_exact_json() {
-        let cases: [(Subject, &[u8], bool, &str); 8] = [
+        let cases: [(Subject, &[u8], bool, &str); 11] = [
+            (
+                Subject::Chunked,
+                b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 1\r\n\r\nGET",
+                true,
+                r#"{"body":"hello world","body_bytes":11,"bytes_after_coding":3,"chunks":3,"coding_bytes":42,"trailer_fields":1,"verdict":"complete"}"#,
+            ),
+            (
+                Subject::Chunked,
+                b"4001\r\n",
+                false,
+                r#"{"code":"chunked_body_too_large","offset":4,"status":413,"verdict":"refused"}"#,
+            ),
+            (Subject::Chunked, b"5\r\nhel", false, r#"{"verdict":"incomplete"}"#),
             (
                 Subject::Request,
                 b"GET /mcp HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer secret\r\n\r\n",

@@ -25,7 +25,9 @@ usage: loopback-mcp-http demo [--trace | --trace-bytes]
        loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
                                [--max-sessions N] [--max-sessions-per-principal N]
                                [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]
-       loopback-mcp-http inspect <request|response|response-to-head|json|sse|connection> [FILE]
+                               [--chunked]
+       loopback-mcp-http inspect <request|response|response-to-head|json|sse|chunked|connection>
+                                 [FILE]
        loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize]
                                [--url URL --token T]
        loopback-mcp-http bench codec
@@ -44,10 +46,13 @@ lab       changes one thing in a correct request and compares the predicted stat
 serve     runs the server on 127.0.0.1 and prints one JSON line (URL, metadata URL, allowed
           origins, protocol version, a token per fixture role). Lines on stdin are control
           commands, `revoke <role>` and `bump-revision <role>`, each answered by one JSON line.
+          --chunked also accepts request bodies in the chunked coding (alone: any other
+          Transfer-Encoding keeps its 400 or 501), decoded strictly before the JSON is read.
 inspect   runs one of the project's strict codecs over FILE (or standard input) and prints its
           verdict as one JSON line: the parsed parts, or the public error code, the byte offset
           and (for requests) the status a server would answer with. `inspect connection` prints
-          the connection state machine's steps over a whole conversation, one JSON line each.
+          the connection state machine's steps over a whole conversation, one JSON line each;
+          `inspect chunked` decodes a chunked body (the bytes after the head).
           Exit status 0 accepted, 1 refused or incomplete.
 bench     a closed-loop load generator over keep-alive connections (against an in-process
           server unless --url is given), the codecs alone (bench codec), or idle connections

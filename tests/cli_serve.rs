@@ -1,10 +1,13 @@
 //! The `serve` command as a black box: the built binary, its announcement line, a real request,
 //! the stdin control plane, and its refusal to listen anywhere but loopback.
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use common::serve::{BIN, Serve};
 
 use loopback_mcp_http::client::HttpConnection;
 use loopback_mcp_http::client::mcp::RequestSpec;
@@ -12,51 +15,6 @@ use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::Id;
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
-
-const BIN: &str = env!("CARGO_BIN_EXE_loopback-mcp-http");
-
-struct Serve {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Serve {
-    fn start(args: &[&str]) -> Serve {
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn serve");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Serve { child, stdin, stdout }
-    }
-
-    fn line(&mut self) -> Value {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        json::decode(line.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
-            .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"))
-    }
-
-    fn control(&mut self, command: &str) -> Value {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{command}").unwrap();
-        stdin.flush().unwrap();
-        self.line()
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn text<'v>(value: &'v Value, key: &str) -> &'v str {
     value.get(key).and_then(Value::as_str).unwrap_or_else(|| panic!("no {key} in {value:?}"))

@@ -1,6 +1,6 @@
-//! A small, strict argument reader: `--flag value` pairs, each flag known in advance, no
-//! abbreviations, no `=` forms, no positional leftovers; and the one URL form the load generators
-//! take.
+//! A small, strict argument reader: `--flag value` pairs and bare `--switch`es, each known in
+//! advance, no abbreviations, no `=` forms, no positional leftovers; and the one URL form the
+//! load generators take.
 
 use std::net::SocketAddr;
 
@@ -8,14 +8,32 @@ use std::net::SocketAddr;
 #[derive(Debug, Default)]
 pub struct Flags {
     pairs: Vec<(String, String)>,
+    switches: Vec<String>,
 }
 
 impl Flags {
     /// Reads `args` as `--name value` pairs, refusing names not in `known`.
     pub fn parse(args: &[String], known: &[&str]) -> Result<Flags, String> {
-        let mut pairs = Vec::new();
+        Flags::parse_with_switches(args, known, &[])
+    }
+
+    /// Reads `args` as `--name value` pairs for names in `known` and bare `--name`s for names in
+    /// `switches` (each at most once), refusing anything else.
+    pub fn parse_with_switches(
+        args: &[String],
+        known: &[&str],
+        switches: &[&str],
+    ) -> Result<Flags, String> {
+        let (mut pairs, mut on) = (Vec::new(), Vec::new());
         let mut rest = args.iter();
         while let Some(name) = rest.next() {
+            if let Some(switch) = name.strip_prefix("--").filter(|n| switches.contains(n)) {
+                if on.iter().any(|s| s == switch) {
+                    return Err(format!("--{switch} given twice"));
+                }
+                on.push(switch.to_owned());
+                continue;
+            }
             let Some(bare) = name.strip_prefix("--").filter(|n| known.contains(n)) else {
                 return Err(format!("unknown argument {name:?}"));
             };
@@ -24,7 +42,12 @@ impl Flags {
             };
             pairs.push((bare.to_owned(), value.clone()));
         }
-        Ok(Flags { pairs })
+        Ok(Flags { pairs, switches: on })
+    }
+
+    /// Whether a switch was given.
+    pub fn has(&self, switch: &str) -> bool {
+        self.switches.iter().any(|s| s == switch)
     }
 
     /// Every value of a repeatable flag.
@@ -83,5 +106,18 @@ mod tests {
         assert!(
             Flags::parse(&args(&["--port", "x"]), &["port"]).unwrap().one::<u16>("port").is_err()
         );
+    }
+
+    #[test]
+    fn switches_are_bare_known_and_given_at_most_once() {
+        let parse =
+            |list: &[&str]| Flags::parse_with_switches(&args(list), &["port"], &["chunked"]);
+        let flags = parse(&["--chunked", "--port", "8"]).unwrap();
+        assert!(flags.has("chunked"));
+        assert_eq!(flags.one::<u16>("port"), Ok(Some(8)));
+        assert!(!parse(&["--port", "8"]).unwrap().has("chunked"));
+        assert!(parse(&["--chunked", "--chunked"]).is_err());
+        assert!(parse(&["--chunked", "yes"]).is_err(), "a switch takes no value");
+        assert!(Flags::parse(&args(&["--chunked"]), &["port"]).is_err());
     }
 }

@@ -8,7 +8,8 @@
 //! - `bump-revision <role>`: the role's subject moves to a new authorization revision, so every
 //!   token issued before stops working on the next request.
 //!
-//! End of stdin does not stop the server (so it can run with stdin closed).
+//! End of stdin does not stop the server (so it can run with stdin closed). `--chunked` makes it
+//! decode chunked request bodies too; the line then also says `"transfer_codings":["chunked"]`.
 
 use std::io::{self, BufRead};
 use std::net::IpAddr;
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 use super::args::Flags;
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
+use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{Object, Value};
 use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
@@ -37,7 +39,7 @@ const FLAGS: [&str; 8] = [
 
 /// Reads the flags into a server configuration.
 fn config(args: &[String]) -> Result<ServerConfig, String> {
-    let flags = Flags::parse(args, &FLAGS)?;
+    let flags = Flags::parse_with_switches(args, &FLAGS, &["chunked"])?;
     let mut config = ServerConfig::default();
     let mut limits = Limits::DEFAULT;
     if let Some(address) = flags.one::<IpAddr>("bind")? {
@@ -66,6 +68,9 @@ fn config(args: &[String]) -> Result<ServerConfig, String> {
         limits.requests_in_processing_max = workers;
     }
     config.limits = limits;
+    if flags.has("chunked") {
+        config.request_codings = TransferCodings::Chunked;
+    }
     Ok(config)
 }
 
@@ -106,6 +111,10 @@ fn announcement(server: &RunningServer, fixture: &Fixture) -> Value {
     );
     line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
     line.insert("tokens".into(), Value::Object(tokens));
+    if server.endpoint().request_codings() == TransferCodings::Chunked {
+        // Only under the flag: without it, the line is what it always was.
+        line.insert("transfer_codings".into(), Value::Array(vec!["chunked".into()]));
+    }
     Value::Object(line)
 }
 

@@ -3,7 +3,8 @@
 //! [`HttpConnection`] owns one `TcpStream`, writes requests exactly as given, and reads responses
 //! with the strict response parser under the response budget (a bigger response is refused
 //! before its body is read). [`request`] builds request bytes without ever adding anything the
-//! caller did not ask for, so tests and the CLI control every byte on the wire.
+//! caller did not ask for, so tests and the CLI control every byte on the wire;
+//! [`chunked_request`] does the same with the body in the chunked coding.
 //!
 //! This layer knows nothing about MCP; it does not retry, follow redirects or pool connections.
 
@@ -11,6 +12,7 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::{fmt, str};
 
+use crate::http::chunked;
 use crate::http::{Parsed, ResponseError, ResponseParser};
 use crate::limits::Limits;
 
@@ -211,14 +213,35 @@ impl HttpConnection {
 /// when there is a body, and the body. Nothing else is added.
 pub fn request(method: &str, target: &str, fields: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(128 + body.len());
-    out.extend_from_slice(format!("{method} {target} HTTP/1.1\r\n").as_bytes());
-    for (name, value) in fields {
-        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
-    }
+    start_request(&mut out, method, target, fields);
     if !body.is_empty() {
         out.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
     }
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(body);
     out
+}
+
+/// The bytes of one request whose body is sent in the chunked coding (for a server started with
+/// `--chunked`): the request line, the fields in the given order, `Transfer-Encoding: chunked`,
+/// and the body as `chunks` (an empty one is skipped), the last chunk and no trailers.
+pub fn chunked_request(
+    method: &str,
+    target: &str,
+    fields: &[(&str, &str)],
+    chunks: &[&[u8]],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(160 + chunks.iter().map(|c| c.len() + 12).sum::<usize>());
+    start_request(&mut out, method, target, fields);
+    out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+    chunked::encode(chunks, &mut out);
+    out
+}
+
+/// The request line and the fields.
+fn start_request(out: &mut Vec<u8>, method: &str, target: &str, fields: &[(&str, &str)]) {
+    out.extend_from_slice(format!("{method} {target} HTTP/1.1\r\n").as_bytes());
+    for (name, value) in fields {
+        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
 }

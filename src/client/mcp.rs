@@ -296,6 +296,15 @@ impl RequestSpec {
             self.fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
         super::http::request(&self.method, &self.target, &fields, &self.body)
     }
+
+    /// The request's bytes with its body in the chunked coding, in chunks of at most `piece`
+    /// bytes (for a server started with `--chunked`).
+    pub fn chunked_bytes(&self, piece: usize) -> Vec<u8> {
+        let fields: Vec<(&str, &str)> =
+            self.fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let chunks: Vec<&[u8]> = self.body.chunks(piece.max(1)).collect();
+        super::http::chunked_request(&self.method, &self.target, &fields, &chunks)
+    }
 }
 
 /// A request's answer, as the client followed it.

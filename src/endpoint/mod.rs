@@ -54,7 +54,7 @@ use std::sync::Arc;
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
-use crate::http::{BodyFraming, Method, Occurrence, RequestHead, Status};
+use crate::http::{BodyFraming, Method, Occurrence, RequestHead, Status, TransferCodings};
 use crate::json::{self, Object, Value};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
@@ -99,6 +99,9 @@ pub struct EndpointConfig {
     /// resource.
     pub proxy_hosts: Vec<String>,
     pub limits: Limits,
+    /// The transfer codings request bodies may use: none by default, chunked under
+    /// `serve --chunked`.
+    pub request_codings: TransferCodings,
 }
 
 impl EndpointConfig {
@@ -114,6 +117,7 @@ impl EndpointConfig {
             alias_hosts: vec![format!("localhost:{port}")],
             proxy_hosts: Vec::new(),
             limits,
+            request_codings: TransferCodings::Refused,
         }
     }
 }
@@ -174,6 +178,11 @@ impl Endpoint {
     /// The budgets in force.
     pub fn limits(&self) -> &Limits {
         &self.config.limits
+    }
+
+    /// The transfer codings request bodies may use.
+    pub fn request_codings(&self) -> TransferCodings {
+        self.config.request_codings
     }
 
     /// Every `Origin` value allowed, exactly as compared.

@@ -39,7 +39,8 @@ pub fn serve(
     let _ = stream.set_nodelay(true);
     let limits = *endpoint.limits();
     let mut socket = Socket { stream, read_timeout: None, write_timeout: None };
-    let mut connection = Connection::new(&limits, Instant::now());
+    let codings = endpoint.request_codings();
+    let mut connection = Connection::with_codings(&limits, codings, Instant::now());
     let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits };
     if drive(&mut connection, &mut socket, &mut handler) == Close::Polite {
         lingering.add(socket.stream, Instant::now());

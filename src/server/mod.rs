@@ -33,6 +33,7 @@ use std::{fmt, io};
 
 use crate::auth::policy::OfflineTokenPolicy;
 use crate::endpoint::{Delivery, Endpoint, EndpointConfig, Rejection, Reply};
+use crate::http::TransferCodings;
 use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
@@ -53,6 +54,8 @@ pub struct ServerConfig {
     pub extra_hosts: Vec<String>,
     /// Every budget; `requests_in_processing_max` is the number of worker threads.
     pub limits: Limits,
+    /// The transfer codings request bodies may use (`serve --chunked`: chunked).
+    pub request_codings: TransferCodings,
 }
 
 impl Default for ServerConfig {
@@ -63,6 +66,7 @@ impl Default for ServerConfig {
             extra_origins: Vec::new(),
             extra_hosts: Vec::new(),
             limits: Limits::DEFAULT,
+            request_codings: TransferCodings::Refused,
         }
     }
 }
@@ -190,6 +194,7 @@ impl BoundServer {
         let mut endpoint_config = EndpointConfig::loopback(port, config.limits);
         endpoint_config.allowed_origins.extend(config.extra_origins.iter().cloned());
         endpoint_config.proxy_hosts.extend(config.extra_hosts.iter().cloned());
+        endpoint_config.request_codings = config.request_codings;
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let limits = config.limits;
         let overloaded = Overloaded::new(&limits);
