@@ -52,7 +52,7 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 29, "README names 29 attacks");
+    assert_eq!(blocked, 40, "README names 40 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
@@ -63,6 +63,8 @@ fn attack_blocks_every_attack_and_lists_each() {
         "oversize header",
         "query string",
         "revision change",
+        "--chunked, CL.TE",
+        "--chunked, a request hidden in a quoted chunk extension",
     ] {
         assert!(stderr.contains(named), "no attack mentions {named:?}");
     }
@@ -80,7 +82,7 @@ fn lab_runs_every_experiment_as_predicted() {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .collect();
-    assert_eq!(names.len(), 14);
+    assert_eq!(names.len(), 15);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));

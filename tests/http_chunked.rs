@@ -260,7 +260,7 @@ fn verdict(input: &[u8], limits: &Limits) -> Result<usize, (u16, &'static str, u
 #[test]
 fn every_chunked_budget_holds_at_its_edge_and_refuses_one_past_it() {
     let l = Limits::DEFAULT;
-    let digits = |n: usize| [b"1".repeat(1), b"0".repeat(n - 1)].concat();
+    let digits = |n: usize| [b"1".to_vec(), b"0".repeat(n - 1)].concat();
     // Sixteen digits, leading zeros included, are the most; a seventeenth is refused before it
     // could overflow anything.
     let mut at = [b"0".repeat(15), b"1\r\nx\r\n0\r\n\r\n".to_vec()].concat();

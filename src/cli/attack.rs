@@ -14,7 +14,8 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
 
 use super::case::{
-    Action, Body, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Step, Text,
+    Action, Body, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Smuggling,
+    Step, Text,
 };
 
 /// Runs every attack; `trace` prints the redacted wire trace.
@@ -35,7 +36,7 @@ fn attack_count() -> usize {
     ATTACKS
         .iter()
         .map(|step| match step {
-            Step::Check(_) | Step::Baseline(_) | Step::Wire(_) => 1,
+            Step::Check(_) | Step::Baseline(_) | Step::Wire(_) | Step::Smuggle(_) => 1,
             Step::CheckEachRole(roles, _) => roles.len(),
             Step::Do(_) | Step::Browser(_) => 0,
         })
@@ -84,7 +85,37 @@ const REFUSED_ROLES: [Role; 6] = [
     Role::StaleRevision,
 ];
 
-const ATTACKS: [Step; 29] = [
+/// The head of an MCP POST as a client sends it, up to (not including) its framing fields.
+macro_rules! post_head {
+    () => {
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nAuthorization: Bearer {token}\r\n"
+    };
+}
+
+/// The same head announcing a chunked body, its empty line included.
+macro_rules! chunked_head {
+    () => {
+        concat!(post_head!(), "Transfer-Encoding: chunked\r\n\r\n")
+    };
+}
+
+/// The request a smuggling attempt hides after its own: answering it would prove the smuggle.
+macro_rules! smuggled {
+    () => {
+        "GET /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer {token}\r\n\r\n"
+    };
+}
+
+const fn smuggle(
+    what: &'static str,
+    decided: &'static str,
+    rest: &'static str,
+    expect: Expect,
+) -> Step {
+    Step::Smuggle(Smuggling { what, decided, rest, expect })
+}
+
+const ATTACKS: [Step; 41] = [
     // Mallory's GET stream and her tool call's POST stream hand her event ids: later, cursors of
     // another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
@@ -262,4 +293,122 @@ const ATTACKS: [Step; 29] = [
         Request::initialize(&[Change::OutsideSession]),
         Expect::code(429, "session_quota"),
     ),
+    // Under `--chunked` the server decodes chunked bodies, and the smuggling shapes meet a
+    // decoder: each is refused at the byte that decides it (its answer arrives before the rest
+    // is sent), and the request hidden behind it is never answered.
+    Step::Do(Action::ServeChunked),
+    smuggle(
+        "--chunked, CL.TE: Content-Length and Transfer-Encoding together",
+        concat!(post_head!(), "Content-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n"),
+        concat!("0\r\n\r\nX", smuggled!()),
+        Expect::code(400, "transfer_encoding_with_content_length"),
+    ),
+    smuggle(
+        "--chunked, TE.CL: Transfer-Encoding, then a Content-Length a front end would obey",
+        concat!(post_head!(), "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n"),
+        concat!("0\r\n\r\n", smuggled!()),
+        Expect::code(400, "transfer_encoding_with_content_length"),
+    ),
+    smuggle(
+        "--chunked, TE.TE: a second, obfuscated Transfer-Encoding line",
+        concat!(post_head!(), "Transfer-Encoding: chunked\r\nTransfer-Encoding: xchunked\r\n\r\n"),
+        concat!("0\r\n\r\n", smuggled!()),
+        Expect::code(400, "transfer_encoding_duplicate"),
+    ),
+    smuggle(
+        "--chunked, TE.TE: chunked applied before a coding some hop ignores",
+        concat!(post_head!(), "Transfer-Encoding: chunked, identity\r\n\r\n"),
+        concat!("0\r\n\r\n", smuggled!()),
+        Expect::code(400, "transfer_encoding_invalid"),
+    ),
+    smuggle(
+        "--chunked, TE.TE: a coding this server does not implement before chunked",
+        concat!(post_head!(), "Transfer-Encoding: identity, chunked\r\n\r\n"),
+        concat!("0\r\n\r\n", smuggled!()),
+        Expect::code(501, "transfer_encoding_chunked"),
+    ),
+    smuggle(
+        "--chunked, a chunk size that wraps to 5 in 64 bits (seventeen digits)",
+        concat!(chunked_head!(), "10000000000000005"),
+        concat!("\r\nhello\r\n0\r\n\r\n", smuggled!()),
+        Expect::code(400, "chunk_size_too_long"),
+    ),
+    smuggle(
+        "--chunked, a request hidden in a quoted chunk extension",
+        concat!(chunked_head!(), "5;note=\"\r"),
+        concat!("\n", smuggled!(), "\"\r\nhello\r\n0\r\n\r\n"),
+        Expect::code(400, "chunk_extension_quoted_byte"),
+    ),
+    smuggle(
+        "--chunked, a bare LF ending a chunk extension (a lenient parser's line end)",
+        concat!(chunked_head!(), "2;x\n"),
+        concat!("{}\r\n0\r\n\r\n", smuggled!()),
+        Expect::code(400, "chunk_bare_lf"),
+    ),
+    smuggle(
+        "--chunked, a request hidden after a bare LF in a trailer",
+        concat!(chunked_head!(), "2\r\n{}\r\n0\r\nX-Note: a\n"),
+        concat!(smuggled!(), "\r\n"),
+        Expect::code(400, "trailer_bare_lf"),
+    ),
+    smuggle(
+        "--chunked, a trailer Content-Length that would re-frame the body",
+        concat!(chunked_head!(), "2\r\n{}\r\n0\r\nContent-Length: 120\r\n"),
+        concat!("\r\n", smuggled!()),
+        Expect::code(400, "trailer_field_forbidden"),
+    ),
+    smuggle(
+        "--chunked, chunk data running past its size",
+        concat!(chunked_head!(), "2\r\n{}}"),
+        concat!("\r\n0\r\n\r\n", smuggled!()),
+        Expect::code(400, "chunk_data_unterminated"),
+    ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::case::Key;
+    use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
+    use loopback_mcp_http::http::{BodyFraming, Parsed, RequestParser, TransferCodings};
+    use loopback_mcp_http::limits::Limits;
+
+    /// The code of the refusal `bytes` get from the parser and the decoder under `--chunked`, or
+    /// `None` while they still wait for more.
+    fn refusal(bytes: &[u8]) -> Option<&'static str> {
+        let limits = Limits::DEFAULT;
+        let mut parser = RequestParser::with_codings(&limits, TransferCodings::Chunked);
+        let accepted = match parser.judge(bytes) {
+            Err(e) => return Some(e.code()),
+            Ok(Parsed::Partial) => return None,
+            Ok(Parsed::Complete { value, .. }) => value,
+        };
+        assert_eq!(accepted.body(), BodyFraming::Chunked, "a smuggle that is a plain request");
+        let mut body = bytes[accepted.head_len()..].to_vec();
+        match ChunkedDecoder::new(&limits).decode(&mut body) {
+            Err(e) => Some(e.in_request(accepted.head_len()).code()),
+            Ok(Decoded::Partial { .. }) => None,
+            Ok(Decoded::Complete { .. }) => panic!("a smuggle that is a valid body"),
+        }
+    }
+
+    #[test]
+    fn every_smuggle_is_decided_by_the_last_byte_of_its_first_write() {
+        let fill =
+            |t: &str| t.replace("{host}", "127.0.0.1:8080").replace("{token}", "tok").into_bytes();
+        let mut smuggles = 0;
+        for step in &ATTACKS {
+            let Step::Smuggle(smuggling) = step else { continue };
+            smuggles += 1;
+            let decided = fill(smuggling.decided);
+            let code = match smuggling.expect.key {
+                Key::Code(code) => code,
+                _ => panic!("{}: a smuggle is judged by its code", smuggling.what),
+            };
+            assert_eq!(refusal(&decided), Some(code), "{}", smuggling.what);
+            let before = &decided[..decided.len() - 1];
+            assert_eq!(refusal(before), None, "{}: decided before its last byte", smuggling.what);
+        }
+        assert_eq!(smuggles, 11);
+    }
+}

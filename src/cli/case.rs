@@ -13,9 +13,10 @@
 //! every well-formed message is built as a value by `mcp::requests` and encoded.
 
 use loopback_mcp_http::auth::fixtures::Role;
-use loopback_mcp_http::client::ClientResponse;
 use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code, is_priming};
 use loopback_mcp_http::client::trace::TraceMode;
+use loopback_mcp_http::client::{ClientResponse, HttpConnection};
+use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
@@ -125,6 +126,9 @@ pub enum Change {
     OutsideSession,
     /// Replace the request target.
     Target(Text),
+    /// Send the body in the chunked coding, in chunks of at most this many bytes (for a server
+    /// under `--chunked`; one without it answers 501).
+    Chunked(usize),
 }
 
 /// A request described as data.
@@ -249,6 +253,23 @@ pub enum Action {
     ListResources(Sender),
     /// Opens this many more sessions (initialize, then initialized) with this role's token.
     OpenSessions(Role, usize),
+    /// Replaces the server with a fresh one started as `serve --chunked` does, every sender's
+    /// session opened again there: the steps after it run against that server.
+    ServeChunked,
+}
+
+/// A smuggling attempt on a fresh connection, sent in two writes: the bytes up to the one that
+/// must decide the refusal, and the rest (the remaining body and a pipelined request). It is
+/// blocked when the refusal arrives after the first write alone, says `Connection: close`, and
+/// nothing ever answers the pipelined request.
+#[derive(Clone, Copy, Debug)]
+pub struct Smuggling {
+    pub what: &'static str,
+    /// Through the deciding byte; `{host}` and `{token}` are filled in as for [`Base::Raw`].
+    pub decided: &'static str,
+    /// Everything after it, never interpreted.
+    pub rest: &'static str,
+    pub expect: Expect,
 }
 
 /// One step of an attack run or an experiment.
@@ -266,6 +287,8 @@ pub enum Step {
     Do(Action),
     /// What a real browser gets (see `browser`): a step only for experiments that need one.
     Browser(BrowserProbe),
+    /// A request-smuggling shape, judged on the wire (see [`Smuggling`]).
+    Smuggle(Smuggling),
 }
 
 /// A request a real browser makes, and what it must get.
@@ -372,17 +395,7 @@ impl Scene {
         let mut senders: Vec<Sender> = steps.iter().flat_map(senders_of).collect();
         senders.sort();
         senders.dedup();
-        let mut clients = Vec::with_capacity(senders.len());
-        for sender in senders {
-            clients.push((sender, local.session(sender.role())?));
-        }
-        let sessions: Vec<String> =
-            clients.iter().filter_map(|(_, c)| c.session().map(str::to_owned)).collect();
-        for (_, client) in &mut clients {
-            for session in &sessions {
-                client.trace.secret(session);
-            }
-        }
+        let clients = open_sessions(&local, senders)?;
         Ok(Scene { local, clients, remembered: Vec::new(), last_wire: None })
     }
 
@@ -401,7 +414,51 @@ impl Scene {
             }
             Step::Do(action) => self.act(*action).map(|()| Vec::new()),
             Step::Browser(probe) => Ok(vec![self.browse(*probe)?]),
+            Step::Smuggle(smuggling) => Ok(vec![self.smuggle(smuggling)?]),
         }
+    }
+
+    /// Sends a smuggling attempt in its two writes and judges what came back (see
+    /// [`Smuggling`]).
+    fn smuggle(&mut self, smuggling: &Smuggling) -> Result<Observation, String> {
+        let fill = |template: &str| self.fill(template);
+        let (decided, rest) = (fill(smuggling.decided)?, fill(smuggling.rest)?);
+        let address = self.local.server.address();
+        let client = self.client_mut(Sender::Alice)?;
+        let mut conn = HttpConnection::connect(address, &Limits::DEFAULT)
+            .map_err(|e| format!("connect: {e}"))?;
+        client.trace.wire('>', &decided);
+        let response = conn.send(&decided).ok().and_then(|()| conn.receive().ok());
+        if let Some(response) = &response {
+            client.trace.wire('<', &response.raw);
+        }
+        client.trace.wire('>', &rest);
+        // The server may have closed already: a failed write is part of being refused.
+        let _ = conn.send(&rest);
+        let closed = conn.is_closed_by_peer();
+        let (status, key_seen, matched) = judge(&smuggling.expect, response.as_ref());
+        let closing = response.as_ref().is_some_and(|r| r.field_str("connection") == Some("close"));
+        let key_seen = match (closing && closed, response.is_some()) {
+            (false, true) => format!("{key_seen}, BUT the connection went on"),
+            _ => key_seen,
+        };
+        Ok(Observation {
+            baseline: false,
+            what: smuggling.what.to_owned(),
+            expect: smuggling.expect,
+            status,
+            key_seen: client.trace.redact(&key_seen),
+            matched: matched && closing && closed,
+            wire: None,
+        })
+    }
+
+    /// A raw template with `{host}` (the server's authority) and `{token}` (the `full` role's)
+    /// filled in.
+    fn fill(&self, template: &str) -> Result<Vec<u8>, String> {
+        let host = self.client(Sender::Alice).map(McpClient::host)?;
+        let token = self.local.fixture.token(Role::Full);
+        Ok(template.replace("{host}", &host).replace("{token}", token).into_bytes())
     }
 
     /// Runs a browser probe against the server; the caller checked that Chromium is there.
@@ -529,6 +586,13 @@ impl Scene {
                     self.local.session(role)?;
                 }
             }
+            Action::ServeChunked => {
+                let trace = self.local.trace();
+                self.local = LocalServer::start_with(trace, TransferCodings::Chunked)?;
+                let senders: Vec<Sender> = self.clients.iter().map(|(s, _)| *s).collect();
+                self.clients = open_sessions(&self.local, senders)?;
+                self.remembered.clear();
+            }
         }
         Ok(())
     }
@@ -567,13 +631,17 @@ impl Scene {
                 return Ok(text.into_bytes());
             }
         };
+        let mut chunks = None;
         for change in request.changes {
+            if let Change::Chunked(piece) = change {
+                chunks = Some(*piece);
+            }
             spec = self.apply(spec, change)?;
         }
         if let Some(role) = role {
             spec = spec.bearer(self.local.fixture.token(role));
         }
-        Ok(spec.bytes())
+        Ok(chunks.map_or_else(|| spec.bytes(), |piece| spec.chunked_bytes(piece)))
     }
 
     fn apply(&self, spec: RequestSpec, change: &Change) -> Result<RequestSpec, String> {
@@ -586,6 +654,8 @@ impl Scene {
                 spec.without("MCP-Session-Id").without("MCP-Protocol-Version")
             }
             Change::Target(target) => RequestSpec { target: self.resolve(target)?, ..spec },
+            // How the body is framed is decided when the bytes are made (see `build`).
+            Change::Chunked(_) => spec,
         })
     }
 
@@ -626,6 +696,26 @@ impl Scene {
             .map(|(_, value)| value.clone())
             .ok_or(format!("{what:?} was not remembered by an earlier step"))
     }
+}
+
+/// A client with an initialized session on `local` for each sender, in order. Every client's
+/// trace knows every session id, so no trace shows another's.
+fn open_sessions(
+    local: &LocalServer,
+    senders: Vec<Sender>,
+) -> Result<Vec<(Sender, McpClient)>, String> {
+    let mut clients = Vec::with_capacity(senders.len());
+    for sender in senders {
+        clients.push((sender, local.session(sender.role())?));
+    }
+    let sessions: Vec<String> =
+        clients.iter().filter_map(|(_, c)| c.session().map(str::to_owned)).collect();
+    for (_, client) in &mut clients {
+        for session in &sessions {
+            client.trace.secret(session);
+        }
+    }
+    Ok(clients)
 }
 
 /// Ids of the messages cases send (the values do not matter; they are checked where they do).
@@ -678,7 +768,13 @@ fn senders_of(step: &Step) -> Vec<Sender> {
         ) => {
             senders.push(*sender);
         }
-        Step::Do(Action::Revoke(_) | Action::BumpRevision(_) | Action::OpenSessions(..))
+        Step::Smuggle(_) => senders.push(Sender::Alice),
+        Step::Do(
+            Action::Revoke(_)
+            | Action::BumpRevision(_)
+            | Action::OpenSessions(..)
+            | Action::ServeChunked,
+        )
         | Step::Browser(_) => {}
     }
     senders

@@ -57,7 +57,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 14] = [
+const EXPERIMENTS: [Experiment; 15] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -337,6 +337,34 @@ const EXPERIMENTS: [Experiment; 14] = [
                 Request::get(&[Change::With("Last-Event-ID", Text::LastEventOf(Sender::Alice))]),
                 Expect::status(204),
             ),
+        ],
+    },
+    Experiment {
+        name: "chunked-body",
+        explanation: "The same ping with its body in the chunked coding: a server without --chunked refuses it before reading a body byte (501), one with --chunked decodes it and answers as for Content-Length. A malformed chunk size (0x2) is refused with 400 and the connection closes; Content-Length bodies are unchanged.",
+        steps: &[
+            PING_BASELINE,
+            ping_with(
+                "the body in chunks of 8 bytes, without --chunked",
+                &[Change::Chunked(8)],
+                Expect::code(501, "transfer_encoding_chunked"),
+            ),
+            Step::Do(Action::ServeChunked),
+            Step::Wire(Case {
+                what: "the same chunked ping, under --chunked",
+                sender: Sender::Alice,
+                request: Request::post(Message::Ping, &[Change::Chunked(8)]),
+                expect: Expect::status(200),
+            }),
+            changed(
+                "a chunk size written 0x2, under --chunked",
+                Sender::Alice,
+                Request::raw(
+                    "POST /mcp HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0x2\r\n{}\r\n0\r\n\r\n",
+                ),
+                Expect::code(400, "chunk_size_byte"),
+            ),
+            ping_with("the Content-Length ping, under --chunked", &[], Expect::status(200)),
         ],
     },
 ];

@@ -4,6 +4,7 @@
 use loopback_mcp_http::auth::fixtures::{Fixture, Role};
 use loopback_mcp_http::client::mcp::McpClient;
 use loopback_mcp_http::client::trace::{Trace, TraceMode};
+use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::server::fixture::start_with_fixture;
@@ -22,10 +23,20 @@ pub struct LocalServer {
 impl LocalServer {
     /// Starts a server with the default budgets and a few workers.
     pub fn start(trace: TraceMode) -> Result<LocalServer, String> {
+        LocalServer::start_with(trace, TransferCodings::Refused)
+    }
+
+    /// [`LocalServer::start`] for a server that decodes `codings` (as `serve --chunked` does).
+    pub fn start_with(trace: TraceMode, codings: TransferCodings) -> Result<LocalServer, String> {
         let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
-        let config = ServerConfig { limits, ..ServerConfig::default() };
+        let config = ServerConfig { limits, request_codings: codings, ..ServerConfig::default() };
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
         Ok(LocalServer { server, fixture, trace })
+    }
+
+    /// How its clients trace.
+    pub fn trace(&self) -> TraceMode {
+        self.trace
     }
 
     /// A client for `role` with an initialized session (initialize, then initialized).
