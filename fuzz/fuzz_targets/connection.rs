@@ -9,7 +9,10 @@
 //! - a refused head's reply is followed by a close, with nothing dispatched in between;
 //! - no deadline the machine names lies further ahead than its budget allows;
 //! - a read never asks for more than the head and body budgets, and the buffer never holds more
-//!   (checked at the end: it is one fixed allocation of exactly those budgets).
+//!   (checked at the end: it is one fixed allocation of exactly those budgets);
+//! - under `--chunked` (chosen by the input), a chunked body is dispatched only when the decoder
+//!   alone, over the same conversation, completes it with exactly those bytes, and the next
+//!   request starts where the coding ended.
 #![no_main]
 
 use std::cell::RefCell;
@@ -17,10 +20,11 @@ use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::connection::{
     Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
 };
-use loopback_mcp_http::http::{Parsed, RequestHead, RequestParser};
+use loopback_mcp_http::http::{BodyFraming, Parsed, RequestHead, RequestParser, TransferCodings};
 use loopback_mcp_http::limits::Limits;
 
 const TINY: Limits = Limits {
@@ -30,6 +34,10 @@ const TINY: Limits = Limits {
     request_target_bytes_max: 16,
     request_body_bytes_max: 8,
     requests_per_connection_max: 3,
+    chunks_per_body_max: 4,
+    chunk_extension_bytes_max: 8,
+    trailer_fields_max: 2,
+    trailer_section_bytes_max: 16,
     ..Limits::DEFAULT
 };
 const _: () = assert!(TINY.validate().is_ok());
@@ -60,14 +68,17 @@ fuzz_target!(|data: &[u8]| {
     let mut input = Unstructured::new(data);
     let tiny = input.arbitrary::<bool>().unwrap_or(false);
     let limits = if tiny { TINY } else { Limits::DEFAULT };
+    let chunked = input.arbitrary::<bool>().unwrap_or(false);
+    let codings = if chunked { TransferCodings::Chunked } else { TransferCodings::Refused };
     let conversation: Vec<u8> = input.arbitrary().unwrap_or_default();
     let steps: Vec<Step> = input.arbitrary().unwrap_or_default();
-    converse(&limits, &conversation, &steps);
+    converse(&limits, codings, &conversation, &steps);
 });
 
 /// Everything the input decides, and what the checks remember.
 struct Run<'i> {
     limits: Limits,
+    codings: TransferCodings,
     conversation: &'i [u8],
     steps: std::slice::Iter<'i, Step>,
     now: Instant,
@@ -147,8 +158,13 @@ impl Run<'_> {
     }
 
     fn respond(&mut self, request: &Request<'_>, keep_alive: bool, reply: &mut Vec<u8>) -> bool {
-        self.next_request =
-            check_request(&self.limits, request, self.conversation, self.next_request);
+        self.next_request = check_request(
+            &self.limits,
+            self.codings,
+            request,
+            self.conversation,
+            self.next_request,
+        );
         let close = !keep_alive || matches!(self.step(), None | Some(Step::Reply(true)));
         reply.extend_from_slice(if close { OK_CLOSE } else { OK });
         close
@@ -165,10 +181,12 @@ impl Run<'_> {
         match next {
             Stage::Read(read) => {
                 assert!(read.room() > 0);
-                assert!(
-                    read.room()
-                        <= limits.request_head_bytes_max().max(limits.request_body_bytes_max)
-                );
+                assert!(read.room() <= buffer_bytes(limits, self.codings));
+                if self.codings == TransferCodings::Refused {
+                    let largest =
+                        limits.request_head_bytes_max().max(limits.request_body_bytes_max);
+                    assert!(read.room() <= largest);
+                }
                 let wait = limits.connection_idle_timeout.max(limits.socket_read_timeout);
                 assert!(read.deadline() <= furthest(wait), "a read deadline beyond its budget");
             }
@@ -230,10 +248,20 @@ impl Handler for Side<'_, '_> {
     }
 }
 
-fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
+/// The machine's buffer: a head and a body, or a head and what the chunked decoder may keep.
+fn buffer_bytes(limits: &Limits, codings: TransferCodings) -> usize {
+    let body = match codings {
+        TransferCodings::Refused => limits.request_body_bytes_max,
+        TransferCodings::Chunked => ChunkedDecoder::kept_bytes_max(limits) + 1,
+    };
+    limits.request_head_bytes_max() + body
+}
+
+fn converse(limits: &Limits, codings: TransferCodings, conversation: &[u8], steps: &[Step]) {
     let t0 = Instant::now();
     let run = RefCell::new(Run {
         limits: *limits,
+        codings,
         conversation,
         steps: steps.iter(),
         now: t0,
@@ -243,31 +271,44 @@ fn converse(limits: &Limits, conversation: &[u8], steps: &[Step]) {
         refused: false,
         cut_short: false,
     });
-    let mut connection: Connection = Connection::new(limits, t0);
+    let mut connection: Connection = Connection::with_codings(limits, codings, t0);
     drive(&mut connection, &mut Peer(&run), &mut Side(&run));
-    assert!(
-        connection.buffered() <= limits.request_head_bytes_max() + limits.request_body_bytes_max
-    );
+    assert!(connection.buffered() <= buffer_bytes(limits, codings));
 }
 
 /// The dispatched request is complete, and it is what a parser alone makes of the conversation
-/// from where the previous request ended: the same method, target and length, and exactly the
-/// body bytes that follow its head. Returns where the next request starts.
+/// from where the previous request ended: the same method, target and framing, and exactly the
+/// body that follows its head (for a chunked one, what a decoder alone makes of the bytes after
+/// the head). Returns where the next request starts.
 fn check_request(
     limits: &Limits,
+    codings: TransferCodings,
     request: &Request<'_>,
     conversation: &[u8],
     start: usize,
 ) -> usize {
     let (head, body) = (&request.head, request.body);
-    assert_eq!(body.len() as u64, head.content_length);
-    let mut parser = RequestParser::new(limits);
+    let mut parser = RequestParser::with_codings(limits, codings);
     let Ok(Parsed::Complete { value: alone, len }) = parser.parse(&conversation[start..]) else {
         panic!("dispatched a request a parser alone does not accept");
     };
     assert_eq!((alone.method, alone.target), (head.method, head.target));
-    assert_eq!(alone.content_length, head.content_length);
+    assert_eq!(alone.body, head.body);
     let body_start = start + len;
-    assert_eq!(&conversation[body_start..body_start + body.len()], body);
-    body_start + body.len()
+    match head.body {
+        BodyFraming::Length(length) => {
+            assert_eq!(body.len(), length);
+            assert_eq!(&conversation[body_start..body_start + body.len()], body);
+            body_start + body.len()
+        }
+        BodyFraming::Chunked => {
+            let mut region = conversation[body_start..].to_vec();
+            let mut decoder = ChunkedDecoder::new(limits);
+            let Ok(Decoded::Complete { body_len, .. }) = decoder.decode(&mut region) else {
+                panic!("dispatched a chunked body a decoder alone does not complete");
+            };
+            assert_eq!(&region[..body_len], body);
+            body_start + decoder.raw_len()
+        }
+    }
 }

@@ -4,12 +4,18 @@
 //! reached quickly): no panic; an accepted head obeys the grammar and every budget; the verdict
 //! is the same whether the bytes arrive at once, split at any point, or one byte per call; and
 //! whatever this parser accepts, httparse parses to the same method, path, version, fields and
-//! length (one-way: httparse is more lenient, so its refusals say nothing about ours).
+//! length (one-way: httparse is more lenient, so its refusals say nothing about ours). A parser
+//! that accepts chunked bodies (`--chunked`) gives the same verdict on every input but one kind:
+//! where the default refuses a chunked coding with 501, it accepts the head when the coding is
+//! `chunked` alone, and gives the same 501 otherwise.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::http::chars::{self, FIELD_VALUE, TCHAR};
-use loopback_mcp_http::http::{Parsed, RequestError, RequestHead, RequestParser, Version};
+use loopback_mcp_http::http::{
+    BodyFraming, Parsed, RequestError, RequestErrorKind, RequestHead, RequestParser,
+    TransferCodings, Version,
+};
 use loopback_mcp_http::limits::Limits;
 
 const TINY: Limits = Limits {
@@ -57,14 +63,35 @@ fuzz_target!(|data: &[u8]| {
             Verdict::Partial => {}
         }
         check_split_invariance(data, &once, &limits);
+        check_chunked_changes_one_verdict(data, &once, &limits);
     }
 });
+
+fn check_chunked_changes_one_verdict(data: &[u8], once: &Verdict<'_>, limits: &Limits) {
+    let mut parser = RequestParser::with_codings(limits, TransferCodings::Chunked);
+    let chunked = verdict(parser.parse(data));
+    if &chunked == once {
+        return;
+    }
+    let Verdict::Refused(refused) = once else {
+        panic!("--chunked changed a verdict other than a refusal: {once:?} -> {chunked:?}");
+    };
+    assert_eq!(refused.kind(), RequestErrorKind::TransferEncodingChunked, "{chunked:?}");
+    let Verdict::Head(head, len) = &chunked else {
+        panic!("--chunked turned a 501 into {chunked:?}");
+    };
+    assert_eq!(head.body, BodyFraming::Chunked);
+    let codings: Vec<&[u8]> = head.fields.all("transfer-encoding").collect();
+    assert!(matches!(codings[..], [only] if only.eq_ignore_ascii_case(b"chunked")));
+    assert_eq!(head.fields.count("content-length"), 0);
+    assert!(*len <= data.len() && head.version == Version::Http11);
+}
 
 fn check_head(data: &[u8], head: &RequestHead<'_>, len: usize, limits: &Limits) {
     assert!(len <= data.len() && data[..len].ends_with(b"\r\n\r\n"));
     assert!(head.target.starts_with('/') && head.target.len() <= limits.request_target_bytes_max);
     assert!(!head.target.contains(['?', '#', '\\']));
-    assert!(head.content_length <= limits.request_body_bytes_max as u64);
+    assert!(matches!(head.body, BodyFraming::Length(n) if n <= limits.request_body_bytes_max));
     assert!(head.fields.len() <= limits.header_fields_max);
     for field in head.fields.iter() {
         assert!(chars::is_token(field.name.as_bytes()));

@@ -110,7 +110,8 @@ pub enum ChunkedErrorKind {
     /// A trailer field line that breaks the field rules or the trailer budgets.
     Trailer(HeadErrorKind),
     /// A trailer naming a field the server reads from the head (framing, routing, credentials,
-    /// MCP fields): RFC 9110 §6.5.1 forbids sending those as trailers.
+    /// MCP fields): RFC 9110 §6.5.1 forbids sending those as trailers. Like the head's framing
+    /// checks, its offset points at the line's first byte; the line's LF decides it.
     TrailerFieldForbidden,
 }
 
