@@ -1,19 +1,22 @@
 //! Every budget the codecs enforce, exactly at its value (accepted) and one past it (refused),
 //! with the default limits and with small hand-built ones, to show the code reads the struct.
 //!
-//! The session, concurrency and deadline budgets belong to the server and are tested with it.
+//! The chunked-body budgets (under `--chunked`) go through the chunked decoder the same way, split
+//! at every point. The session, concurrency and deadline budgets belong to the server and are
+//! tested with it.
 
 mod common;
 
 use common::{Verdict, assert_split_invariant, cat, parse_once, rep};
+use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::writer::{ResponseWriter, WriteErrorKind};
 use loopback_mcp_http::http::{Parsed, ResponseErrorKind, ResponseParser, Status};
 use loopback_mcp_http::json::{self, JsonErrorKind};
 use std::time::Duration;
 
 use loopback_mcp_http::limits::{
-    BYTES_CEILING, COUNT_CEILING, DURATION_CEILING, JSON_DEPTH_CEILING, Limits, LimitsError,
-    PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE, WORKERS_CEILING,
+    BYTES_CEILING, CHUNK_SIZE_DIGITS_CEILING, COUNT_CEILING, DURATION_CEILING, JSON_DEPTH_CEILING,
+    Limits, LimitsError, PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE, WORKERS_CEILING,
 };
 use loopback_mcp_http::sse::{self, SseErrorKind};
 
@@ -173,6 +176,151 @@ fn request_budgets_follow_hand_built_limits() {
     check_request_budgets(&SMALL);
 }
 
+/// A chunked body whose measured quantity is exactly `n`, for one budget.
+struct ChunkedBudget {
+    name: &'static str,
+    max: fn(&Limits) -> usize,
+    build: fn(&Limits, usize) -> Vec<u8>,
+    /// Status and code one past the budget.
+    over: (u16, &'static str),
+}
+
+/// A size of `n` digits (leading zeros, then 1) and its one byte of data.
+fn with_size_digits(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[&rep(b'0', n - 1), b"1\r\nx\r\n0\r\n\r\n"])
+}
+
+/// One chunk whose extension part (`;` and a name) is `n` bytes.
+fn with_extension(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[b"1;", &rep(b'e', n - 1), b"\r\nx\r\n0\r\n\r\n"])
+}
+
+/// `n` chunks in all: `n - 1` of one byte, then the last.
+fn with_chunks(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[&b"1\r\nx\r\n".repeat(n - 1), b"0\r\n\r\n"])
+}
+
+/// A body of `n` bytes in one chunk.
+fn with_decoded(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[format!("{n:x}\r\n").as_bytes(), &rep(b'x', n), b"\r\n0\r\n\r\n"])
+}
+
+/// `n` trailer lines.
+fn with_trailer_lines(_: &Limits, n: usize) -> Vec<u8> {
+    cat(&[b"0\r\n", &b"X: v\r\n".repeat(n), b"\r\n"])
+}
+
+/// A trailer section of exactly `n` bytes, in lines whose values stay within the value budget.
+fn with_trailer_section(limits: &Limits, n: usize) -> Vec<u8> {
+    let mut out = b"0\r\n".to_vec();
+    let (mut left, widest) = (n, limits.header_value_bytes_max);
+    while left > 0 {
+        let value = if left >= widest + 5 + 5 { widest } else { left - 5 };
+        out.extend_from_slice(&cat(&[b"X: ", &rep(b'v', value), b"\r\n"]));
+        left -= value + 5;
+    }
+    cat(&[&out, b"\r\n"])
+}
+
+const CHUNKED_BUDGETS: [ChunkedBudget; 6] = [
+    ChunkedBudget {
+        name: "chunk_size_digits_max",
+        max: |l| l.chunk_size_digits_max,
+        build: with_size_digits,
+        over: (400, "chunk_size_too_long"),
+    },
+    ChunkedBudget {
+        name: "chunk_extension_bytes_max",
+        max: |l| l.chunk_extension_bytes_max,
+        build: with_extension,
+        over: (400, "chunk_extension_too_large"),
+    },
+    ChunkedBudget {
+        name: "chunks_per_body_max",
+        max: |l| l.chunks_per_body_max,
+        build: with_chunks,
+        over: (400, "chunks_too_many"),
+    },
+    ChunkedBudget {
+        name: "request_body_bytes_max (chunked)",
+        max: |l| l.request_body_bytes_max,
+        build: with_decoded,
+        over: (413, "chunked_body_too_large"),
+    },
+    ChunkedBudget {
+        name: "trailer_fields_max",
+        max: |l| l.trailer_fields_max,
+        build: with_trailer_lines,
+        over: (431, "trailer_fields_too_many"),
+    },
+    ChunkedBudget {
+        name: "trailer_section_bytes_max",
+        max: |l| l.trailer_section_bytes_max,
+        build: with_trailer_section,
+        over: (431, "trailer_section_too_large"),
+    },
+];
+
+/// The decoder's verdict on `body` arriving whole, checked against every split into two and one
+/// byte at a time: the decoded length, or the refusal's status and code.
+fn decode_every_way(body: &[u8], limits: &Limits) -> Result<usize, (u16, &'static str)> {
+    let feed = |ends: &[usize]| {
+        let (mut decoder, mut region, mut fed) = (ChunkedDecoder::new(limits), Vec::new(), 0);
+        let mut last = None;
+        for &end in ends {
+            region.extend_from_slice(&body[fed..end]);
+            fed = end;
+            last = Some(match decoder.decode(&mut region) {
+                Ok(Decoded::Partial { kept }) => {
+                    region.truncate(kept);
+                    Err((0, "incomplete"))
+                }
+                Ok(Decoded::Complete { body_len, .. }) => Ok(body_len),
+                Err(e) => {
+                    let kind = loopback_mcp_http::http::RequestErrorKind::Chunked(e.kind);
+                    Err((kind.status().code(), kind.code()))
+                }
+            });
+        }
+        last.unwrap_or(Err((0, "incomplete")))
+    };
+    let whole = feed(&[body.len()]);
+    for k in 0..=body.len() {
+        assert_eq!(feed(&[k, body.len()]), whole, "split at {k}");
+    }
+    let every: Vec<usize> = (0..=body.len()).collect();
+    assert_eq!(feed(&every), whole, "byte by byte");
+    whole
+}
+
+fn check_chunked_budgets(limits: &Limits) {
+    for budget in &CHUNKED_BUDGETS {
+        let max = (budget.max)(limits);
+        let at_max = decode_every_way(&(budget.build)(limits, max), limits);
+        assert!(at_max.is_ok(), "{} at {max}: {at_max:?}", budget.name);
+        let over = decode_every_way(&(budget.build)(limits, max + 1), limits);
+        assert_eq!(over, Err(budget.over), "{} at {}", budget.name, max + 1);
+    }
+}
+
+#[test]
+fn chunked_budgets_hold_at_max_and_refuse_max_plus_one() {
+    check_chunked_budgets(&Limits::DEFAULT);
+}
+
+#[test]
+fn chunked_budgets_follow_hand_built_limits() {
+    let small = Limits {
+        chunk_size_digits_max: 3,
+        chunk_extension_bytes_max: 5,
+        chunks_per_body_max: 3,
+        trailer_fields_max: 2,
+        trailer_section_bytes_max: 30,
+        ..SMALL
+    };
+    check_chunked_budgets(&small);
+}
+
 #[test]
 fn budgets_fail_before_the_line_ends() {
     // Endless lines: the verdict comes as soon as the budget is crossed, with no CRLF in sight.
@@ -288,7 +436,12 @@ fn ceilings_hold_at_max_and_refuse_max_plus_one() {
     let d = Limits::DEFAULT;
     let one_ns = Duration::from_nanos(1);
     // (at the ceiling, one past it, the budget named in the refusal)
-    let cases: [(Limits, Limits, &str); 7] = [
+    let cases: [(Limits, Limits, &str); 8] = [
+        (
+            Limits { chunk_size_digits_max: CHUNK_SIZE_DIGITS_CEILING, ..d },
+            Limits { chunk_size_digits_max: CHUNK_SIZE_DIGITS_CEILING + 1, ..d },
+            "chunk_size_digits_max",
+        ),
         (
             Limits { requests_in_processing_max: WORKERS_CEILING, ..d },
             Limits { requests_in_processing_max: WORKERS_CEILING + 1, ..d },

@@ -17,8 +17,9 @@
 //!    present `MCP-Protocol-Version` naming anything but 2025-11-25 (400) (`Endpoint::admit`).
 //!    Only now is the body read, and only now does a client that sent `Expect: 100-continue`
 //!    get its `100 Continue`.
-//! 4. The body, within its budget and deadline: strict JSON, then exactly one JSON-RPC message
-//!    (400).
+//! 4. The body, within its budget and deadline (under `--chunked`, a chunked body is decoded
+//!    first, strictly: 400, 413, 431, the connection closed): strict JSON, then exactly one
+//!    JSON-RPC message (400).
 //! 5. The bearer token, identity only (`OfflineTokenPolicy::authenticate`): 400, 401.
 //! 6. The version header's presence (required after initialize), the session id, the session
 //!    itself and the lifecycle (only `ping` before `notifications/initialized`): 400, 404; on
