@@ -22,8 +22,9 @@ use loopback_mcp_http::sse::{self, SseErrorKind};
 
 const HEAD_START: &[u8] = b"GET / HTTP/1.1\r\nHost: a\r\n";
 
-/// A request whose measured quantity is exactly `n`, for one budget.
-struct RequestBudget {
+/// An input (a request, or a chunked body) whose measured quantity is exactly `n`, for one
+/// budget.
+struct Budget {
     name: &'static str,
     max: fn(&Limits) -> usize,
     build: fn(&Limits, usize) -> Vec<u8>,
@@ -79,44 +80,44 @@ fn with_leading_lines(_: &Limits, n: usize) -> Vec<u8> {
     cat(&[&b"\r\n".repeat(n), HEAD_START, b"\r\n"])
 }
 
-const REQUEST_BUDGETS: [RequestBudget; 7] = [
-    RequestBudget {
+const REQUEST_BUDGETS: [Budget; 7] = [
+    Budget {
         name: "request_target_bytes_max",
         max: |l| l.request_target_bytes_max,
         build: with_target,
         over: (414, "target_too_long"),
     },
-    RequestBudget {
+    Budget {
         name: "method_bytes_max",
         max: |l| l.method_bytes_max,
         build: with_method,
         over: (501, "method_too_long"),
     },
-    RequestBudget {
+    Budget {
         name: "header_value_bytes_max",
         max: |l| l.header_value_bytes_max,
         build: with_value,
         over: (431, "field_value_too_large"),
     },
-    RequestBudget {
+    Budget {
         name: "header_fields_max",
         max: |l| l.header_fields_max,
         build: with_fields,
         over: (431, "fields_too_many"),
     },
-    RequestBudget {
+    Budget {
         name: "header_section_bytes_max",
         max: |l| l.header_section_bytes_max,
         build: with_section,
         over: (431, "field_section_too_large"),
     },
-    RequestBudget {
+    Budget {
         name: "request_body_bytes_max",
         max: |l| l.request_body_bytes_max,
         build: with_body,
         over: (413, "content_length_too_large"),
     },
-    RequestBudget {
+    Budget {
         name: "leading_empty_lines_max",
         max: |l| l.leading_empty_lines_max,
         build: with_leading_lines,
@@ -176,15 +177,6 @@ fn request_budgets_follow_hand_built_limits() {
     check_request_budgets(&SMALL);
 }
 
-/// A chunked body whose measured quantity is exactly `n`, for one budget.
-struct ChunkedBudget {
-    name: &'static str,
-    max: fn(&Limits) -> usize,
-    build: fn(&Limits, usize) -> Vec<u8>,
-    /// Status and code one past the budget.
-    over: (u16, &'static str),
-}
-
 /// A size of `n` digits (leading zeros, then 1) and its one byte of data.
 fn with_size_digits(_: &Limits, n: usize) -> Vec<u8> {
     cat(&[&rep(b'0', n - 1), b"1\r\nx\r\n0\r\n\r\n"])
@@ -222,38 +214,38 @@ fn with_trailer_section(limits: &Limits, n: usize) -> Vec<u8> {
     cat(&[&out, b"\r\n"])
 }
 
-const CHUNKED_BUDGETS: [ChunkedBudget; 6] = [
-    ChunkedBudget {
+const CHUNKED_BUDGETS: [Budget; 6] = [
+    Budget {
         name: "chunk_size_digits_max",
         max: |l| l.chunk_size_digits_max,
         build: with_size_digits,
         over: (400, "chunk_size_too_long"),
     },
-    ChunkedBudget {
+    Budget {
         name: "chunk_extension_bytes_max",
         max: |l| l.chunk_extension_bytes_max,
         build: with_extension,
         over: (400, "chunk_extension_too_large"),
     },
-    ChunkedBudget {
+    Budget {
         name: "chunks_per_body_max",
         max: |l| l.chunks_per_body_max,
         build: with_chunks,
         over: (400, "chunks_too_many"),
     },
-    ChunkedBudget {
+    Budget {
         name: "request_body_bytes_max (chunked)",
         max: |l| l.request_body_bytes_max,
         build: with_decoded,
         over: (413, "chunked_body_too_large"),
     },
-    ChunkedBudget {
+    Budget {
         name: "trailer_fields_max",
         max: |l| l.trailer_fields_max,
         build: with_trailer_lines,
         over: (431, "trailer_fields_too_many"),
     },
-    ChunkedBudget {
+    Budget {
         name: "trailer_section_bytes_max",
         max: |l| l.trailer_section_bytes_max,
         build: with_trailer_section,

@@ -227,3 +227,46 @@ fn serve_chunked_says_so_and_answers_a_chunked_ping_like_a_content_length_one() 
     let response = chunked.connect().exchange(&get).unwrap();
     assert_eq!(status_and_code(&response), (400, "body_not_allowed".into()));
 }
+
+#[test]
+fn every_other_transfer_coding_shape_keeps_todays_verdict_under_the_flag() {
+    let chunked = serve(&["--chunked"]);
+    let plain = serve(&[]);
+    // (the framing fields after Host, the verdict with and without the flag)
+    let cases: [(&str, u16, &str); 8] = [
+        ("Transfer-Encoding: gzip, chunked\r\n", 501, "transfer_encoding_chunked"),
+        ("Transfer-Encoding: chunked, gzip\r\n", 400, "transfer_encoding_invalid"),
+        ("Transfer-Encoding: chunked, chunked\r\n", 400, "transfer_encoding_invalid"),
+        ("Transfer-Encoding: xchunked\r\n", 400, "transfer_encoding_unsupported"),
+        (
+            "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+            400,
+            "transfer_encoding_duplicate",
+        ),
+        (
+            "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+            400,
+            "transfer_encoding_with_content_length",
+        ),
+        (
+            "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+            400,
+            "transfer_encoding_with_content_length",
+        ),
+        ("Transfer-Encoding: chunked;x=1\r\n", 400, "transfer_encoding_invalid"),
+    ];
+    for served in [&chunked, &plain] {
+        let host = served.host();
+        for (framing, status, code) in cases {
+            let request = format!("POST /mcp HTTP/1.1\r\nHost: {host}\r\n{framing}\r\n0\r\n\r\n");
+            let mut conn = served.connect();
+            let response = conn.exchange(request.as_bytes()).unwrap();
+            assert_eq!(status_and_code(&response), (status, code.into()), "{framing:?}");
+            assert!(conn.is_closed_by_peer(), "{framing:?}: the connection closes");
+        }
+        // HTTP/1.0 with Transfer-Encoding: faulty framing (RFC 9112 §6.1), with the flag or not.
+        let old = b"POST /mcp HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+        let response = served.connect().exchange(old).unwrap();
+        assert_eq!(status_and_code(&response), (400, "transfer_encoding_on_http10".into()));
+    }
+}

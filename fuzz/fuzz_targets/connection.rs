@@ -6,7 +6,8 @@
 //! - a request is dispatched only when it is complete: its head parses on its own to the same
 //!   method, target and length, and exactly its body is handed over;
 //! - once the machine says close, it asks for nothing more;
-//! - a refused head's reply is followed by a close, with nothing dispatched in between;
+//! - a refused head's reply is followed by a close, with nothing dispatched in between, and the
+//!   refusal is the one a parser (and decoder) alone gives from where the previous request ended;
 //! - no deadline the machine names lies further ahead than its budget allows;
 //! - a read never asks for more than the head and body budgets, and the buffer never holds more
 //!   (checked at the end: it is one fixed allocation of exactly those budgets);
@@ -151,7 +152,8 @@ impl Run<'_> {
         None
     }
 
-    fn refuse(&mut self, reply: &mut Vec<u8>) {
+    fn refuse(&mut self, refused: &Refused, reply: &mut Vec<u8>) {
+        check_refusal(&self.limits, self.codings, refused, self.conversation, self.next_request);
         self.step();
         self.refused = true;
         reply.extend_from_slice(REFUSAL);
@@ -230,8 +232,8 @@ impl Handler for Side<'_, '_> {
     fn admit(&mut self, _head: &RequestHead<'_>, reply: &mut Vec<u8>) -> Option<()> {
         self.0.borrow_mut().admit(reply)
     }
-    fn refuse(&mut self, _refused: Refused, reply: &mut Vec<u8>) {
-        self.0.borrow_mut().refuse(reply);
+    fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>) {
+        self.0.borrow_mut().refuse(&refused, reply);
     }
     fn respond(
         &mut self,
@@ -274,6 +276,32 @@ fn converse(limits: &Limits, codings: TransferCodings, conversation: &[u8], step
     let mut connection: Connection = Connection::with_codings(limits, codings, t0);
     drive(&mut connection, &mut Peer(&run), &mut Side(&run));
     assert!(connection.buffered() <= buffer_bytes(limits, codings));
+}
+
+/// A refusal is what a parser (and, for a chunked body, a decoder) alone makes of the
+/// conversation from where the previous request ended: the same kind at the same offset.
+fn check_refusal(
+    limits: &Limits,
+    codings: TransferCodings,
+    refused: &Refused,
+    conversation: &[u8],
+    start: usize,
+) {
+    let rest = &conversation[start..];
+    let mut parser = RequestParser::with_codings(limits, codings);
+    let alone = match parser.judge(rest) {
+        Err(error) => error,
+        Ok(Parsed::Complete { value: accepted, .. }) => {
+            assert_eq!(accepted.body(), BodyFraming::Chunked, "refused a head a parser accepts");
+            let mut region = rest[accepted.head_len()..].to_vec();
+            match ChunkedDecoder::new(limits).decode(&mut region) {
+                Err(error) => error.in_request(accepted.head_len()),
+                Ok(decoded) => panic!("refused a chunked body a decoder alone takes: {decoded:?}"),
+            }
+        }
+        Ok(Parsed::Partial) => panic!("refused a request a parser alone still waits for"),
+    };
+    assert_eq!(alone, refused.error, "a refusal that a parser alone does not give");
 }
 
 /// The dispatched request is complete, and it is what a parser alone makes of the conversation
