@@ -26,6 +26,7 @@ usage: loopback-mcp-http demo [--trace | --trace-bytes]
                                [--max-sessions N] [--max-sessions-per-principal N]
                                [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]
                                [--chunked]
+       loopback-mcp-http control <serve's JSON line file> <revoke|bump-revision> <role>
        loopback-mcp-http inspect <request|response|response-to-head|json|sse|chunked|connection>
                                  [FILE]
        loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize]
@@ -44,10 +45,13 @@ lab       changes one thing in a correct request and compares the predicted stat
           prints them byte for byte (CR, LF and control bytes escaped, the end of the head
           marked). Both redact tokens and session ids.
 serve     runs the server on 127.0.0.1 and prints one JSON line (URL, metadata URL, allowed
-          origins, protocol version, a token per fixture role). Lines on stdin are control
-          commands, `revoke <role>` and `bump-revision <role>`, each answered by one JSON line.
+          origins, protocol version, a token per fixture role, its control file). Lines on stdin,
+          when it is not a terminal, are control commands: `revoke <role>` and
+          `bump-revision <role>`, each answered by one JSON line.
           --chunked also accepts request bodies in the chunked coding (alone: any other
           Transfer-Encoding keeps its 400 or 501), decoded strictly before the JSON is read.
+control   sends one control command to a running serve through its owner-only control channel
+          and prints the reply; the file is where serve's first line was saved.
 inspect   runs one of the project's strict codecs over FILE (or standard input) and prints its
           verdict as one JSON line: the parsed parts, or the public error code, the byte offset
           and (for requests) the status a server would answer with. `inspect connection` prints
@@ -58,19 +62,25 @@ bench     a closed-loop load generator over keep-alive connections (against an i
           server unless --url is given), the codecs alone (bench codec), or idle connections
           against probes (bench overload); one JSON line of figures.
 
-Usage errors exit with status 2.";
+`loopback-mcp-http <command> --help` explains one command. Usage errors exit with status 2.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if cli::help::wants_help(&args) || args.first().is_some_and(|a| a == "help") {
+        let asked = if args.first().is_some_and(|a| a == "help") { &args[1..] } else { &args[..] };
+        return print_help(cli::help::find(asked));
+    }
     let Some((command, rest)) = args.split_first() else {
-        return usage_error("expected a command");
+        return usage_error("expected a command", &args);
     };
     let trace =
         match (rest.iter().any(|a| a == "--trace"), rest.iter().any(|a| a == "--trace-bytes")) {
             (false, false) => TraceMode::Off,
             (true, false) => TraceMode::Lines,
             (false, true) => TraceMode::Bytes,
-            (true, true) => return usage_error("--trace and --trace-bytes exclude each other"),
+            (true, true) => {
+                return usage_error("--trace and --trace-bytes exclude each other", &args);
+            }
         };
     let is_trace = |a: &&String| *a == "--trace" || *a == "--trace-bytes";
     let plain: Vec<String> = rest.iter().filter(|a| !is_trace(a)).cloned().collect();
@@ -80,18 +90,26 @@ fn main() -> ExitCode {
         "lab" => cli::lab::run(&plain, trace),
         "demo" | "attack" => Err(format!("{command} takes only --trace or --trace-bytes")),
         "serve" => cli::serve::run(rest),
+        "control" => cli::control::run(rest),
         "bench" => cli::bench::run(rest),
         "inspect" => cli::inspect::run(rest),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
         other => Err(format!("unknown command {other:?}")),
     };
-    outcome.unwrap_or_else(|problem| usage_error(&problem))
+    outcome.unwrap_or_else(|problem| usage_error(&problem, &args))
 }
 
-fn usage_error(problem: &str) -> ExitCode {
-    eprintln!("error: {problem}\n\n{USAGE}");
+/// `--help`: the whole usage for the program, a command's own text for a command.
+fn print_help(usage: &cli::help::Usage) -> ExitCode {
+    if usage.path.is_empty() {
+        println!("{USAGE}");
+    } else {
+        print!("{}", cli::help::text(usage, &cli::lab::experiment_names()));
+    }
+    ExitCode::SUCCESS
+}
+
+/// One line: what was wrong, and the accepted form of the command the arguments name.
+fn usage_error(problem: &str, args: &[String]) -> ExitCode {
+    eprintln!("{}", cli::help::error_line(problem, cli::help::find(args)));
     ExitCode::from(2)
 }

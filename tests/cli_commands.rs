@@ -160,10 +160,72 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
-    for args in [&[][..], &["frobnicate"], &["demo", "extra"], &["lab"], &["inspect", "yaml"]] {
-        assert_eq!(run(args).status.code(), Some(2), "{args:?}");
+fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
+    let cases: [(&[&str], &str, &str); 9] = [
+        (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
+        (&["frobnicate"], "unknown command \"frobnicate\"", "usage: loopback-mcp-http <demo|"),
+        (&["demo", "extra"], "demo takes only --trace", "usage: loopback-mcp-http demo ["),
+        (&["lab"], "lab needs list or run", "usage: loopback-mcp-http lab list |"),
+        (
+            &["lab", "run", "nope"],
+            "there are: accept-without-sse,",
+            "usage: loopback-mcp-http lab run",
+        ),
+        (&["inspect", "yaml"], "unknown subject \"yaml\"", "usage: loopback-mcp-http inspect <"),
+        (&["serve", "--port=8080"], "(write --port 8080)", "usage: loopback-mcp-http serve ["),
+        (
+            &["bench", "codec", "x"],
+            "bench codec takes no arguments",
+            "usage: loopback-mcp-http bench codec",
+        ),
+        (&["control", "a.json"], "control takes", "usage: loopback-mcp-http control <"),
+    ];
+    for (args, problem, form) in cases {
+        let output = run(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(problem), "{args:?}: {stderr}");
+        assert!(stderr.contains(form), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn every_command_answers_help_with_its_own_usage() {
+    let cases: [&[&str]; 19] = [
+        &["--help"],
+        &["help"],
+        &["demo", "--help"],
+        &["attack", "--help"],
+        &["lab", "--help"],
+        &["lab", "list", "--help"],
+        &["lab", "run", "--help"],
+        &["serve", "--help"],
+        &["control", "--help"],
+        &["inspect", "--help"],
+        &["inspect", "request", "--help"],
+        &["inspect", "chunked", "-h"],
+        &["inspect", "connection", "--help"],
+        &["bench", "--help"],
+        &["bench", "codec", "--help"],
+        &["bench", "overload", "--help"],
+        &["help", "serve"],
+        &["inspect", "sse", "--help"],
+        &["inspect", "json", "--help"],
+    ];
+    for args in cases {
+        let output = run(args);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let words: Vec<&str> =
+            args.iter().copied().filter(|a| !a.starts_with('-') && *a != "help").collect();
+        let expected = format!("usage: loopback-mcp-http {}", words.join(" "));
+        assert!(stdout.starts_with(expected.trim_end()), "{args:?}: {stdout}");
+    }
+    let lab = String::from_utf8_lossy(&run(&["lab", "run", "--help"]).stdout).into_owned();
+    assert!(lab.contains("chunked-body") && lab.contains("stream-resumption"), "{lab}");
+    let serve = String::from_utf8_lossy(&run(&["serve", "--help"]).stdout).into_owned();
+    assert!(serve.contains("Fixture roles: full, connect_only,"), "{serve}");
 }
 
 #[test]

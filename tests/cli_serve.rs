@@ -86,9 +86,10 @@ fn serve_announces_itself_serves_and_obeys_control_commands() {
     );
     assert_eq!(initialize(port, &other), 401);
 
+    let roles = r#""roles":["full","connect_only","other_subject","tenant_denied","unicode","expired","revoked","inactive","wrong_issuer","wrong_audience","wrong_authorization_resource","wrong_token_resource","stale_revision"]"#;
     assert_eq!(
         json::encode(&serve.control("revoke nobody")),
-        r#"{"error":"unknown_role","ok":false}"#
+        format!(r#"{{"error":"unknown_role","ok":false,{roles}}}"#)
     );
     assert_eq!(
         json::encode(&serve.control("launch full")),

@@ -35,7 +35,7 @@ impl Flags {
                 continue;
             }
             let Some(bare) = name.strip_prefix("--").filter(|n| known.contains(n)) else {
-                return Err(format!("unknown argument {name:?}"));
+                return Err(unknown_argument(name, known, switches));
             };
             let Some(value) = rest.next() else {
                 return Err(format!("--{bare} needs a value"));
@@ -66,6 +66,20 @@ impl Flags {
             (Some(_), Some(_)) => Err(format!("--{name} given twice")),
         }
     }
+}
+
+/// Why `name` is refused, with the form that would have been accepted where one is close.
+fn unknown_argument(name: &str, known: &[&str], switches: &[&str]) -> String {
+    if let Some((flag, value)) = name.strip_prefix("--").and_then(|n| n.split_once('='))
+        && known.contains(&flag)
+    {
+        return format!("unknown argument {name:?} (write --{flag} {value})");
+    }
+    let flags: Vec<String> = known.iter().chain(switches).map(|f| format!("--{f}")).collect();
+    if flags.is_empty() {
+        return format!("unknown argument {name:?} (this command takes none)");
+    }
+    format!("unknown argument {name:?} (the flags are {})", flags.join(", "))
 }
 
 /// The address of a loopback server's `http://127.0.0.1:PORT/mcp` URL; the load generators load nothing else.

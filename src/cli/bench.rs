@@ -116,7 +116,21 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Some("codec") if args.len() == 1 => return Ok(codec()),
         Some("codec") => return Err("bench codec takes no arguments".into()),
         Some("overload") => {
-            super::print_line(&super::overload::run(&args[1..])?);
+            let report = super::overload::run(&args[1..])?;
+            super::print_line(&report);
+            if report.get("answered_200") == Some(&Value::from(0u64))
+                && report.get("answered_503") == Some(&Value::from(0u64))
+            {
+                let n = |key: &str| report.get(key).map_or_else(String::new, json::encode);
+                eprintln!(
+                    "error: no probe was answered: {} refused, {} reset, {} closed silently, {} timed out",
+                    n("refused"),
+                    n("resets"),
+                    n("silent_closes"),
+                    n("timeouts")
+                );
+                return Ok(ExitCode::FAILURE);
+            }
             return Ok(ExitCode::SUCCESS);
         }
         _ => {}
@@ -140,6 +154,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     let report = load(&target, route, connections, Duration::from_secs(seconds));
     super::print_line(&report);
+    if let Some(why) = report.get("failure").and_then(Value::as_str) {
+        eprintln!("error: nothing was answered: {why}");
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -178,6 +196,8 @@ struct Tally {
     /// `errors`: load the server shed.
     unavailable: u64,
     latency: Histogram,
+    /// What went wrong first, for a run in which nothing was answered.
+    first_failure: Option<String>,
 }
 
 fn load(target: &Target, route: Route, connections: usize, duration: Duration) -> Value {
@@ -202,6 +222,7 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
         total.errors += tally.errors;
         total.unavailable += tally.unavailable;
         total.latency.merge(&tally.latency);
+        total.first_failure = total.first_failure.or(tally.first_failure);
     }
     let elapsed = began.elapsed().as_secs_f64();
     let us = |ns: u64| {
@@ -228,6 +249,10 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
     line.insert("status_503".into(), Value::from(total.unavailable));
     if let Some(kib) = resident_kib() {
         line.insert("process_rss_kib".into(), Value::from(kib));
+    }
+    if total.operations == 0 {
+        let why = total.first_failure.unwrap_or_else(|| "no operation completed".into());
+        line.insert("failure".into(), why.into());
     }
     Value::Object(line)
 }
@@ -290,11 +315,25 @@ impl Link<'_> {
         valid: impl FnOnce(&ClientResponse) -> bool,
     ) -> Option<ClientResponse> {
         if self.conn.is_none() {
-            self.conn = HttpConnection::connect(self.address, &Limits::DEFAULT).ok();
+            match HttpConnection::connect(self.address, &Limits::DEFAULT) {
+                Ok(conn) => self.conn = Some(conn),
+                Err(e) => {
+                    let why = format!("cannot connect to {}: {e}", self.address);
+                    tally.first_failure.get_or_insert(why);
+                    return None;
+                }
+            }
         }
         let bytes = spec.bytes();
         let began = Instant::now();
-        let response = self.conn.as_mut()?.exchange(&bytes).ok()?;
+        let exchanged = self.conn.as_mut()?.exchange(&bytes);
+        let response = match exchanged {
+            Ok(response) => response,
+            Err(e) => {
+                tally.first_failure.get_or_insert(format!("{}: {e}", self.address));
+                return None;
+            }
+        };
         let elapsed = began.elapsed();
         tally.requests += 1;
         tally.unavailable += u64::from(response.status == 503);

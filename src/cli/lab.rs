@@ -369,6 +369,11 @@ const EXPERIMENTS: [Experiment; 15] = [
     },
 ];
 
+/// Every experiment's name, in table order.
+pub fn experiment_names() -> Vec<&'static str> {
+    EXPERIMENTS.iter().map(|e| e.name).collect()
+}
+
 /// `lab list` and `lab run <name|all>`.
 pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
     match args {
@@ -382,11 +387,15 @@ pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
             let chosen: Vec<&Experiment> =
                 EXPERIMENTS.iter().filter(|e| name == "all" || e.name == name).collect();
             if chosen.is_empty() {
-                return Err(format!("no experiment {name:?}; `lab list` names them"));
+                let names = experiment_names().join(", ");
+                return Err(format!("no experiment {name:?} (there are: {names}, all)"));
             }
             Ok(run_experiments(&chosen, trace))
         }
-        _ => Err("usage: lab list | lab run <name|all>".to_owned()),
+        [] => Err("lab needs list or run".to_owned()),
+        [verb, ..] if verb == "run" => Err("lab run takes one experiment name, or all".to_owned()),
+        [verb, ..] if verb == "list" => Err("lab list takes nothing more".to_owned()),
+        [other, ..] => Err(format!("unknown lab verb {other:?}")),
     }
 }
 

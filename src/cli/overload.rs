@@ -46,6 +46,8 @@ enum Probe {
     Reset,
     SilentClose,
     Timeout,
+    /// The connection was refused: nothing listens there.
+    Refused,
 }
 
 /// `bench overload [--idle N] [--probes P] [--interval-ms MS] [--reopen-ms MS] [--url URL]`.
@@ -136,6 +138,7 @@ fn report(
         ("resets", Value::from(count(&|p| *p == Probe::Reset))),
         ("silent_closes", Value::from(count(&|p| *p == Probe::SilentClose))),
         ("timeouts", Value::from(count(&|p| *p == Probe::Timeout))),
+        ("refused", Value::from(count(&|p| *p == Probe::Refused))),
         ("answer_median_ms", median),
         ("answer_worst_ms", worst),
         ("recovery_status", recovery_status),
@@ -147,8 +150,9 @@ fn report(
 fn probe(address: SocketAddr) -> Probe {
     let limits = Limits::DEFAULT;
     let began = Instant::now();
-    let Ok(mut stream) = TcpStream::connect_timeout(&address, limits.client_io_timeout) else {
-        return Probe::Timeout;
+    let mut stream = match TcpStream::connect_timeout(&address, limits.client_io_timeout) {
+        Ok(stream) => stream,
+        Err(e) => return failed(&e),
     };
     let host = address.to_string();
     let bytes = request("GET", metadata::PATH_FOR_MCP, &[("Host", &host)], b"");
@@ -188,6 +192,7 @@ fn failed(e: &io::Error) -> Probe {
     match e.kind() {
         io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => Probe::Reset,
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Probe::Timeout,
+        io::ErrorKind::ConnectionRefused => Probe::Refused,
         _ => Probe::SilentClose,
     }
 }

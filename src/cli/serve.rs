@@ -11,13 +11,14 @@
 //! End of stdin does not stop the server (so it can run with stdin closed). `--chunked` makes it
 //! decode chunked request bodies too; the line then also says `"transfer_codings":["chunked"]`.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, IsTerminal};
 use std::net::IpAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use super::args::Flags;
-use loopback_mcp_http::auth::fixtures::{Fixture, Role};
+use super::control;
+use loopback_mcp_http::auth::fixtures::Fixture;
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{Object, Value};
 use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
@@ -86,8 +87,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             return Ok(if usage { ExitCode::from(2) } else { ExitCode::FAILURE });
         }
     };
-    super::print_line(&announcement(&server, &fixture));
-    control_loop(server.endpoint());
+    let channel = match control::open(server.shared_endpoint()) {
+        Ok(channel) => channel,
+        Err(e) => {
+            eprintln!("error: cannot open the control channel: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    super::print_line(&announcement(&server, &fixture, &channel));
+    // A terminal is never read: a background job reading one would be stopped by the shell.
+    if !io::stdin().is_terminal() {
+        control_loop(server.endpoint());
+    }
     // stdin ended: keep serving until the process is killed.
     loop {
         std::thread::park();
@@ -95,7 +106,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// The line printed at start.
-fn announcement(server: &RunningServer, fixture: &Fixture) -> Value {
+fn announcement(server: &RunningServer, fixture: &Fixture, channel: &control::Channel) -> Value {
     let port = server.port();
     let origins = server.endpoint().allowed_origins();
     let mut tokens = Object::new();
@@ -111,6 +122,7 @@ fn announcement(server: &RunningServer, fixture: &Fixture) -> Value {
     );
     line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
     line.insert("tokens".into(), Value::Object(tokens));
+    line.insert("control".into(), channel.file.to_string_lossy().into_owned().into());
     if server.endpoint().request_codings() == TransferCodings::Chunked {
         // Only under the flag: without it, the line is what it always was.
         line.insert("transfer_codings".into(), Value::Array(vec!["chunked".into()]));
@@ -128,12 +140,12 @@ fn control_loop(endpoint: &loopback_mcp_http::endpoint::Endpoint) {
         line.clear();
         match read_bounded_line(&mut input, &mut line, max) {
             Ok(None) => return,
-            Ok(Some(false)) => super::print_line(&failure("line_too_long")),
+            Ok(Some(false)) => super::print_line(&control::failure("line_too_long")),
             Ok(Some(true)) => {
                 let text = String::from_utf8_lossy(&line);
                 let text = text.trim();
                 if !text.is_empty() {
-                    super::print_line(&command(endpoint, text));
+                    super::print_line(&control::execute(endpoint, text));
                 }
             }
             Err(_) => return,
@@ -168,43 +180,6 @@ fn read_bounded_line(
             return Ok(Some(!too_long));
         }
     }
-}
-
-fn failure(error: &str) -> Value {
-    let mut reply = Object::new();
-    reply.insert("ok".into(), false.into());
-    reply.insert("error".into(), error.into());
-    Value::Object(reply)
-}
-
-/// Runs one control command.
-fn command(endpoint: &loopback_mcp_http::endpoint::Endpoint, text: &str) -> Value {
-    let mut words = text.split_ascii_whitespace();
-    let (Some(verb), Some(role_name), None) = (words.next(), words.next(), words.next()) else {
-        return failure("usage: revoke <role> | bump-revision <role>");
-    };
-    let Some(role) = Role::from_name(role_name) else {
-        return failure("unknown_role");
-    };
-    let mut reply = Object::new();
-    match verb {
-        "revoke" => {
-            if !role.revoke_in(&mut endpoint.policy_mut()) {
-                return failure("unknown_token");
-            }
-        }
-        "bump-revision" => match role.bump_revision_in(&mut endpoint.policy_mut()) {
-            Some(revision) => {
-                reply.insert("revision".into(), Value::from(revision));
-            }
-            None => return failure("unknown_subject"),
-        },
-        _ => return failure("unknown_command"),
-    }
-    reply.insert("ok".into(), true.into());
-    reply.insert("command".into(), verb.into());
-    reply.insert("role".into(), role.name().into());
-    Value::Object(reply)
 }
 
 #[cfg(test)]

@@ -82,8 +82,8 @@ pub enum ServerError {
     Origin(String),
     /// An allowed host that is not `host[:port]`.
     Host(String),
-    /// The listener could not be bound.
-    Io(io::Error),
+    /// The listener could not be bound to this address.
+    Listen(SocketAddr, io::Error),
     /// A thread (a worker, the sweeper, the acceptor) could not be started.
     Spawn(io::Error),
 }
@@ -97,7 +97,7 @@ impl fmt::Display for ServerError {
             ServerError::Limits(e) => write!(f, "invalid limits: {e}"),
             ServerError::Origin(origin) => write!(f, "not an origin: {origin:?}"),
             ServerError::Host(host) => write!(f, "not a host: {host:?}"),
-            ServerError::Io(e) => write!(f, "cannot listen: {e}"),
+            ServerError::Listen(address, e) => write!(f, "cannot listen on {address}: {e}"),
             ServerError::Spawn(e) => write!(f, "cannot start a server thread: {e}"),
         }
     }
@@ -166,9 +166,9 @@ pub fn bind(config: ServerConfig) -> Result<BoundServer, ServerError> {
     {
         return Err(ServerError::Host(bad.clone()));
     }
-    let listener =
-        TcpListener::bind(SocketAddr::new(config.address, config.port)).map_err(ServerError::Io)?;
-    let port = listener.local_addr().map_err(ServerError::Io)?.port();
+    let address = SocketAddr::new(config.address, config.port);
+    let listener = TcpListener::bind(address).map_err(|e| ServerError::Listen(address, e))?;
+    let port = listener.local_addr().map_err(|e| ServerError::Listen(address, e))?.port();
     Ok(BoundServer { listener, config, port })
 }
 
@@ -310,6 +310,11 @@ impl RunningServer {
     /// The endpoint, for the control plane (revocations, revision changes) and inspection.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
+    }
+
+    /// The endpoint, shared, for a control thread that lives as long as the process.
+    pub fn shared_endpoint(&self) -> Arc<Endpoint> {
+        Arc::clone(&self.endpoint)
     }
 
     /// Stops accepting, lets idle workers exit, and waits for the acceptor. Connections being

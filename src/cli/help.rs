@@ -1,0 +1,255 @@
+//! What every command says about itself: its `--help` text and the one line a usage error ends
+//! with.
+//!
+//! One table, one row per command and per nested command (`lab run`, `bench codec`, each
+//! `inspect` subject), each with a synopsis (the accepted form, on one line) and the text
+//! `--help` prints. `main` asks [`find`] for the most specific row a command line names, prints
+//! its text on `--help` (exit 0), and ends a usage error with its synopsis (exit 2). The lists a
+//! text shows (experiments, fixture roles, inspect subjects) are appended from the code that owns
+//! them, so they cannot drift.
+//!
+//! Not here: parsing the flags themselves (`args` and each command do that).
+
+use loopback_mcp_http::auth::fixtures::Role;
+
+/// One command's help.
+#[derive(Debug)]
+pub struct Usage {
+    /// The words that name it after the program's name (`["lab", "run"]`).
+    pub path: &'static [&'static str],
+    /// The accepted form, on one line.
+    pub synopsis: &'static str,
+    /// What it does, its flags and its exit statuses.
+    pub text: &'static str,
+    /// A list the text ends with, from the code that owns it.
+    pub list: Listed,
+}
+
+/// A list appended to a help text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listed {
+    Nothing,
+    /// The fixture roles `serve` prints a token for.
+    Roles,
+    /// The lab's experiments.
+    Experiments,
+}
+
+pub const USAGES: [Usage; 19] = [
+    Usage {
+        path: &[],
+        synopsis: "loopback-mcp-http <demo|attack|lab|serve|control|inspect|bench> ... (--help on any of them)",
+        text: "Commands: demo, attack, lab, serve, control, inspect, bench.\n`loopback-mcp-http <command> --help` explains one.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["demo"],
+        synopsis: "loopback-mcp-http demo [--trace | --trace-bytes]",
+        text: "Runs the normal path of a session against a fresh in-process server and prints one JSON line\nwith the verdict PASS (exit 0) or FAIL (exit 1).\n  --trace        every request and response on stderr, line by line (tokens redacted)\n  --trace-bytes  the same byte for byte, CR, LF and control bytes escaped",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["attack"],
+        synopsis: "loopback-mcp-http attack [--trace | --trace-bytes]",
+        text: "Sends hostile requests to a fresh in-process server (the last ones under --chunked) and\nprints BLOCK (exit 0) only when each got its expected status and public error code; every\nattack is listed on stderr, and one that got through makes the exit status 1.\n  --trace, --trace-bytes  as for demo",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["lab"],
+        synopsis: "loopback-mcp-http lab list | lab run <name|all> [--trace | --trace-bytes]",
+        text: "Experiments that change one thing in a correct request and compare the predicted status\nwith the observed one. `lab list` names them; `lab run NAME` runs one, `lab run all` all.",
+        list: Listed::Experiments,
+    },
+    Usage {
+        path: &["lab", "list"],
+        synopsis: "loopback-mcp-http lab list",
+        text: "Prints every experiment's name and what it shows, one per line.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["lab", "run"],
+        synopsis: "loopback-mcp-http lab run <name|all> [--trace | --trace-bytes]",
+        text: "Runs one experiment (or all) against a fresh in-process server; prints each prediction and\nobservation, then one JSON summary line. Exit 0 when every observation was as predicted.",
+        list: Listed::Experiments,
+    },
+    Usage {
+        path: &["serve"],
+        synopsis: "loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]... [--max-sessions N] [--max-sessions-per-principal N] [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1] [--chunked]",
+        text: "Serves /mcp on 127.0.0.1 until killed, and prints one JSON line: the URL, the metadata URL,\nthe allowed origins, the protocol version, a token for every fixture role, and `control`, the\nowner-only file through which `loopback-mcp-http control` reaches this server.\n  --port N                      listen on port N (default: a free one)\n  --allow-origin URL            also allow this Origin (repeatable)\n  --allow-host HOST:PORT        also answer /mcp under this Host, for a loopback proxy\n  --max-sessions N              session slots in all (default 8)\n  --max-sessions-per-principal N  live sessions of one principal (default 4)\n  --session-ttl-secs N          a session's lifetime, fixed at creation (default 60)\n  --workers N                   worker threads, 1 to 1024 (default 64)\n  --bind 127.0.0.1              the only address it listens on\n  --chunked                     also decode chunked request bodies\nLines on stdin, when it is not a terminal, are control commands too (`revoke ROLE`,\n`bump-revision ROLE`). Exit 2 when the flags or the port are refused.",
+        list: Listed::Roles,
+    },
+    Usage {
+        path: &["control"],
+        synopsis: "loopback-mcp-http control <serve's JSON line file> <revoke|bump-revision> <role>",
+        text: "Sends one control command to a running `serve` and prints its one-line JSON reply.\nThe file is where serve's first line was saved; it names serve's owner-only control file, whose\nsecret the command proves. `revoke ROLE` ends that role's token; `bump-revision ROLE` moves its\nsubject to a new authorization revision, so every earlier token of it stops working. Both take\neffect on the server's very next request. Exit 0 when the command was done, 1 when refused.",
+        list: Listed::Roles,
+    },
+    Usage {
+        path: &["inspect"],
+        synopsis: "loopback-mcp-http inspect <request|response|response-to-head|json|sse|chunked|connection> [FILE]",
+        text: "Runs one of the strict codecs over FILE (or standard input) and prints its verdict as one\nJSON line: the parsed parts, or the public error code, the byte offset and (for requests) the\nstatus a server would answer with. Exit 0 accepted, 1 refused or incomplete, 2 usage or input\nerror. `inspect SUBJECT --help` says what each subject reads.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "request"],
+        synopsis: "loopback-mcp-http inspect request [FILE]",
+        text: "A request head, as the server's parser reads it (without --chunked): its method, target,\nversion, fields (credentials shown as their length), framing and the bytes after the head.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "response"],
+        synopsis: "loopback-mcp-http inspect response [FILE]",
+        text: "A response, head and Content-Length body, as the client's strict parser reads it.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "response-to-head"],
+        synopsis: "loopback-mcp-http inspect response-to-head [FILE]",
+        text: "A response to a HEAD request, which ends after its head whatever its Content-Length.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "json"],
+        synopsis: "loopback-mcp-http inspect json [FILE]",
+        text: "A JSON text, through the strict decoder (no duplicate keys, no trailing bytes, depth bound).",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "sse"],
+        synopsis: "loopback-mcp-http inspect sse [FILE]",
+        text: "An event stream, through the client's SSE parser: every event's id, data and retry.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "chunked"],
+        synopsis: "loopback-mcp-http inspect chunked [FILE]",
+        text: "A chunked body (the bytes after the head), through the decoder `serve --chunked` uses: the\nbody, its chunks and trailer lines, and how many bytes followed the coding.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "connection"],
+        synopsis: "loopback-mcp-http inspect connection [FILE]",
+        text: "A whole conversation as one arrival, through the connection state machine: every step it\ntakes, one JSON line each (every head admitted, every request answered with a fixed 200).",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["bench"],
+        synopsis: "loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize] [--url URL --token T]",
+        text: "A closed-loop load generator over keep-alive connections, against an in-process server\nunless --url (a loopback server's http://127.0.0.1:PORT/mcp) and --token are given. One JSON\nline of figures; exit 1 when no request was answered, with the reason. `bench codec` and\n`bench overload` are its other two modes.\n  --connections N  1 to 1024 (default 16)\n  --seconds S      1 to 600 (default 5)\n  --route          ping (default), resources or initialize",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["bench", "codec"],
+        synopsis: "loopback-mcp-http bench codec",
+        text: "Times the codecs alone (head parsing, JSON, SSE) in this process; one JSON line.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["bench", "overload"],
+        synopsis: "loopback-mcp-http bench overload [--idle N] [--probes P] [--interval-ms MS] [--reopen-ms MS] [--url URL]",
+        text: "Holds N idle connections (default twice the workers) against a server and sends P probes,\none every MS milliseconds: how a full pool answers (503 at once, a reset, a silent close, a\nrefused connection or a timeout). One JSON line.",
+        list: Listed::Nothing,
+    },
+];
+
+/// Whether the arguments ask for help.
+pub fn wants_help(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--help" || a == "-h")
+}
+
+/// The most specific row the leading words of `args` name (flags and the rest ignored).
+pub fn find(args: &[String]) -> &'static Usage {
+    let words: Vec<&str> =
+        args.iter().map(String::as_str).take_while(|a| !a.starts_with('-')).collect();
+    let named = |usage: &&Usage| usage.path.len() <= words.len() && words.starts_with(usage.path);
+    USAGES.iter().filter(named).max_by_key(|usage| usage.path.len()).unwrap_or(&USAGES[0])
+}
+
+/// The `--help` text of `usage`, its list appended; `experiments` names the lab's, from its
+/// table.
+pub fn text(usage: &Usage, experiments: &[&str]) -> String {
+    let mut out = format!("usage: {}\n\n{}\n", usage.synopsis, usage.text);
+    match usage.list {
+        Listed::Nothing => {}
+        Listed::Roles => {
+            let roles: Vec<&str> = Role::ALL.iter().map(|r| r.name()).collect();
+            out.push_str(&wrapped("Fixture roles:", &roles));
+        }
+        Listed::Experiments => out.push_str(&wrapped("Experiments:", experiments)),
+    }
+    out
+}
+
+/// `label` and the names, comma-separated, in lines of at most 100 columns.
+fn wrapped(label: &str, names: &[&str]) -> String {
+    let mut out = String::new();
+    let mut line = label.to_owned();
+    for (i, name) in names.iter().enumerate() {
+        let word = if i + 1 == names.len() { format!("{name}.") } else { format!("{name},") };
+        if line.chars().count() + 1 + word.chars().count() > 100 {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("  {word}");
+        } else {
+            line = format!("{line} {word}");
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// The one line of a usage error: what was wrong, and the accepted form.
+pub fn error_line(problem: &str, usage: &Usage) -> String {
+    format!("error: {problem}; usage: {}", usage.synopsis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROGRAM: &str = "loopback-mcp-http";
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn the_most_specific_command_named_is_found() {
+        let cases: [(&[&str], &[&str]); 7] = [
+            (&[], &[]),
+            (&["lab"], &["lab"]),
+            (&["lab", "run", "all", "--help"], &["lab", "run"]),
+            (&["inspect", "chunked", "--help"], &["inspect", "chunked"]),
+            (&["inspect", "yaml"], &["inspect"]),
+            (&["bench", "--url", "x"], &["bench"]),
+            (&["frobnicate"], &[]),
+        ];
+        for (given, path) in cases {
+            assert_eq!(find(&args(given)).path, path, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn every_row_starts_with_its_own_words_and_names_a_distinct_path() {
+        for usage in &USAGES {
+            let words = usage.path.join(" ");
+            let start = format!("{PROGRAM} {words}").trim_end().to_owned();
+            assert!(usage.synopsis.starts_with(&start), "{words}: {}", usage.synopsis);
+        }
+        let mut paths: Vec<_> = USAGES.iter().map(|u| u.path).collect();
+        paths.sort();
+        paths.dedup();
+        assert_eq!(paths.len(), USAGES.len());
+    }
+
+    #[test]
+    fn help_texts_fit_a_hundred_columns() {
+        for usage in &USAGES {
+            let many = ["an-experiment-name"; 12];
+            for line in text(usage, &many).lines().skip(1) {
+                assert!(line.chars().count() <= 100, "{:?}: {line:?}", usage.path);
+            }
+        }
+    }
+}
