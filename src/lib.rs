@@ -70,6 +70,104 @@
 //! clock or draws randomness from the OS; no function is longer than 70 lines. Also: no error
 //! value holds bytes of the input; no parser recurses on input structure; no buffer grows past a
 //! budget because a peer asked it to.
+//!
+//! # Architecture
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! ```text
+//! src/lib.rs           the library: the core and the shell below; the crate docs hold the map
+//! src/limits.rs        every budget and its ceiling; relations checked at compile time
+//! src/decimal.rs       1*DIGIT with checked arithmetic, and back; hex digits
+//! src/random.rs        the fallible random source the core is handed, ids drawn from it
+//! src/digest.rs        SHA-256 digests as map keys (tokens, session ids), hashed by their prefix
+//! src/http/            vocab (methods, versions, Parsed), chars (byte classes), fields (header-
+//!                      section scanner, field lists), request (head parser), target (path rule),
+//!                      framing (Host/TE/CL/Expect/Connection), chunked (the chunked coding,
+//!                      decoded in place, and its encoder), media, writer (responses), response
+//!                      (client parser), connection (machine: the lifecycle in stages; driver: the
+//!                      one loop and its two traits; linger), status, date (IMF-fixdate), error
+//! src/json/            decode, encode, stack (the explicit stack both keep), value (Value, Number
+//!                      and the shared protocol keys)
+//! src/sse/             event, encode, parse
+//! src/auth/            bearer (Authorization field), claims, policy (decision order), scope,
+//!                      challenge (WWW-Authenticate), metadata, fixtures (named roles)
+//! src/mcp/             jsonrpc (messages), requests (what a client sends, as values), session
+//!                      (table, ownership, lifetime), stream (event ids as positions, the kept
+//!                      messages, cursors), uri; the wire vocabulary (version, path, session-id rule)
+//! src/endpoint/        the receive order: admit (head only), respond (body, token, session,
+//!                      method); rejection (every refusal's status and code), reply, methods,
+//!                      stream (the SSE writer the event log writes through)
+//! src/inspect.rs       a codec's verdict as JSON, for the CLI
+//! src/server/          the I/O shell: listener, the hand-off to workers (pool), the socket loop that
+//!                      drives a connection machine (connection), the lingering set and its sweeper
+//!                      (linger), a server started with fresh fixture tokens (fixture)
+//! src/client/          http (exact request bytes, strictly parsed responses), mcp (the MCP client,
+//!                      its checks and their typed errors), trace (the redacted wire trace)
+//! src/main.rs          the binary: the command line, dispatching to its own cli module
+//! src/cli/             demo, attack and lab (tables of one declarative case type, in case), browser
+//!                      (the headless Chromium lab), serve (with its stdin control plane), inspect,
+//!                      bench and overload (load generators), local, args
+//! tests/*.rs           one file per area; codec, policy and status rules as tables, socket
+//!                      scenarios where order and timing are the point; tests/endpoint.rs drives
+//!                      the endpoint without sockets, with an injected clock and random source;
+//!                      tests/tidy.rs checks the layering; tests/readme.rs this page's copies
+//! tests/common/        shared helpers: a server with fixture tokens, `serve` as a child process,
+//!                      split-invariance checks
+//! tests/interop/       the official clients and conformance suite against `serve`
+//! tests/bench/         the benchmark scripts (instructions per request, side by side with wrk,
+//!                      scaling, worker counts), the wrk script, and the two peers they compare
+//!                      against, raw-limit and rmcp-peer, each its own Cargo project
+//! fuzz/                its own workspace: one target per parser
+//! ```
+//!
+//! **Which way the imports point.** The crate docs (`src/lib.rs`, `cargo doc --open`) list what
+//! each top-level module imports, and the rules behind the list: the foundations (`limits`,
+//! `decimal`, `digest`) import nothing of the project; the codecs (`http`, `json`, `sse`) never import
+//! `auth`, `mcp`, `endpoint`, `server` or `client`; `mcp` never imports `auth` (a session is bound to
+//! the three values of a principal that `endpoint` copies in); the core never imports the shell;
+//! `client` shares only wire vocabulary with the server side. `tests/tidy.rs` checks the list against
+//! the code, the code against the rules (one table), and that no module of the library or the binary
+//! imports itself through a cycle of any length: a child module never uses an item of its parent
+//! that re-exports the child (which is why `json::value`, `sse::event` and
+//! `http::connection::machine` are files of their own). The commands are not part of the library:
+//! `src/cli` belongs to the binary, which uses the library's public API like any other program, and
+//! no test includes its files.
+//!
+//! How one POST travels: the acceptor hands the socket to a free worker (`server::pool`), which
+//! drives a fresh `http::connection::Connection` with `http::connection::drive`, the socket as its
+//! transport and the endpoint as its handler (`server::connection`). The machine lends its buffer
+//! for each read, feeds the bytes to `http::RequestParser` until the head is complete, and asks for
+//! admission with the parsed head; the handler calls `endpoint::Endpoint::admit`, which checks
+//! Host, Origin, route, Accept, Content-Type and the version header on the head alone. The machine
+//! writes `100 Continue` itself if it was asked for, reads exactly the body, and asks for a dispatch
+//! with the request; the handler calls `Endpoint::respond`, which decodes the body with
+//! `json::decode`, sorts it with `mcp::jsonrpc`, asks `auth::policy` who is calling, finds the session
+//! in `mcp::session`, asks the policy whether the call is allowed, and runs the method. The result is
+//! a `Reply` (or a `Rejection`, which knows its status and code), which the handler serializes with
+//! `http::writer` straight into the buffer the machine lent; the machine has it written (in one
+//! call, unless the socket takes only part) under the write deadlines, then reads the next request
+//! or closes. The client side mirrors
+//! it: `client::mcp` builds messages as values (`mcp::requests`) and sends exact bytes,
+//! `client::http` reads the reply with `http::ResponseParser`, and `client::mcp` reads event streams
+//! with `sse::parse_stream`; a reply that breaks a rule is a typed `ReplyRule` with a stable code.
+//!
+//! The core is sans-IO: only `server`, `client` and the binary open sockets or files, start threads,
+//! read clocks or draw randomness; `endpoint`, `auth`, `mcp`, `http`, `json` and `sse` get time and
+//! random bytes as arguments (the endpoint holds two locks, never across I/O), and `tests/tidy.rs`
+//! fails the build's tests when a core file names a socket type, a thread, the file system, a
+//! process, the environment, standard I/O, `Instant::now`, `SystemTime::now`, `.elapsed(` or
+//! `getrandom` outside its tests. A state the code's own logic rules out is made unrepresentable where
+//! the types allow it (the connection's stages offer only the transitions of their state; a parsed
+//! head is viewed through the parser's `Accepted` token, so no view guesses a request line);
+//! where it remains, a release build closes the connection and reports an internal error on
+//! standard error, never a guessed value. Errors are small
+//! `Copy` values (a kind with its budget, and an offset) that never hold input bytes; each layer's
+//! error maps to a status in one function (`RequestErrorKind::status`, `Denial::status`), and
+//! `endpoint::Rejection::status` is the one table where every refusal meets its status. No parser
+//! recurses on the structure of its input, and no buffer grows past a budget because a peer asked it
+//! to.
+//!
 #![forbid(unsafe_code)]
 
 pub mod auth;

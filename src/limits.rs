@@ -9,6 +9,82 @@
 //! [`Limits::DEFAULT`] and at run time by [`Limits::validate`] for values built by hand.
 //!
 //! This module does not enforce anything itself; it only names the numbers.
+//!
+//! # The budgets
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! One struct, `Limits` in `src/limits.rs`, holds every number; no other code spells a budget. The
+//! codec budgets (the chunked decoder's among them) are tested at exactly their value and one past
+//! it in `tests/limits.rs`, with the defaults and with a set of small hand-built values, and so are
+//! the ceilings below; the Accept range
+//! budget is tested with the media parser (`tests/media.rs`), the control line in `serve`'s unit test,
+//! the lifecycle budgets (idle, head, per-read, body, per-write, response, drain, requests per
+//! connection) at their edge and one step past it on the connection machine's fake clock
+//! (`tests/connection.rs`), the lingering set's size through the server, and the sessions through
+//! the endpoint and the server. Two are not tested at an edge, because they pace a thread rather than
+//! decide anything: the sweep interval and the pause after a failed `accept`.
+//!
+//! | budget | default | past it | enforced by |
+//! |---|---|---|---|
+//! | request body (`Content-Length`, or a chunked body decoded) | 16 KiB<!-- limit: request_body_bytes_max --> | 413, before any body byte is read (for chunked, before the data of the chunk that would cross it) | request parser, chunked decoder |
+//! | chunk size | 16<!-- limit: chunk_size_digits_max --> hex digits, leading zeros included (the ceiling) | 400 `chunk_size_too_long` at the 17th | chunked decoder |
+//! | extensions of one chunk-size line | 256 bytes<!-- limit: chunk_extension_bytes_max --> | 400, on the byte that crosses it | chunked decoder |
+//! | chunks in one body | 256<!-- limit: chunks_per_body_max -->, the last one included | 400, on the first byte of one more | chunked decoder |
+//! | trailer fields | 8<!-- limit: trailer_fields_max --> lines, 1 KiB<!-- limit: trailer_section_bytes_max --> in all (each value within the header value budget) | 431 | chunked decoder |
+//! | JSON nesting depth | 64<!-- limit: json_depth_max --> | refused (400 at the server) | JSON decoder |
+//! | media ranges in `Accept` | 16<!-- limit: accept_ranges_max --> | refused (400 at the server) | Accept parser |
+//! | one header field value | 2 KiB<!-- limit: header_value_bytes_max --> | 431, on the byte that crosses it | request parser |
+//! | header fields | 32<!-- limit: header_fields_max --> lines, 12 KiB<!-- limit: header_section_bytes_max --> in all | 431 | request parser |
+//! | request target | 2 KiB<!-- limit: request_target_bytes_max -->, and no query at all | 414 / 400 | request parser |
+//! | method | 32 bytes<!-- limit: method_bytes_max --> | 501 (no method that long is implemented) | request parser |
+//! | empty lines before the request line | 1<!-- limit: leading_empty_lines_max --> | 400 | request parser |
+//! | whole response | 64 KiB<!-- limit: response_bytes_max --> | the server never writes one; the client refuses one before reading its body | response writer, response parser |
+//! | one SSE event | 32 KiB<!-- limit: sse_event_bytes_max --> of line bytes | refused | SSE parser |
+//! | SSE events in one stream | 64<!-- limit: sse_stream_events_max --> | refused | SSE parser |
+//! | active sessions | 8<!-- limit: sessions_active_max --> | fails closed (503 with `Retry-After`), nothing built or stored | session table |
+//! | live sessions of one principal | 4<!-- limit: sessions_per_principal_max --> | 429 with `Retry-After`, nothing built; other principals unaffected | session table |
+//! | session lifetime | 60 s<!-- limit: session_ttl --> from creation, never extended | 404 | session table |
+//! | messages kept per session for resuming its streams (GET and POST) | 32<!-- limit: sse_events_kept_per_session_max --> | oldest dropped; a cursor before it: 400 `last_event_id_evicted` | event log |
+//! | bytes of those messages | 64 KiB<!-- limit: sse_bytes_kept_per_session_max --> | the same | event log |
+//! | requests being processed (workers) | 64<!-- limit: requests_in_processing_max -->, at most 1024 | 503 with `Retry-After: 1`; a count above 1024 is refused at start (`serve --workers` exits 2) | worker pool |
+//! | idle connection, before a request's first byte | 5 s<!-- limit: connection_idle_timeout --> | connection closed | connection machine |
+//! | one socket read, once a request has begun | 2 s<!-- limit: socket_read_timeout --> | connection closed, nothing dispatched | connection machine |
+//! | whole request head | 5 s<!-- limit: request_head_deadline --> from its first byte, in total | connection closed, nothing dispatched | connection machine |
+//! | whole request body | 5 s<!-- limit: request_body_deadline --> from the end of the head, in total | connection closed, nothing dispatched | connection machine |
+//! | one socket write without progress | 2 s<!-- limit: socket_write_timeout --> | connection closed | connection machine |
+//! | whole response write | 5 s<!-- limit: response_write_deadline --> | connection closed (the peer stopped reading) | connection machine |
+//! | requests per connection | 1000<!-- limit: requests_per_connection_max --> | the last response says `Connection: close` | connection machine |
+//! | drain after a connection's last response (or its 503) | 64 KiB<!-- limit: drain_bytes_max --> and 250 ms<!-- limit: drain_timeout --> | connection closed | linger |
+//! | lingering connections | 64<!-- limit: connections_lingering_max --> | the oldest is closed at once; a new refusal still gets its 503 first | lingering set |
+//! | sweep of the lingering connections | every 10 ms<!-- limit: linger_sweep_interval --> | (non-blocking reads on each) | sweeper |
+//! | pause after a failed `accept` | 50 ms<!-- limit: accept_error_pause --> | (the acceptor waits, never spins) | acceptor |
+//! | `retry` of every priming event | 1 s<!-- limit: stream_retry --> | (what clients wait before reconnecting) | endpoint |
+//! | client: connect, each read and write | 10 s<!-- limit: client_io_timeout --> | the exchange fails | client |
+//! | client: interim (1xx) responses before the final one | 4<!-- limit: interim_responses_max --> | the exchange fails | client |
+//! | client: resumptions of one request's stream | 3<!-- limit: client_resumptions_max --> | `resumptions_exhausted` | client |
+//! | client: one request, every resumption and wait included | 30 s<!-- limit: client_request_deadline --> | `request_deadline_passed` | client |
+//! | `serve` control line on stdin | 256 bytes<!-- limit: control_line_bytes_max --> | answered `line_too_long`, skipped whole | `serve` |
+//!
+//! The worker count has a ceiling of 1024: each worker is a thread with its own stack and buffers,
+//! blocked on one connection at a time, and on two cores a thousand of them only add context switches
+//! (and approach the process's thread limit), while connections past the pool get their 503 at once
+//! anyway. `serve --workers` above it is a usage error (exit status 2) naming
+//! `requests_in_processing_max`; a thread the system refuses to start is reported as that, not as a
+//! failure to listen.
+//!
+//! The head buffer a server needs follows from the budgets (`Limits::request_head_bytes_max()`,
+//! 14 384 bytes<!-- limit: request_head_bytes_max --> by default), so a peer can never make it grow. Hand-built limits go through
+//! `Limits::validate()`, which refuses zero budgets, broken relations (a field value larger than the
+//! header section, more field lines than the section could hold, an SSE event larger than a
+//! response, a head deadline no longer than one read, more trailer lines than the trailer section
+//! could hold) and budgets above a ceiling where derived
+//! sizes could overflow: 1 GiB for bytes, 2^20 for counts, one day for durations (a deadline is added
+//! to the current instant, and a sum past what the clock holds would panic), and 1024 for JSON depth
+//! (decoding uses an explicit stack, but dropping or comparing a decoded value recurses once per
+//! level, and tens of thousands of levels would overflow a worker's stack). `bind` also refuses a
+//! response budget too small for the server's own 503.
+//!
 
 use std::time::Duration;
 

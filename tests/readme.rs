@@ -1,13 +1,30 @@
-//! README's copies of what lives in the code: the receive order (module docs of
-//! `src/endpoint/mod.rs`) and the token policy's decision table (module docs of
-//! `src/auth/policy.rs`). Each is marked in both places by `<!-- name: start -->` and
-//! `<!-- name: end -->`; README's copy must be byte for byte the code's, so the two cannot drift.
+//! The documentation against the code: every budget figure, every link.
+//!
+//! The documents are README.md, the READMEs under `tests/` and `fuzz/`, and the module docs
+//! (`//!` lines) of every file under `src/`. In them:
+//!
+//! - a figure that restates a `Limits` value carries a marker right after it,
+//!   `60 s<!-- limit: session_ttl -->` (invisible once rendered), and the figure must be that
+//!   budget's default in the unit written;
+//! - a duration or a byte size equal to some budget's default must carry such a marker, or
+//!   `<!-- not a limit -->` when the number only happens to be equal, so no figure is restated
+//!   unchecked;
+//! - every relative link leads to a file that exists, every `#anchor` of README to one of its
+//!   headings, and every source file README's map of the rules links says that the map points
+//!   there.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loopback_mcp_http::limits::Limits;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
 
 fn read(relative: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let path = root().join(relative);
     fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -21,44 +38,361 @@ fn module_docs(source: &str) -> String {
         .join("\n")
 }
 
-/// The marked block `name`, markers included; `None` unless it appears exactly once.
-fn marked(text: &str, name: &str) -> Option<String> {
-    let (start, end) = (format!("<!-- {name}: start -->"), format!("<!-- {name}: end -->"));
-    if text.matches(&start).count() != 1 || text.matches(&end).count() != 1 {
-        return None;
-    }
-    let from = text.find(&start)?;
-    let to = text[from..].find(&end)? + from + end.len();
-    Some(text[from..to].to_owned())
-}
-
-#[test]
-fn readme_copies_the_receive_order_and_the_policy_table_exactly() {
-    let readme = read("README.md");
-    let cases = [("receive-order", "src/endpoint/mod.rs"), ("policy-table", "src/auth/policy.rs")];
-    for (name, home) in cases {
-        let original = marked(&module_docs(&read(home)), name)
-            .unwrap_or_else(|| panic!("{home} does not mark {name} exactly once"));
-        let copy = marked(&readme, name)
-            .unwrap_or_else(|| panic!("README.md does not mark {name} exactly once"));
-        assert!(original.lines().count() > 5, "{name} in {home} is suspiciously short");
-        assert_eq!(copy, original, "README's {name} differs from {home}");
+/// Every `.rs` file below `dir`, relative to the root.
+fn rust_files(dir: &Path, out: &mut Vec<String>) {
+    let mut entries: Vec<_> = fs::read_dir(root().join(dir)).unwrap().flatten().collect();
+    entries.sort_by_key(|e| e.path());
+    for entry in entries {
+        let relative = dir.join(entry.file_name());
+        if entry.path().is_dir() {
+            rust_files(&relative, out);
+        } else if relative.extension().is_some_and(|e| e == "rs") {
+            out.push(relative.to_string_lossy().into_owned());
+        }
     }
 }
 
+/// (where, text) of every document.
+fn documents() -> Vec<(String, String)> {
+    let mut docs: Vec<(String, String)> =
+        ["README.md", "tests/bench/README.md", "tests/interop/README.md", "fuzz/README.md"]
+            .iter()
+            .map(|p| (p.to_string(), read(p)))
+            .collect();
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
+    for file in files {
+        docs.push((file.clone(), module_docs(&read(&file))));
+    }
+    docs
+}
+
+/// What a budget is, for comparing a written figure with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Amount {
+    Time(Duration),
+    Bytes(usize),
+    Count(usize),
+}
+
+/// Every budget a document may restate, by its field name.
+fn budget(name: &str) -> Option<Amount> {
+    let l = Limits::DEFAULT;
+    use Amount::*;
+    Some(match name {
+        "request_body_bytes_max" => Bytes(l.request_body_bytes_max),
+        "chunk_size_digits_max" => Count(l.chunk_size_digits_max),
+        "chunk_extension_bytes_max" => Bytes(l.chunk_extension_bytes_max),
+        "chunks_per_body_max" => Count(l.chunks_per_body_max),
+        "trailer_fields_max" => Count(l.trailer_fields_max),
+        "trailer_section_bytes_max" => Bytes(l.trailer_section_bytes_max),
+        "json_depth_max" => Count(l.json_depth_max),
+        "header_value_bytes_max" => Bytes(l.header_value_bytes_max),
+        "header_fields_max" => Count(l.header_fields_max),
+        "accept_ranges_max" => Count(l.accept_ranges_max),
+        "header_section_bytes_max" => Bytes(l.header_section_bytes_max),
+        "request_target_bytes_max" => Bytes(l.request_target_bytes_max),
+        "method_bytes_max" => Bytes(l.method_bytes_max),
+        "leading_empty_lines_max" => Count(l.leading_empty_lines_max),
+        "response_bytes_max" => Bytes(l.response_bytes_max),
+        "sessions_active_max" => Count(l.sessions_active_max),
+        "sessions_per_principal_max" => Count(l.sessions_per_principal_max),
+        "session_ttl" => Time(l.session_ttl),
+        "sse_events_kept_per_session_max" => Count(l.sse_events_kept_per_session_max),
+        "sse_bytes_kept_per_session_max" => Bytes(l.sse_bytes_kept_per_session_max),
+        "sse_event_bytes_max" => Bytes(l.sse_event_bytes_max),
+        "sse_stream_events_max" => Count(l.sse_stream_events_max),
+        "requests_in_processing_max" => Count(l.requests_in_processing_max),
+        "socket_read_timeout" => Time(l.socket_read_timeout),
+        "request_head_deadline" => Time(l.request_head_deadline),
+        "request_body_deadline" => Time(l.request_body_deadline),
+        "connection_idle_timeout" => Time(l.connection_idle_timeout),
+        "requests_per_connection_max" => Count(l.requests_per_connection_max),
+        "socket_write_timeout" => Time(l.socket_write_timeout),
+        "response_write_deadline" => Time(l.response_write_deadline),
+        "accept_error_pause" => Time(l.accept_error_pause),
+        "drain_bytes_max" => Bytes(l.drain_bytes_max),
+        "drain_timeout" => Time(l.drain_timeout),
+        "connections_lingering_max" => Count(l.connections_lingering_max),
+        "linger_sweep_interval" => Time(l.linger_sweep_interval),
+        "stream_retry" => Time(l.stream_retry),
+        "client_io_timeout" => Time(l.client_io_timeout),
+        "client_resumptions_max" => Count(l.client_resumptions_max),
+        "client_request_deadline" => Time(l.client_request_deadline),
+        "interim_responses_max" => Count(l.interim_responses_max),
+        "control_line_bytes_max" => Bytes(l.control_line_bytes_max),
+        "request_head_bytes_max" => Bytes(l.request_head_bytes_max()),
+        _ => return None,
+    })
+}
+
+/// The figure written right before a marker (a number, spaces as thousands separators, and
+/// maybe a unit), or `None`.
+fn figure_before(text: &str) -> Option<Amount> {
+    let text = text.trim_end_matches(['`', '*', ')']);
+    let (number, unit) = match text.rsplit_once(|c: char| !(c.is_ascii_alphabetic())) {
+        Some((before, unit)) if ["ms", "s", "KiB", "MiB", "bytes", "min", "h"].contains(&unit) => {
+            (before.trim_end(), unit)
+        }
+        _ => (text, ""),
+    };
+    let digits: String = number
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || *c == ' ' || *c == '\u{a0}')
+        .collect::<String>()
+        .chars()
+        .rev()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let n: usize = digits.parse().ok()?;
+    Some(match unit {
+        "ms" => Amount::Time(Duration::from_millis(n as u64)),
+        "s" => Amount::Time(Duration::from_secs(n as u64)),
+        "min" => Amount::Time(Duration::from_secs(60 * n as u64)),
+        "h" => Amount::Time(Duration::from_secs(3600 * n as u64)),
+        "KiB" => Amount::Bytes(n * 1024),
+        "MiB" => Amount::Bytes(n * 1024 * 1024),
+        "bytes" => Amount::Bytes(n),
+        _ => Amount::Count(n),
+    })
+}
+
+/// Whether a figure `a` restates budget `b`: a count may stand for a byte budget too ("16 384").
+fn same(a: Amount, b: Amount) -> bool {
+    match (a, b) {
+        (Amount::Count(n), Amount::Bytes(m)) => n == m,
+        _ => a == b,
+    }
+}
+
+const MARKER: &str = "<!-- limit: ";
+const NOT_A_LIMIT: &str = "<!-- not a limit -->";
+
 #[test]
-fn the_block_reader_finds_one_block_or_none() {
-    let cases: [(&str, Option<&str>); 4] = [
-        (
-            "a <!-- x: start -->\nb\n<!-- x: end --> c",
-            Some("<!-- x: start -->\nb\n<!-- x: end -->"),
-        ),
-        ("<!-- x: start -->", None),
-        ("<!-- x: start --><!-- x: end --><!-- x: start --><!-- x: end -->", None),
-        ("<!-- y: start -->b<!-- y: end -->", None),
+fn every_marked_figure_is_its_budgets_default() {
+    let mut marked = 0;
+    let mut wrong = Vec::new();
+    for (place, text) in documents() {
+        for (at, _) in text.match_indices(MARKER) {
+            let name = text[at + MARKER.len()..].split(' ').next().unwrap_or_default();
+            let Some(expected) = budget(name) else {
+                wrong.push(format!("{place}: no budget named {name:?}"));
+                continue;
+            };
+            marked += 1;
+            match figure_before(&text[..at]) {
+                Some(written) if same(written, expected) => {}
+                written => wrong.push(format!(
+                    "{place}: {name} is {expected:?}, written {written:?}: ...{}",
+                    &text[at.saturating_sub(40)..at]
+                )),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(marked >= 40, "only {marked} marked figures: were the markers lost?");
+}
+
+/// Every duration and byte size written in a document: (where, the text around, its amount, the
+/// text right after).
+fn sized_figures(text: &str) -> Vec<(usize, Amount)> {
+    let mut found = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // A number's first digit: not inside a word, and not the fraction of a decimal.
+        let starts = bytes[i].is_ascii_digit()
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len()
+            && (bytes[j].is_ascii_digit()
+                || (bytes[j] == b' '
+                    && j + 1 < bytes.len()
+                    && bytes[j + 1].is_ascii_digit()
+                    && j + 4 <= bytes.len()
+                    && bytes[j + 1..j + 4].iter().all(u8::is_ascii_digit)))
+        {
+            j += 1;
+        }
+        let rest = &text[j..];
+        if rest.starts_with('.') && rest[1..].starts_with(|c: char| c.is_ascii_digit()) {
+            i = j + 1; // a decimal (1.5 s) restates no budget: they are whole numbers
+            continue;
+        }
+        let unit = ["ms", "s", "KiB", "MiB", "bytes"].into_iter().find(|u| {
+            let after = rest.strip_prefix(' ').and_then(|r| r.strip_prefix(u));
+            after.is_some_and(|a| !a.starts_with(|c: char| c.is_ascii_alphanumeric()))
+        });
+        if let Some(unit) = unit {
+            let end = j + 1 + unit.len();
+            if let Some(amount) = figure_before(&text[i..end]) {
+                found.push((end, amount));
+            }
+            i = end;
+        } else {
+            i = j;
+        }
+    }
+    found
+}
+
+#[test]
+fn no_duration_or_size_equal_to_a_budget_goes_unmarked() {
+    let names = [
+        "request_body_bytes_max",
+        "chunk_extension_bytes_max",
+        "trailer_section_bytes_max",
+        "header_value_bytes_max",
+        "header_section_bytes_max",
+        "request_target_bytes_max",
+        "method_bytes_max",
+        "response_bytes_max",
+        "session_ttl",
+        "sse_bytes_kept_per_session_max",
+        "sse_event_bytes_max",
+        "socket_read_timeout",
+        "request_head_deadline",
+        "request_body_deadline",
+        "connection_idle_timeout",
+        "socket_write_timeout",
+        "response_write_deadline",
+        "accept_error_pause",
+        "drain_bytes_max",
+        "drain_timeout",
+        "linger_sweep_interval",
+        "stream_retry",
+        "client_io_timeout",
+        "client_request_deadline",
+        "control_line_bytes_max",
+    ];
+    let budgets: Vec<Amount> = names.iter().filter_map(|n| budget(n)).collect();
+    let mut unmarked = Vec::new();
+    for (place, text) in documents() {
+        for (end, amount) in sized_figures(&text) {
+            if !budgets.contains(&amount) {
+                continue;
+            }
+            let after = &text[end..];
+            if !(after.starts_with(MARKER) || after.starts_with(NOT_A_LIMIT)) {
+                let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+                unmarked.push(format!("{place}: {}", &text[line_start..line_end]));
+            }
+        }
+    }
+    assert!(unmarked.is_empty(), "figures without a marker:\n{}", unmarked.join("\n"));
+}
+
+#[test]
+fn the_figure_reader_reads_what_the_documents_write() {
+    use Amount::*;
+    let cases: [(&str, Option<Amount>); 7] = [
+        ("lives 60 s", Some(Time(Duration::from_secs(60)))),
+        ("at most 64 KiB", Some(Bytes(65536))),
+        ("and 250 ms", Some(Time(Duration::from_millis(250)))),
+        ("(`14 384`", Some(Count(14384))),
+        ("256 bytes", Some(Bytes(256))),
+        ("**8**", Some(Count(8))),
+        ("no figure", None),
     ];
     for (text, expected) in cases {
-        assert_eq!(marked(text, "x").as_deref(), expected, "{text:?}");
+        assert_eq!(figure_before(text), expected, "{text:?}");
     }
-    assert_eq!(module_docs("//! a\n//!\n//!  b\nfn f() {}\n/// c"), "a\n\n b");
+    assert_eq!(
+        sized_figures("a 5 s wait, 16 KiB, 12 bytes and 2s"),
+        [(5, Time(Duration::from_secs(5))), (18, Bytes(16384)), (28, Bytes(12))]
+    );
+}
+
+/// The relative links of a markdown text: `](target)`, without `http:`/`https:` ones.
+fn relative_links(text: &str) -> Vec<String> {
+    text.match_indices("](")
+        .filter_map(|(at, _)| {
+            let rest = &text[at + 2..];
+            let target = &rest[..rest.find(')')?];
+            (!target.starts_with("http://") && !target.starts_with("https://"))
+                .then(|| target.to_owned())
+        })
+        .collect()
+}
+
+/// GitHub's anchor for a heading: lower case, spaces to dashes, punctuation dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_link_leads_somewhere() {
+    let mut broken = Vec::new();
+    for place in ["README.md", "tests/bench/README.md", "tests/interop/README.md", "fuzz/README.md"]
+    {
+        let text = read(place);
+        let dir = Path::new(place).parent().unwrap_or(Path::new(""));
+        let anchors: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("## ").or_else(|| l.strip_prefix("### ")))
+            .map(anchor)
+            .collect();
+        for link in relative_links(&text) {
+            let (file, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            if file.is_empty() {
+                if !anchors.iter().any(|a| a == fragment) {
+                    broken.push(format!("{place}: #{fragment} names no heading"));
+                }
+            } else if !root().join(dir).join(file).exists() {
+                broken.push(format!("{place}: {file} does not exist"));
+            }
+        }
+        // Reference-style links need their definition.
+        for (at, _) in text.match_indices("][") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(']') else { continue };
+            let name = &rest[..end];
+            if !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+            {
+                continue; // an index in code, such as `d["tokens"]["full"]`
+            }
+            if !text.contains(&format!("\n[{name}]: ")) {
+                broken.push(format!("{place}: [{name}] is never defined"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn every_module_the_map_of_rules_links_says_the_map_points_there() {
+    let readme = read("README.md");
+    let map = &readme[readme.find("## Where the rules live").expect("the map of the rules")..];
+    let map = &map[..map[3..].find("\n## ").map_or(map.len(), |i| i + 3)];
+    let sources: Vec<String> =
+        relative_links(map).into_iter().filter(|l| l.ends_with(".rs")).collect();
+    assert!(sources.len() >= 12, "{sources:?}");
+    for source in sources {
+        let docs = module_docs(&read(&source));
+        assert!(
+            docs.contains("README's map of where the rules live points here"),
+            "{source} does not say that README's map points there"
+        );
+    }
+    for moved in ["tests/interop/README.md", "tests/bench/README.md", "fuzz/README.md"] {
+        assert!(read(moved).contains("moved here from the project's README"), "{moved}");
+        assert!(map.contains(moved), "README's map does not link {moved}");
+    }
 }

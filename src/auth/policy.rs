@@ -24,6 +24,8 @@
 //!
 //! The 401 challenge is the same for every reason a token is refused; the reason is kept in the
 //! [`Denial`] for tests and never rendered.
+//!
+//! README's map of where the rules live points here for its decision table.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;

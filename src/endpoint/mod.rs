@@ -40,6 +40,18 @@
 //! Pure apart from two locks: the policy (read by every request, written by the control plane) and
 //! the session table (held only while a session is looked up or changed, never during I/O). Time
 //! and randomness come from the caller.
+//!
+//! # Error bodies
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! Every error body is a JSON-RPC error without an `id` whose `message` is a stable public code
+//! (`{"error":{"code":-32000,"message":"session_not_found"},"jsonrpc":"2.0"}`), every error closes
+//! the connection, and no status line, header or body ever contains a bearer token, a session id
+//! (except the `MCP-Session-Id` that a successful initialize hands out), a claim or an internal
+//! message; the socket tests scan every response they receive for the tokens and session ids they
+//! know, and allow a session id only in that one place.
+//!
 
 mod methods;
 pub mod rejection;

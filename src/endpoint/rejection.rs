@@ -6,6 +6,35 @@
 //! always one of the fixed codes below, never text derived from the request, so no reply can echo
 //! a bearer token, a session id or anything else the client sent. Authorization refusals add the
 //! exact `WWW-Authenticate` challenge; 405 adds `Allow`; 503 and 429 add `Retry-After`.
+//!
+//! # Every status the server answers, and why
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! | status | when | challenge |
+//! |---|---|---|
+//! | 200 | JSON or event-stream replies; JSON-RPC errors for a known request (`-32601` unknown method, `-32602` bad params) | |
+//! | 202 | a notification | |
+//! | 204 | DELETE ended the session; `OPTIONS *` (with `Allow`); a `Last-Event-ID` of a POST stream that owes nothing more | |
+//! | 400 | HTTP syntax; a malformed chunked body under `--chunked` (a code per kind of mistake); malformed `Authorization` or two of them (`invalid_request`); strict JSON or JSON-RPC shape; a body on GET or DELETE; a missing, repeated or unsupported `MCP-Protocol-Version`; a missing or malformed `MCP-Session-Id`, or one on initialize; a request before `initialized`; a client JSON-RPC response; an unusable `Last-Event-ID`; credentials (`Authorization`, `Proxy-Authorization`, `Cookie`) sent to the discovery document | only for `invalid_request` |
+//! | 401 | no bearer token (no `error`), or a token that is not valid here for any reason (`invalid_token`, the same bytes for every reason) | `Bearer [error="invalid_token", ]resource_metadata="…", scope="…"` |
+//! | 403 | a foreign `Origin` (no challenge); a valid token missing a scope (`insufficient_scope`); a tenant the ACL refuses (`forbidden`, no challenge) | only for `insufficient_scope`, listing held + required scopes |
+//! | 404 | an unknown path; a session that is unknown, expired, ended or someone else's | |
+//! | 405 | a method the path does not take, with `Allow` | |
+//! | 406 | `Accept` does not list the needed types | |
+//! | 413, 414, 417, 431 | body (a decoded chunked one included), target, expectation and header (and trailer) budgets | |
+//! | 415 | a POST body not declared `application/json` (this project's rule) | |
+//! | 421 | the `localhost` alias, or discovery through a proxy (`host_not_canonical`); any other `Host` that is not this server's (`host_not_allowed`) | |
+//! | 429 | `initialize` by a principal that holds its quota of sessions (`session_quota`), with `Retry-After` | |
+//! | 500 | a bug: a panic in the handler (the worker survives), a reply that would not fit its budget; or no randomness for a new session id (nothing is created) | |
+//! | 501, 505 | an unknown method, a chunked transfer coding (by default; under `--chunked`, one with other codings before it); an HTTP version other than 1.0 or 1.1 | |
+//! | 503 | no free worker (from the acceptor, at once, `Retry-After: 1`), or no free session slot (`session_capacity`, `Retry-After` until the earliest session expires) | |
+//!
+//! Every final response carries `Date` in IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`), written by
+//! hand from the shell's wall clock at most once per second per thread (RFC 9110 §6.6.1 asks it of an
+//! origin server with a clock); the interim `100 Continue` is the connection machine's own fixed
+//! bytes and carries none, as §6.6.1 allows for 1xx; a response to HEAD carries no content.
+//!
 
 use super::reply::Reply;
 use crate::auth::policy::Denial;

@@ -33,6 +33,60 @@
 //!
 //! Not here: transfer codings other than chunked, chunk extensions' meaning (they are checked
 //! and dropped), keeping trailers, and chunked responses (this project writes `Content-Length`).
+//!
+//! # Chunked bodies under `--chunked`
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! **Under `serve --chunked`** the server decodes chunked bodies as well, strictly
+//! (`src/http/chunked.rs`), and the decoded body goes through exactly the order of a
+//! `Content-Length` body: the same JSON decoder, the same token policy, the same sessions.
+//!
+//! | request | default | `--chunked` |
+//! |---|---|---|
+//! | `Transfer-Encoding: chunked` (any case), alone, HTTP/1.1 | 501 `transfer_encoding_chunked` | decoded |
+//! | `gzip, chunked` (codings before chunked) | 501 | 501 (not implemented) |
+//! | `chunked, gzip`, `chunked, chunked`, `xchunked`, two TE lines, TE with `Content-Length`, TE on HTTP/1.0 | 400 | 400, the same code |
+//! | `Content-Length` bodies | decoded | decoded, byte for byte as without the flag |
+//!
+//! The decoder is sans-IO, like the head parser: the same verdict whatever the split, and it stops
+//! on the first byte that proves the body bad, with a code of its own for each kind of mistake:
+//!
+//! | bytes | code | why |
+//! |---|---|---|
+//! | ` 5`, `+5`, `-1`, an empty line | `chunk_size_missing` | a size is `1*HEXDIG`, nothing before it |
+//! | `0x5`, `1_0` | `chunk_size_byte` | the size ends at the first non-digit, which must be whitespace before `;`, `;` or CR |
+//! | seventeen hex digits | `chunk_size_too_long` | at most 16 digits, leading zeros included: every size fits 64 bits, so none can wrap |
+//! | `5 \r\n` | `chunk_size_whitespace` | whitespace after a size only before an extension (BWS before `;`) |
+//! | `5;\r\n`, `5;=x` | `chunk_extension_name_missing` | an extension is `;` and a token |
+//! | `5;bad[=x`, a NUL or DEL in an extension | `chunk_extension_byte` | names and token values are `tchar`s |
+//! | `5;a=\r\n` / `5;a \r\n` | `chunk_extension_value_missing` / `chunk_extension_whitespace` | BWS only before `;` and around `=` |
+//! | `5;a="x\r\n` | `chunk_extension_quoted_byte` | no control byte, CR and LF included, inside quotes |
+//! | `5;\nhello`, `hello\n0` | `chunk_bare_lf` | CRLF only, as everywhere in this parser |
+//! | `5\rhello` | `chunk_bare_cr` | a CR must be followed by LF |
+//! | `5\r\nhello!!`, `5\r\nhello0` | `chunk_data_unterminated` | after exactly its size, a chunk's data ends with CRLF |
+//! | trailer lines with a bare LF, obs-fold, a space before the colon, … | `trailer_bare_lf`, `trailer_line_starts_with_whitespace`, … | trailers follow the header section's own field rules |
+//! | a trailer named `Content-Length`, `Host`, `Authorization`, `MCP-Session-Id`, … | `trailer_field_forbidden` | see below |
+//! | more than 256 chunks, 256 extension bytes on one line | `chunks_too_many`, `chunk_extension_too_large` (400) | framing budgets |
+//! | a size that would take the body past 16 KiB<!-- limit: request_body_bytes_max --> | `chunked_body_too_large` (413) | decided when the size ends, before its data |
+//! | more than 8<!-- limit: trailer_fields_max --> trailer lines or 1 KiB<!-- limit: trailer_section_bytes_max --> of them | `trailer_fields_too_many`, `trailer_section_too_large` (431) | trailer budgets |
+//!
+//! Every refusal is a 400 (or 413, 431) with `Connection: close`; nothing after the refused byte is
+//! ever interpreted. A body with no last chunk ends at the body deadline or when the client closes,
+//! never as a request.
+//!
+//! **Trailers are checked, then dropped.** The decoder scans them with the same field scanner as the
+//! head, under their own budgets, and hands none of them on: nothing after the body reaches the
+//! endpoint, so a trailer cannot supply a field the receive order reads. One that names such a field
+//! (framing, `Host`, `Origin`, `Accept`, `Content-Type`, credentials, the MCP fields: exactly the
+//! names the field scanner tags for lookups) is refused outright, because RFC 9110 §6.5.1 forbids
+//! sending those as trailers, and a client that does is either broken or probing for a server that
+//! merges them.
+//!
+//! **In place.** The decoder moves each chunk's data down over the framing before it, so the body is
+//! one contiguous slice right after the head, and a connection's buffer needs room for the head, the
+//! body budget and a trailer section, not for the framing of however many chunks arrive.
+//!
 
 use super::chars::{self, FIELD_VALUE, TCHAR};
 use super::error::{ChunkedError, ChunkedErrorKind};

@@ -24,6 +24,25 @@
 //! list of ranges [`Accept::parse`] builds (at most the caller's budget), the parameters of a type
 //! that has some, and an unescaped copy of a quoted parameter value that contains a backslash. The
 //! server's check, [`Accept::lists_each`], reads the ranges in one pass and builds no list.
+//!
+//! # Media types and the MCP Accept rule
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! `http::media` parses `Content-Type` and `Accept` ([RFC 9110 §8.3 and §12.5.1][rfc9110];
+//! case-insensitive type and subtype, parameters
+//! with quoted strings, `q` weights in thousandths, at most 16<!-- limit: accept_ranges_max --> ranges per request). MCP asks a client to **list**
+//! `application/json` and `text/event-stream` in `Accept`. This project reads that literally:
+//! `Accept::lists` is true only when the exact type is named with a weight above zero, so `*/*`
+//! (curl's default) and `application/*` do **not** satisfy the rule. A wildcard says "anything", not
+//! "I can read an event stream", and answering an SSE stream to a client that never said it could read
+//! one is the failure the rule exists to prevent. General RFC 9110 negotiation, where `*/*` matches,
+//! is available as `Accept::quality`. The server's check, `Accept::lists_each`, reads every range of
+//! every `Accept` line once and builds no list; the fuzz target checks that it always agrees with the
+//! parsed list.
+//!
+//! [rfc9110]: https://www.rfc-editor.org/rfc/rfc9110
+//!
 
 use std::borrow::Cow;
 use std::fmt;

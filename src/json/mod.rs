@@ -19,6 +19,21 @@
 //! depth budget bounds for every decoded value.)
 //!
 //! This module knows nothing about JSON-RPC or MCP.
+//!
+//! # What the decoder accepts
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! `json::decode` accepts exactly [RFC 8259][rfc8259] and nothing it leaves to taste: invalid UTF-8, `\u`
+//! escapes naming a lone surrogate, a repeated key at any depth, NaN, Infinity, leading zeros,
+//! trailing commas, comments, a byte-order mark and anything after the value are errors carrying a
+//! kind and a byte offset. It keeps an explicit stack, so 100 000 `[` are one `DepthLimit` error.
+//! Numbers keep their exact text (no rounding, and no way to build a NaN); objects are sorted maps,
+//! so `json::encode` is deterministic and `decode(encode(v)) == v` for every value within the depth
+//! budget.
+//!
+//! [rfc8259]: https://www.rfc-editor.org/rfc/rfc8259
+//!
 
 mod decode;
 mod encode;

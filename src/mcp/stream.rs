@@ -27,6 +27,62 @@
 //!
 //! Pure data: no clock, no randomness, no I/O, no SSE encoding. The caller hands in a
 //! [`StreamWriter`] that turns events into bytes and says when the response is full.
+//!
+//! # Event streams in detail
+//!
+//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//!
+//! **An id is a position.** Every event written on a stream takes that stream's next position, so
+//! `<tag>-p1-3` is the third event ever written on the session's first POST stream, and
+//! `<tag>-g7` the seventh on its GET stream. That makes ids unique across all of a session's streams
+//! (MCP's MUST) and readable by the server without a lookup: resuming from an id means "everything
+//! this stream owes after this point". A priming event takes a position too, which is why it can be
+//! a cursor, and why an empty poll still hands the client one. What follows a resumption's priming
+//! event is written again at new positions, so the last id a client holds always marks what it has,
+//! whichever response it came from; a message that does not fit one response (64 KiB<!-- limit: response_bytes_max -->) stays owed to
+//! the next resumption.
+//!
+//! **What a `Last-Event-ID` gets** (`mcp::stream` holds the rules; `tests/server_streams.rs` and the
+//! `streams` fuzz target check them):
+//!
+//! | cursor | answer |
+//! |---|---|
+//! | an id of this session's GET stream | 200: a priming event, then every notification kept and written after it, and those never written |
+//! | an id of one of its POST streams, which still owes something | 200: a priming event, then what it owes (the call's notifications, its response); nothing of the GET stream or another POST stream |
+//! | an id of one of its POST streams at or after its response | 204, no body |
+//! | an id of another session (of any of its streams) | 400 `last_event_id_other_session` |
+//! | an id on a stream or at a position this session never issued | 400 `last_event_id_not_issued` |
+//! | not in the form the server writes (`<tag>-g01`, a sign, no tag) | 400 `last_event_id_malformed` |
+//! | an id after which a kept message was dropped | 400 `last_event_id_evicted`: resuming would skip it |
+//!
+//! **What is kept, for how long.** The messages of every stream of a session (notifications and
+//! POST streams' responses, not priming events, which are only positions) share one budget: at most
+//! 32<!-- limit: sse_events_kept_per_session_max --> messages and 64 KiB<!-- limit: sse_bytes_kept_per_session_max --> of them (`sse_events_kept_per_session_max`, which now covers POST streams
+//! too, and `sse_bytes_kept_per_session_max`, new; `Limits::validate` refuses a byte budget smaller
+//! than one event of the largest size). The oldest is dropped first, and a cursor after which it stood
+//! gets `last_event_id_evicted`; a cursor whose later messages are all kept resumes normally. A POST
+//! stream none of whose messages is kept any more is forgotten once the next one opens, and its
+//! cursors are evicted too. Nothing outlives its session: once it ends (DELETE) or expires, every
+//! request naming it gets 404 before any cursor is read, and its kept messages are freed with it.
+//!
+//! **The client follows.** `McpClient::request` skips priming events, records the last id of each
+//! stream, and when a stream ends without the response, waits the `retry` and resumes with a GET and
+//! `Last-Event-ID`; it never sends the request again. It resumes at most `client_resumptions_max`
+//! (3<!-- limit: client_resumptions_max -->) times within `client_request_deadline` (30 s<!-- limit: client_request_deadline -->), and a refused resumption is a typed error
+//! (`resume_refused` with the status and code; `stream_complete_without_response` for a 204).
+//!
+//! **How this differs from the earlier GET poll, and why.** Before, the GET stream was a cursorless,
+//! at-most-once poll: each GET delivered the next notification no GET had delivered, an empty poll
+//! carried only `retry`, `Last-Event-ID` could name only the GET stream, and POST streams had no
+//! priming event and could not be resumed. That was simple, but it taught the part of the transport
+//! that changed most in 2025-11-25 wrong: a stream cut before its response was lost for good, and a
+//! client whose last poll was empty held no cursor (the TypeScript SDK then sent its next GET without
+//! `Last-Event-ID`). Now every stream can be cut anywhere and resumed exactly. The official SDK
+//! servers prime and resume only when an event store is configured; here it is the default, because
+//! it is the behaviour to study. One thing is still at-least-once: a second reader resuming the same
+//! stream from an older cursor makes the server write those messages again, so a client that then
+//! resumes from its own later cursor receives them twice. One client per session never sees that.
+//!
 
 use std::collections::VecDeque;
 

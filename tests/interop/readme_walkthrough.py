@@ -11,19 +11,40 @@ must run without error; what it prints is not checked.
 
 The blocks run from the repository root, whatever the current directory.
 
-Usage: readme_walkthrough.py [README]   (exit 0 when every block printed what README shows)
+At script speed (the default) two more checks follow:
+  - reopening: the blocks up to the one that defines `session`, then `session` and a ping six
+    times over (past the quota of four live sessions per principal): each opens a fresh session
+    and the ping is answered 200;
+  - an interactive shell: README's first blocks and the control exercise typed into
+    `bash -i` on a pseudo-terminal, as a person would: the background `serve` must keep
+    running (a job that read the terminal would be stopped), the control reply must appear on the
+    terminal, and the next request must get 401.
+
+`--pace F` runs the blocks at a person's pace instead, scaled by F: a pause of 90*F seconds
+between consecutive blocks, and the session lifetime README gives `serve` (its
+`--session-ttl-secs`) multiplied by F. F must keep the pause longer than the default session
+lifetime of 60 s, so a session with the default lifetime could not survive it.
+
+Usage: readme_walkthrough.py [--pace F] [README]   (exit 0 when every check passed)
 """
 
 import os
+import pty
 import re
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 SECTIONS = ("## A session with curl", "## Exercises")
 MARKER = "@@ readme block {} @@"
 TIMEOUT_SECONDS = 300
+INTERACTIVE_SECONDS = 60
+READER_PAUSE_SECONDS = 90
+DEFAULT_SESSION_TTL_SECONDS = 60
+TTL_FLAG = re.compile(r"--session-ttl-secs (\d+)")
 # The repository root: README's commands run from there.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -55,16 +76,14 @@ def matches(expected, line):
     return re.fullmatch(pattern, line) is not None
 
 
-def main():
-    readme = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "README.md")
-    found = blocks(open(readme, encoding="utf-8").read())
-    if not found:
-        sys.exit("readme_walkthrough: no sh blocks found")
+def run_script(sources, timeout):
+    """Runs the sources in order in one bash process, a marker printed before each and after the
+    last; what each printed, by index."""
     script = ["set -euo pipefail"]
-    for i, (source, _) in enumerate(found):
+    for i, source in enumerate(sources):
         script.append(f"echo '{MARKER.format(i)}'")
         script.append(source)
-    script.append(f"echo '{MARKER.format(len(found))}'")
+    script.append(f"echo '{MARKER.format(len(sources))}'")
     # Its own process group, so that a server left running by a failed block is stopped too; its
     # output goes to a file, which such a server cannot hold open the way it would a pipe.
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as output:
@@ -76,9 +95,9 @@ def main():
             cwd=ROOT,
         )
         try:
-            session.wait(timeout=TIMEOUT_SECONDS)
+            session.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            print(f"README walkthrough: still running after {TIMEOUT_SECONDS} s", file=sys.stderr)
+            print(f"README walkthrough: still running after {timeout} s", file=sys.stderr)
         finally:
             try:
                 os.killpg(session.pid, signal.SIGTERM)
@@ -89,6 +108,10 @@ def main():
         stdout = output.read()
     pieces = re.split(r"^@@ readme block (\d+) @@\n", stdout, flags=re.M)
     printed = {int(pieces[i]): pieces[i + 1] for i in range(1, len(pieces) - 1, 2)}
+    return printed, session.returncode, stdout
+
+
+def compare(found, printed, returncode, stdout):
     failures = []
     for i, (source, expected) in enumerate(found):
         if i not in printed:
@@ -105,13 +128,111 @@ def main():
                 + "\n--- printed:\n"
                 + "\n".join(got)
             )
-    if session.returncode != 0 and not failures:
-        failures.append(f"the session ended with status {session.returncode}:\n{stdout[-2000:]}")
+    if returncode != 0 and not failures:
+        failures.append(f"the session ended with status {returncode}:\n{stdout[-2000:]}")
+    return failures
+
+
+def paced(found, factor):
+    """The blocks with a pause before each but the first, the session lifetime scaled."""
+    pause = READER_PAUSE_SECONDS * factor
+    if pause <= DEFAULT_SESSION_TTL_SECONDS:
+        sys.exit(f"readme_walkthrough: --pace {factor} pauses {pause:.1f} s, not longer than the default lifetime")
+    sources = []
+    for i, (source, _) in enumerate(found):
+        scaled = TTL_FLAG.sub(lambda m: f"--session-ttl-secs {round(int(m.group(1)) * factor)}", source)
+        sources.append(scaled if i == 0 else f"sleep {pause:.1f}\n{scaled}")
+    if not any(TTL_FLAG.search(source) for source, _ in found):
+        sys.exit("readme_walkthrough: README starts serve without --session-ttl-secs")
+    return sources, pause
+
+
+def check_reopening(found):
+    """`session` six times, each followed by a ping; every session fresh, every ping 200."""
+    upto = next(i for i, (source, _) in enumerate(found) if "session() {" in source)
+    loop = (
+        "for i in 1 2 3 4 5 6; do OLD=$SESSION; session > /dev/null; "
+        "[ \"$SESSION\" != \"$OLD\" ] && echo fresh; "
+        "ask \"$URL\" \"${MCP[@]}\" \"${S[@]}\" -d '{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}' | head -1; done; kill %1"
+    )
+    sources = [source for source, _ in found[: upto + 1]] + [loop]
+    printed, returncode, stdout = run_script(sources, TIMEOUT_SECONDS)
+    got = printed.get(len(sources) - 1, "").rstrip("\n").split("\n")
+    expected = ["fresh", "HTTP/1.1 200 OK"] * 6
+    if returncode != 0 or got != expected:
+        return [f"reopening six times printed:\n" + "\n".join(got) + f"\n(status {returncode})\n{stdout[-1000:]}"]
+    return []
+
+
+def check_interactive(found):
+    """README's first blocks and the control exercise, typed into an interactive bash."""
+    setup = [source for source, _ in found[:2]]
+    session_block = next(source for source, _ in found if "session() {" in source)
+    control_block = next(source for source, _ in found if " control /tmp/loopback.json revoke " in source)
+    typed = "\n".join(setup + [session_block, "jobs", control_block, "jobs", "exit"]) + "\n"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(ROOT)
+        os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+    transcript = b""
+    # A shell whose job was stopped does not exit on `exit`: a bounded wait, then the verdict.
+    deadline = time.monotonic() + INTERACTIVE_SECONDS
+    os.write(fd, typed.encode())
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1)
+        if not ready:
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                break
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        transcript += chunk
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    text = transcript.decode("utf-8", "replace").replace("\r", "")
+    problems = []
+    if re.search(r"Stopped", text):
+        problems.append("a job was stopped")
+    if '{"command":"revoke","ok":true,"role":"full"}' not in text.split("revoke full", 1)[-1]:
+        problems.append("the control reply did not reach the terminal")
+    if "HTTP/1.1 401 Unauthorized" not in text.split("revoke full", 1)[-1]:
+        problems.append("the request after the revocation did not get 401")
+    if problems:
+        return [f"interactive shell: {', '.join(problems)}\n--- transcript:\n{text[-3000:]}"]
+    return []
+
+
+def main():
+    args = sys.argv[1:]
+    factor = None
+    if args[:1] == ["--pace"]:
+        factor, args = float(args[1]), args[2:]
+    readme = args[0] if args else os.path.join(ROOT, "README.md")
+    found = blocks(open(readme, encoding="utf-8").read())
+    if not found:
+        sys.exit("readme_walkthrough: no sh blocks found")
+    if factor is None:
+        sources, pause = [source for source, _ in found], 0
+    else:
+        sources, pause = paced(found, factor)
+    timeout = TIMEOUT_SECONDS + pause * len(found)
+    printed, returncode, stdout = run_script(sources, timeout)
+    failures = compare(found, printed, returncode, stdout)
+    if factor is None and not failures:
+        failures += check_reopening(found)
+        failures += check_interactive(found)
     if failures:
         print("README walkthrough: " + "\n\n".join(failures), file=sys.stderr)
         sys.exit(1)
     checked = sum(1 for _, expected in found if expected is not None)
-    print(f"README walkthrough: {len(found)} blocks ran, {checked} printed exactly what README shows",
+    how = f"with {pause:.1f} s between blocks" if factor else "at script speed, then reopened six times and in an interactive shell"
+    print(f"README walkthrough: {len(found)} blocks ran {how}, {checked} printed exactly what README shows",
           file=sys.stderr)
 
 
