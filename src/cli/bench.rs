@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use super::args::Flags;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::http::{ClientResponse, HttpConnection};
-use loopback_mcp_http::client::mcp::RequestSpec;
+use loopback_mcp_http::client::mcp::{RequestSpec, is_priming};
 use loopback_mcp_http::http::{Parsed, RequestParser};
 use loopback_mcp_http::json::{self, Object, Value, members, object};
 use loopback_mcp_http::limits::Limits;
@@ -414,7 +414,8 @@ fn event_reply_with_id(response: &ClientResponse, id: i64) -> bool {
         && content_type_is(response, "text/event-stream")
         && sse::parse_stream(&response.body, &Limits::DEFAULT)
             .ok()
-            .and_then(|events| events.first().and_then(|e| e.data.clone()))
+            // The stream opens with its priming event (an id, empty data): the reply follows.
+            .and_then(|events| events.into_iter().find(|e| !is_priming(e)).and_then(|e| e.data))
             .is_some_and(|data| id_of(data.as_bytes()) == Some(id))
 }
 

@@ -168,7 +168,14 @@ def report(n1, n2, top, path):
             row[key], row[key + "_rounds"] = per_request(label, lambda r, k=key: r[k])
         row["ir_no_sha"], row["ir_no_sha_rounds"] = per_request(label, lambda r: r["ir"] - r["sha256_ir"])
         rows[label] = row
-    unit = {"ping": "request", "resources": "request", "initialize": "operation (initialize + DELETE)"}
+    unit = {
+        "ping": "request",
+        "resources": "request",
+        "initialize": "operation (initialize + DELETE)",
+        "poll": "request (GET poll)",
+        "reconnect": "operation (tools/call + resuming GET)",
+        "unauthorized": "request (401, its own connection)",
+    }
     print(f"\nInstructions per request (callgrind Ir, user space, all threads), (run at N={n2}) - (run at N={n1}),"
           f" divided by {span}; median of {len(next(iter(by.values())))} rounds:")
     print("| server | route | per | Ir | SHA-256 Ir | Ir without SHA-256 | mallocs | reallocs | frees | Ir range over rounds |")

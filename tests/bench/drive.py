@@ -13,6 +13,15 @@ Routes (each request is a POST to URL with the same headers as ping.lua, unless 
               whose data has that id and a result.
   initialize  COUNT operations of two requests: `initialize` (200 JSON with that id, a result and
               an MCP-Session-Id), then DELETE of that session (204).
+  poll        the same set-up, then COUNT GETs of the session's notification stream (`Accept:
+              text/event-stream`); each answer must be 200 text/event-stream opening with a priming
+              event (the first also carries the session's notification).
+  reconnect   the same set-up, then COUNT operations of two requests: `tools/call` of
+              `test_reconnection` (200, an event stream holding only its priming event), then a
+              GET with that event's id as `Last-Event-ID` (200: a new priming event, the call's
+              notification, then its result with that id).
+  unauthorized COUNT `initialize`s without a token, each on a fresh connection (the server closes
+              after it): each answer must be 401 with a `WWW-Authenticate` challenge.
   raw-ping    COUNT `ping`s without session or token (for raw-limit, which answers every request
               with a fixed result: only the 200 and the "result" are checked).
 
@@ -132,11 +141,37 @@ def check_event_reply(status, headers, body, want_id, what):
         raise Failure(f"{what}: unexpected event {second[:200]!r}")
 
 
+def sse_events(body):
+    """The events of an event-stream body: dicts of their fields (data lines joined)."""
+    events = []
+    for block in body.decode().split("\n\n"):
+        if not block:
+            continue
+        event = {}
+        for line in block.split("\n"):
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            event[name] = event[name] + "\n" + value if name in event and name == "data" else value
+        events.append(event)
+    return events
+
+
+def check_stream(status, headers, body, what):
+    """A 200 event stream that opens with a priming event; its events."""
+    if status != 200 or headers.get("content-type") != "text/event-stream":
+        raise Failure(f"{what}: status {status}, content-type {headers.get('content-type')!r}")
+    events = sse_events(body)
+    if not events or set(events[0]) != {"id", "retry", "data"} or events[0]["data"] != "":
+        raise Failure(f"{what}: no priming event first: {body[:200]!r}")
+    return events
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", required=True)
     parser.add_argument("--token", default="")
-    parser.add_argument("--route", required=True, choices=["ping", "resources", "initialize", "raw-ping"])
+    routes = ["ping", "resources", "initialize", "poll", "reconnect", "unauthorized", "raw-ping"]
+    parser.add_argument("--route", required=True, choices=routes)
     parser.add_argument("--count", required=True, type=int)
     parser.add_argument("--per-connection", type=int, default=1000, help="requests per connection")
     parser.add_argument("--timeout", type=float, default=60.0, help="per socket operation")
@@ -173,13 +208,39 @@ def main():
     requests = 0
     began = time.monotonic()
     try:
-        if args.route in ("ping", "resources"):
+        if args.route in ("ping", "resources", "poll", "reconnect"):
             session = initialize(0)
             status, _, _ = post(in_session(session), '{"jsonrpc":"2.0","method":"notifications/initialized"}')
             if status != 202:
                 raise Failure(f"notifications/initialized: status {status}")
             requests += 2
             fields = in_session(session)
+        if args.route == "poll":
+            get = [("Accept", "text/event-stream")] + [f for f in fields if f[0] != "Accept" and f[0] != "Content-Type"]
+            for i in range(1, args.count + 1):
+                check_stream(*conn.exchange(request("GET", host, path, get)), "GET poll")
+                requests += 1
+        elif args.route == "reconnect":
+            get = [("Accept", "text/event-stream")] + [f for f in fields if f[0] != "Accept" and f[0] != "Content-Type"]
+            for i in range(1, args.count + 1):
+                call = f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"test_reconnection","arguments":{{}}}}}}'
+                events = check_stream(*post(fields, call), "tools/call")
+                if len(events) != 1:
+                    raise Failure(f"tools/call: {len(events)} events, not the priming event alone")
+                resumed = check_stream(*conn.exchange(request("GET", host, path, get + [("Last-Event-ID", events[0]["id"])])), "resumption")
+                if len(resumed) != 3 or json.loads(resumed[2]["data"]).get("id") != i:
+                    raise Failure(f"resumption: {len(resumed)} events, not prime, notification and result {i}")
+                requests += 2
+        elif args.route == "unauthorized":
+            fields = [f for f in base if f[0] != "Authorization"]
+            body = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}'
+            for i in range(1, args.count + 1):
+                status, headers, _ = post(fields, body)
+                if status != 401 or "www-authenticate" not in headers:
+                    raise Failure(f"no token: status {status}")
+                requests += 1
+            conn.close()
+        if args.route in ("ping", "resources"):
             method = "ping" if args.route == "ping" else "resources/list"
             check = check_json_reply if args.route == "ping" else check_event_reply
             for i in range(1, args.count + 1):
@@ -195,7 +256,7 @@ def main():
                 if status != 204:
                     raise Failure(f"DELETE: status {status} {body[:200]!r}")
                 requests += 2
-        else:
+        elif args.route == "raw-ping":
             fields = base + [("MCP-Protocol-Version", PROTOCOL_VERSION)]
             for i in range(1, args.count + 1):
                 status, _, reply = post(fields, f'{{"jsonrpc":"2.0","id":{i},"method":"ping"}}')

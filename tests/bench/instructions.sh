@@ -6,6 +6,10 @@
 #   loopback-mcp-http ping        ping on a live session (initialize + initialized once before)
 #   loopback-mcp-http resources   resources/list on a live session (answered as an event stream)
 #   loopback-mcp-http initialize  initialize + DELETE of the new session (one operation = both)
+#   loopback-mcp-http poll        a GET of the session's notification stream (a priming event)
+#   loopback-mcp-http reconnect   tools/call test_reconnection (its stream closed after the priming
+#                                 event) + the GET that resumes it (one operation = both)
+#   loopback-mcp-http unauthorized  initialize without a token, on a fresh connection each (401)
 #   raw-limit ping                the same ping request, without session or token
 # Each is run with N1 and N2 requests; (Ir at N2 - Ir at N1) / (N2 - N1) is the cost of one more
 # request, with start-up, the session set-up and shut-down cancelled out. ROUNDS rounds,
@@ -109,7 +113,8 @@ measure() {
 }
 
 for round in $(seq 1 "$rounds"); do
-  for target in "loopback-mcp-http ping" "loopback-mcp-http resources" "loopback-mcp-http initialize" "raw-limit ping"; do
+  for target in "loopback-mcp-http ping" "loopback-mcp-http resources" "loopback-mcp-http initialize" \
+    "loopback-mcp-http poll" "loopback-mcp-http reconnect" "loopback-mcp-http unauthorized" "raw-limit ping"; do
     read -r server route <<< "$target"
     for n in "$n1" "$n2"; do
       measure "$server" "$route" "$n" "$round"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The scaling table of README: `bench` (a separate process) against `serve`, for each route at 1,
-# 16 and 64 connections, then past the worker count; the server's resident memory at idle and its
-# peak under load. Loopback only; each run lasts SECONDS.
+# The scaling table: `bench` (a separate process) against `serve`, for each route at 1, 16 and 64
+# connections, then past the worker count; the server's resident memory at idle and its peak
+# under load. Loopback only; each run lasts SECONDS. It fails when a row has an error that is not
+# a 503 of load shed past the workers, or no answered operation at all (never on a speed).
 #
 #   tests/bench/scaling.sh [SECONDS]
 set -euo pipefail
@@ -27,9 +28,18 @@ echo "idle resident memory: $(rss) KiB"
 "$bin" bench --url "$url" --token "$token" --connections 16 --seconds 2 > /dev/null  # warm-up
 echo "| route | connections | operations/s | requests/s | p50 µs | p99 µs | errors |"
 echo "|---|---|---|---|---|---|---|"
-row() { # route connections
+# row ROUTE CONNECTIONS: one table row. Within the 64 workers every request must be answered;
+# past them the only errors allowed are the acceptor's 503s. Anything else fails the script.
+row() {
   "$bin" bench --url "$url" --token "$token" --route "$1" --connections "$2" --seconds "$seconds" |
-    python3 -c 'import json,sys; r = json.load(sys.stdin); print("| {route} | {connections} | {operations_per_second} | {requests_per_second} | {p50_us} | {p99_us} | {errors} |".format(**r))'
+    python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("| {route} | {connections} | {operations_per_second} | {requests_per_second} | {p50_us} | {p99_us} | {errors} |".format(**r))
+unexpected = r["errors"] if r["connections"] <= 64 else r["errors"] - r["status_503"]
+if unexpected or r["operations"] == 0:
+    sys.exit("scaling.sh: {} unexpected errors on {} at {} connections".format(unexpected, r["route"], r["connections"]))
+'
 }
 for route in ping resources initialize; do
   for connections in 1 16 64; do

@@ -9,8 +9,8 @@
 # time per request, user and system, from /proc/PID/stat), then a table of medians and the ratios
 # of the medians.
 #
-# What it does not do: it asserts no speed and never fails on a slow result (it fails only when a
-# tool is missing, a build fails or a server does not start); it does not pin CPUs, so wrk and the
+# What it does not do: it asserts no speed and never fails on a slow result (it fails when a tool
+# is missing, a build fails, a server does not start, or any answer is not a good one); it does not pin CPUs, so wrk and the
 # servers share the same cores; it does not measure instructions (see instructions.sh). Loopback
 # only (127.0.0.1, free ports picked at start); each wrk run is bounded by its duration, every
 # wait by a timeout.
@@ -44,14 +44,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "building loopback-mcp-http, raw-limit and rmcp-peer (release)..." >&2
+# SKIP_RMCP=1 leaves the official SDK's server out (its first build downloads a hundred crates);
+# CI's bench smoke does.
+peers_built=(raw-limit rmcp-peer)
+[ "${SKIP_RMCP:-0}" = 1 ] && peers_built=(raw-limit)
+echo "building loopback-mcp-http and ${peers_built[*]} (release)..." >&2
 cargo build --release --quiet
-for peer in raw-limit rmcp-peer; do
+for peer in "${peers_built[@]}"; do
   CARGO_TARGET_DIR=$PWD/target/bench-peers cargo build --release --quiet --locked \
     --manifest-path "tests/bench/$peer/Cargo.toml"
 done
 
-# Two free loopback ports for the peers (the OS picks them; a tiny race with other programs).
+# A free loopback port for each peer (the OS picks them; a tiny race with other programs).
 read -r raw_port rmcp_port <<< "$(python3 -c '
 import socket
 socks = [socket.socket() for _ in range(2)]
@@ -62,8 +66,13 @@ print(*(s.getsockname()[1] for s in socks))')"
 # defaults, 8 slots and 4 per principal, would refuse the fifth round's initialize with 429).
 "$PWD/target/release/loopback-mcp-http" serve --workers 64 --max-sessions 64 \
   --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
+ours_pid=$!
 "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
-"$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
+raw_pid=$!
+if [ "${SKIP_RMCP:-0}" != 1 ]; then
+  "$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
+  rmcp_pid=$!
+fi
 
 # What `wait_until` shows when a wait times out.
 show_logs() {
@@ -72,7 +81,7 @@ show_logs() {
 listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2> /dev/null; }
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 wait_until 10 "raw-limit on port $raw_port" listening "$raw_port"
-wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
+[ "${SKIP_RMCP:-0}" = 1 ] || wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
 for p in "${pids[@]}"; do kill -0 "$p" || { echo "a server exited at start" >&2; cat "$work"/*.err >&2; exit 1; }; done
 read -r ours_url token <<< "$(serve_url_and_token "$work/ours.json")"
 raw_url=http://127.0.0.1:$raw_port/mcp
@@ -119,16 +128,20 @@ run() { # name url session bearer pid
 warm=$(open_session "$ours_url" "$token")
 wrk_run "$ours_url" "$warm" "$token" 2 > /dev/null
 wrk_run "$raw_url" "" "" 2 > /dev/null
-warm=$(open_session "$rmcp_url")
-wrk_run "$rmcp_url" "$warm" "" 2 > /dev/null
+if [ "${SKIP_RMCP:-0}" != 1 ]; then
+  warm=$(open_session "$rmcp_url")
+  wrk_run "$rmcp_url" "$warm" "" 2 > /dev/null
+fi
 
 for _ in $(seq 1 "$rounds"); do
-  # A fresh session each round: this server's sessions live 60 s from creation, never longer.
+  # A fresh session each round: this server's sessions live 60 s by default from creation, never longer.
   ours_session=$(open_session "$ours_url" "$token")
-  rmcp_session=$(open_session "$rmcp_url")
-  run loopback-mcp-http "$ours_url" "$ours_session" "$token" "${pids[0]}"
-  run raw-limit "$raw_url" "" "" "${pids[1]}"
-  run rmcp "$rmcp_url" "$rmcp_session" "" "${pids[2]}"
+  run loopback-mcp-http "$ours_url" "$ours_session" "$token" "$ours_pid"
+  run raw-limit "$raw_url" "" "" "$raw_pid"
+  if [ "${SKIP_RMCP:-0}" != 1 ]; then
+    rmcp_session=$(open_session "$rmcp_url")
+    run rmcp "$rmcp_url" "$rmcp_session" "" "$rmcp_pid"
+  fi
 done
 
 python3 - "$work" "$seconds" "$connections" "$rounds" << 'EOF'
@@ -143,7 +156,8 @@ def med(rows, key):
     # the middle value (the lower middle for an even count), as the earlier version of this script
     values = sorted(r[key] for r in rows)
     return values[(len(values) - 1) // 2]
-names = ["loopback-mcp-http", "raw-limit", "rmcp"]
+import os
+names = [n for n in ["loopback-mcp-http", "raw-limit", "rmcp"] if os.path.exists(f"{work}/{n}.results")]
 data = {n: load(n) for n in names}
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, medians over rounds:")
 print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | not good |")
@@ -156,12 +170,19 @@ for n in names:
     print(f"| {n} | {med(rows, 'rps'):.0f} | {min(rps):.0f}–{max(rps):.0f} | {med(rows, 'p99_us'):.0f} | "
           f"{min(p99):.0f}–{max(p99):.0f} | {med(rows, 'p50_us'):.0f} | {med(rows, 'user_us_per_req'):.2f} | "
           f"{med(rows, 'sys_us_per_req'):.2f} | {bad:.0f} |")
-o, r, m = (med(data[n], "rps") for n in names)
-po, pr, pm = (med(data[n], "p99_us") for n in names)
+o, r = med(data["loopback-mcp-http"], "rps"), med(data["raw-limit"], "rps")
+po, pr = med(data["loopback-mcp-http"], "p99_us"), med(data["raw-limit"], "p99_us")
 per_round = [a["rps"] / b["rps"] for a, b in zip(data["loopback-mcp-http"], data["raw-limit"])]
-print(f"\nmedian rps: loopback-mcp-http {o:.0f}, raw-limit {r:.0f}, rmcp {m:.0f}; "
-      f"ratio to raw-limit {o / r:.2f}, to rmcp {o / m:.2f}; loopback-mcp-http p99 {po:.0f} us")
-print(f"per-round ratio to raw-limit: {min(per_round):.2f}–{max(per_round):.2f}")
-print(f"RATIOS rps_ours/raw={o / r:.3f} rps_ours/rmcp={o / m:.3f} "
-      f"p99_ours/raw={po / pr:.3f} p99_ours/rmcp={po / pm:.3f}")
+print(f"\nmedian rps: loopback-mcp-http {o:.0f}, raw-limit {r:.0f}; ratio to raw-limit {o / r:.2f}; "
+      f"loopback-mcp-http p99 {po:.0f} us")
+print("per-round ratio to raw-limit: " + ", ".join(f"{x:.2f}" for x in per_round))
+ratios = f"RATIOS rps_ours/raw={o / r:.3f} p99_ours/raw={po / pr:.3f}"
+if "rmcp" in data:
+    m, pm = med(data["rmcp"], "rps"), med(data["rmcp"], "p99_us")
+    ratios += f" rps_ours/rmcp={o / m:.3f} p99_ours/rmcp={po / pm:.3f}"
+print(ratios)
+# An unexpected answer anywhere fails the run (never a slow one).
+bad = {n: sum(r["bad_status"] + r["bad_body"] + r["socket_errors"] for r in data[n]) for n in names}
+if any(bad.values()):
+    sys.exit(f"side_by_side.sh: answers that were not good: {bad}")
 EOF
