@@ -253,6 +253,8 @@ fn load(target: &Target, route: Route, connections: usize, duration: Duration) -
     if total.operations == 0 {
         let why = total.first_failure.unwrap_or_else(|| "no operation completed".into());
         line.insert("failure".into(), why.into());
+    } else if let Some(first) = total.first_failure.filter(|_| total.errors > 0) {
+        line.insert("first_error".into(), first.into());
     }
     Value::Object(line)
 }
@@ -341,6 +343,8 @@ impl Link<'_> {
             self.conn = None;
         }
         if !valid(&response) {
+            let why = format!("{}: an unexpected answer, status {}", self.address, response.status);
+            tally.first_failure.get_or_insert(why);
             return None;
         }
         tally.latency.record(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX));

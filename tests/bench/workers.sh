@@ -47,7 +47,7 @@ import json, sys
 r = json.load(sys.stdin)
 print("| '"$workers"' | {connections} | {operations_per_second} | {p50_us} | {p99_us} | {errors} | {status_503} |".format(**r))
 if r["errors"] != r["status_503"] or r["operations"] == 0:
-    sys.exit("workers.sh: {} errors that are not 503s, {} operations".format(r["errors"] - r["status_503"], r["operations"]))
+    sys.exit("workers.sh: {} errors that are not 503s, {} operations (first: {})".format(r["errors"] - r["status_503"], r["operations"], r.get("first_error", r.get("failure"))))
 '
   done
   kill "$pid"
