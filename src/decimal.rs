@@ -55,7 +55,8 @@ pub(crate) fn push(out: &mut Vec<u8>, n: u64) {
 
 /// Appends the decimal digits of `n` to text.
 pub(crate) fn push_str(out: &mut String, n: u64) {
-    out.extend(digits(n, &mut [0; 20]).iter().map(|&d| char::from(d)));
+    // Digits are ASCII, so the view as `str` never fails.
+    out.push_str(std::str::from_utf8(digits(n, &mut [0; 20])).unwrap_or_default());
 }
 
 /// `bytes` as lowercase hexadecimal, two digits per byte.

@@ -6,28 +6,61 @@
 //! there for correctness, not because input reaches it; control characters never do, and the
 //! response writer refuses any header value containing one.
 
-/// `Bearer name1="value1", name2="value2", ...`.
-pub fn bearer(params: &[(&str, &str)]) -> String {
-    let mut out = String::from("Bearer");
-    for (i, (name, value)) in params.iter().enumerate() {
-        out.push_str(if i == 0 { " " } else { ", " });
-        out.push_str(name);
-        out.push('=');
-        push_quoted(value, &mut out);
+/// A `Bearer` challenge being written: `Bearer name1="value1", name2="value2", ...`, in one
+/// buffer sized for the usual challenge, so rendering one takes one allocation.
+#[derive(Debug)]
+pub struct Bearer(String);
+
+impl Bearer {
+    /// `Bearer`, with no parameter yet; `capacity` is the room to reserve.
+    pub fn new(capacity: usize) -> Bearer {
+        let mut out = String::with_capacity(capacity);
+        out.push_str("Bearer");
+        Bearer(out)
     }
-    out
+
+    /// Adds `name="value"`.
+    pub fn param(self, name: &str, value: &str) -> Bearer {
+        self.param_words(name, &[value])
+    }
+
+    /// Adds `name="word1 word2 ..."`: the words joined by single spaces, as one quoted value.
+    pub fn param_words(mut self, name: &str, words: &[&str]) -> Bearer {
+        let out = &mut self.0;
+        out.push_str(if out.len() == "Bearer".len() { " " } else { ", " });
+        out.push_str(name);
+        out.push_str("=\"");
+        for (i, word) in words.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            push_quoted_text(word, out);
+        }
+        out.push('"');
+        self
+    }
+
+    /// The challenge's text.
+    pub fn into_string(self) -> String {
+        self.0
+    }
 }
 
 /// Appends `value` as a quoted-string (RFC 9110 §5.6.4).
 pub fn push_quoted(value: &str, out: &mut String) {
     out.push('"');
+    push_quoted_text(value, out);
+    out.push('"');
+}
+
+/// Appends the inside of a quoted-string: `value` with `"` and `\` escaped.
+fn push_quoted_text(value: &str, out: &mut String) {
     for c in value.chars() {
         if c == '"' || c == '\\' {
             out.push('\\');
         }
         out.push(c);
     }
-    out.push('"');
 }
 
 #[cfg(test)]
@@ -36,14 +69,21 @@ mod tests {
 
     #[test]
     fn challenges_render_exactly() {
-        let cases: [(&[(&str, &str)], &str); 4] = [
-            (&[], "Bearer"),
-            (&[("error", "invalid_token")], r#"Bearer error="invalid_token""#),
-            (&[("realm", "a\"b\\c"), ("scope", "x y")], r#"Bearer realm="a\"b\\c", scope="x y""#),
-            (&[("scope", "")], r#"Bearer scope="""#),
+        let cases: [(Bearer, &str); 5] = [
+            (Bearer::new(0), "Bearer"),
+            (Bearer::new(0).param("error", "invalid_token"), r#"Bearer error="invalid_token""#),
+            (
+                Bearer::new(0).param("realm", "a\"b\\c").param("scope", "x y"),
+                r#"Bearer realm="a\"b\\c", scope="x y""#,
+            ),
+            (Bearer::new(0).param("scope", ""), r#"Bearer scope="""#),
+            (
+                Bearer::new(64).param_words("scope", &["a", "b\"", "c"]).param_words("x", &[]),
+                r#"Bearer scope="a b\" c", x="""#,
+            ),
         ];
-        for (params, expected) in cases {
-            assert_eq!(bearer(params), expected);
+        for (challenge, expected) in cases {
+            assert_eq!(challenge.into_string(), expected);
         }
     }
 }

@@ -109,29 +109,31 @@ impl Denial {
     /// The exact `WWW-Authenticate` value, or `None` when the response carries none.
     /// `requirement` is what the refused request needed.
     pub fn challenge(&self, metadata_url: &str, requirement: &Requirement) -> Option<String> {
-        let needed = requirement.scopes.join(" ");
-        let params: Vec<(&str, &str)> = match self {
+        let needed = requirement.scopes;
+        let bearer = challenge::Bearer::new(CHALLENGE_BYTES + metadata_url.len());
+        let challenge = match self {
             Denial::InvalidRequest => {
-                vec![("error", "invalid_request"), ("resource_metadata", metadata_url)]
+                bearer.param("error", "invalid_request").param("resource_metadata", metadata_url)
             }
             Denial::MissingCredentials => {
-                vec![("resource_metadata", metadata_url), ("scope", &needed)]
+                bearer.param("resource_metadata", metadata_url).param_words("scope", needed)
             }
-            Denial::InvalidToken(_) => vec![
-                ("error", "invalid_token"),
-                ("resource_metadata", metadata_url),
-                ("scope", &needed),
-            ],
-            Denial::InsufficientScope { scope } => vec![
-                ("error", "insufficient_scope"),
-                ("scope", scope),
-                ("resource_metadata", metadata_url),
-            ],
+            Denial::InvalidToken(_) => bearer
+                .param("error", "invalid_token")
+                .param("resource_metadata", metadata_url)
+                .param_words("scope", needed),
+            Denial::InsufficientScope { scope } => bearer
+                .param("error", "insufficient_scope")
+                .param("scope", scope)
+                .param("resource_metadata", metadata_url),
             Denial::TenantForbidden => return None,
         };
-        Some(challenge::bearer(&params))
+        Some(challenge.into_string())
     }
 }
+
+/// Room for a challenge's text beside the metadata URL (its scheme, names, codes and scopes).
+const CHALLENGE_BYTES: usize = 128;
 
 /// The key a token is stored under: its SHA-256 digest (see [`crate::digest`]). Tokens are
 /// random, so no salt or stretching is needed.

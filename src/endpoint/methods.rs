@@ -7,7 +7,7 @@
 //! server queues. Which requests may reach these, in what order, and how their replies are
 //! streamed, is decided in the parent module. Nothing else of tools exists here.
 
-use crate::json::{Object, Value, members, object};
+use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc;
 use crate::mcp::session::LogLevel;
@@ -30,43 +30,36 @@ pub fn initialize_params_valid(params: &Object) -> bool {
 
 /// The `initialize` result: always 2025-11-25, the only revision spoken here; a client that
 /// cannot use it must stop.
-pub fn initialize_result() -> Value {
-    object([
-        ("protocolVersion", PROTOCOL_VERSION.into()),
-        (
-            "capabilities",
-            object([("logging", object([])), ("resources", object([])), ("tools", object([]))]),
-        ),
-        (
-            "serverInfo",
-            object([("name", SERVER_NAME.into()), ("version", env!("CARGO_PKG_VERSION").into())]),
-        ),
-    ])
+pub fn initialize_result(result: &mut ObjectWriter<'_>) {
+    result
+        .object("capabilities", |capabilities| {
+            capabilities
+                .object("logging", |_| {})
+                .object("resources", |_| {})
+                .object("tools", |_| {});
+        })
+        .string("protocolVersion", PROTOCOL_VERSION)
+        .object("serverInfo", |info| {
+            info.string("name", SERVER_NAME).string("version", env!("CARGO_PKG_VERSION"));
+        });
 }
 
 /// The empty result of `ping` and `logging/setLevel`.
-pub fn empty_result() -> Value {
-    object([])
-}
+pub fn empty_result(_result: &mut ObjectWriter<'_>) {}
 
 /// The documents of `tenant`'s knowledge base. The tenant enters each URI only as one
 /// percent-encoded segment.
-pub fn resources_list_result(tenant: &str) -> Value {
+pub fn resources_list_result(tenant: &str, result: &mut ObjectWriter<'_>) {
     let documents = [
         ("handbook", "Tenant handbook", "text/markdown"),
         ("faq", "Frequently asked questions", "text/plain"),
     ];
-    let resources = documents
-        .into_iter()
-        .map(|(document, name, mime)| {
-            object([
-                ("uri", uri::knowledge_base(tenant, document).into()),
-                ("name", name.into()),
-                ("mimeType", mime.into()),
-            ])
-        })
-        .collect();
-    object([("resources", Value::Array(resources))])
+    result.objects("resources", documents, |resource, (document, name, mime)| {
+        resource.string("mimeType", mime).string("name", name).string_with("uri", |text| {
+            // The string writer never fails.
+            let _ = uri::write_knowledge_base(tenant, document, text);
+        });
+    });
 }
 
 /// The one tool's name.
@@ -81,18 +74,18 @@ pub enum Tool {
 }
 
 /// The `tools/list` result: `test_reconnection` alone, taking no arguments.
-pub fn tools_list_result() -> Value {
-    let tool = object([
-        ("name", TEST_RECONNECTION.into()),
-        (
+pub fn tools_list_result(result: &mut ObjectWriter<'_>) {
+    result.objects("tools", [TEST_RECONNECTION], |tool, name| {
+        tool.string(
             "description",
             "Closes its event stream after the priming event; the result arrives when the client \
-             resumes with Last-Event-ID"
-                .into(),
-        ),
-        ("inputSchema", object([("type", "object".into()), ("properties", object([]))])),
-    ]);
-    object([("tools", Value::Array(vec![tool]))])
+             resumes with Last-Event-ID",
+        )
+        .object("inputSchema", |schema| {
+            schema.object("properties", |_| {}).string("type", "object");
+        })
+        .string("name", name);
+    });
 }
 
 /// The tool a `tools/call` names, or the public code of why its params are refused (answered
@@ -109,11 +102,14 @@ pub fn tool_called(params: &Object) -> Result<Tool, &'static str> {
 }
 
 /// What `test_reconnection` returns, once the client has resumed its stream.
-pub fn test_reconnection_result() -> Value {
+pub fn test_reconnection_result(result: &mut ObjectWriter<'_>) {
     let text = "delivered on resumption: the server closed this call's stream after its priming \
                 event and kept this result for the client's GET with Last-Event-ID";
-    let content = object([("type", "text".into()), ("text", text.into())]);
-    object([("content", Value::Array(vec![content])), ("isError", false.into())])
+    result
+        .objects("content", [text], |content, text| {
+            content.string("text", text).string("type", "text");
+        })
+        .boolean("isError", false);
 }
 
 /// The level named by `logging/setLevel` params.
@@ -121,14 +117,16 @@ pub fn log_level(params: &Object) -> Option<LogLevel> {
     params.get("level").and_then(Value::as_str).and_then(LogLevel::from_name)
 }
 
-/// A `notifications/message` at `level` whose data names `event`.
-pub fn log_message(level: LogLevel, event: &str) -> Value {
-    let params = members([
-        ("level", level.name().into()),
-        ("logger", SERVER_NAME.into()),
-        ("data", object([("event", event.into())])),
-    ]);
-    jsonrpc::notification("notifications/message", params)
+/// The text of a `notifications/message` at `level` whose data names `event`.
+pub fn log_message(level: LogLevel, event: &str) -> String {
+    jsonrpc::notification_text("notifications/message", 160, |params| {
+        params
+            .object("data", |data| {
+                data.string("event", event);
+            })
+            .string("level", level.name())
+            .string("logger", SERVER_NAME);
+    })
 }
 
 #[cfg(test)]
@@ -183,19 +181,44 @@ mod tests {
         }
     }
 
+    /// The text of a result object `write` fills, checked to be what the encoder writes for it.
+    fn written(write: impl FnOnce(&mut ObjectWriter<'_>)) -> String {
+        let text = json::object_text(0, write);
+        assert_eq!(json::encode(&json::decode(text.as_bytes(), 16).unwrap()), text);
+        text
+    }
+
     #[test]
     fn results_are_exact() {
         assert_eq!(
-            json::encode(&tools_list_result()),
+            written(tools_list_result),
             r#"{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"}]}"#
         );
         assert_eq!(
-            json::encode(&resources_list_result("a/b")),
+            written(|r| resources_list_result("a/b", r)),
             r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/a%2Fb/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/a%2Fb/faq"}]}"#
         );
         assert_eq!(
-            json::encode(&log_message(LogLevel::Info, "session_started")),
+            written(|r| resources_list_result("q\"é", r)),
+            r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/q%22%C3%A9/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/q%22%C3%A9/faq"}]}"#
+        );
+        assert_eq!(
+            written(initialize_result),
+            format!(
+                r#"{{"capabilities":{{"logging":{{}},"resources":{{}},"tools":{{}}}},"protocolVersion":"2025-11-25","serverInfo":{{"name":"loopback-mcp-http","version":"{}"}}}}"#,
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert_eq!(
+            written(test_reconnection_result),
+            r#"{"content":[{"text":"delivered on resumption: the server closed this call's stream after its priming event and kept this result for the client's GET with Last-Event-ID","type":"text"}],"isError":false}"#
+        );
+        assert_eq!(written(empty_result), "{}");
+        let message = log_message(LogLevel::Info, "session_started");
+        assert_eq!(
+            message,
             r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"event":"session_started"},"level":"info","logger":"loopback-mcp-http"}}"#
         );
+        assert_eq!(json::encode(&json::decode(message.as_bytes(), 16).unwrap()), message);
     }
 }

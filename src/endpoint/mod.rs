@@ -68,7 +68,7 @@ use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
 use crate::http::media::{Accept, MediaType};
 use crate::http::{BodyFraming, Method, Occurrence, RequestHead, Status, TransferCodings};
-use crate::json::{self, Object, Value};
+use crate::json::{self, Object, ObjectWriter};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::session::{
@@ -93,6 +93,13 @@ const DISCOVERY_REFUSES: [&str; 3] = ["authorization", "proxy-authorization", "c
 const SESSION_ID_RANDOM_BYTES: usize = 24;
 /// Random bytes in a session's event-id tag (16 hex digits), so ids differ across sessions.
 const EVENT_TAG_RANDOM_BYTES: usize = 8;
+/// Room reserved for the text of a small result (`ping`, `tools/list`), so that writing it takes
+/// one allocation.
+const SMALL_RESULT_BYTES: usize = 256;
+/// Room reserved for the `initialize` result.
+const INITIALIZE_RESULT_BYTES: usize = 256;
+/// Room reserved for a `resources/list` or `test_reconnection` result.
+const RESOURCES_RESULT_BYTES: usize = 512;
 
 /// What the endpoint is configured with. `Host` values are compared case-insensitively,
 /// `Origin` values exactly.
@@ -408,8 +415,9 @@ impl Endpoint {
         }
         self.authorize(principal, scope::CONNECT)?;
         if !methods::initialize_params_valid(params) {
-            let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
-            return Ok(Reply::json(Status::Ok, &error));
+            let error =
+                jsonrpc::error_text(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
+            return Ok(Reply::json_text(error));
         }
         // Capacity and quota first, so that a refusal draws and builds nothing; creation checks
         // again, atomically.
@@ -418,8 +426,8 @@ impl Endpoint {
         let session_id = random::hex(random, SESSION_ID_RANDOM_BYTES)?;
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(refusal)?;
-        session.notify(LogLevel::Info, &methods::log_message(LogLevel::Info, "session_started"));
-        let result = jsonrpc::result_text(id, &methods::initialize_result());
+        session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
+        let result = jsonrpc::result_text(id, INITIALIZE_RESULT_BYTES, methods::initialize_result);
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
     }
 
@@ -432,38 +440,35 @@ impl Endpoint {
         params: &Object,
         principal: &Principal,
     ) -> Result<Reply, Rejection> {
-        let json_reply = |value: Value| Ok(Reply::json_text(jsonrpc::result_text(id, &value)));
+        let json_reply = |result: fn(&mut ObjectWriter<'_>)| {
+            Ok(Reply::json_text(jsonrpc::result_text(id, SMALL_RESULT_BYTES, result)))
+        };
+        let json_error =
+            |code, message| Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)));
         match method {
-            "ping" => json_reply(methods::empty_result()),
+            "ping" => json_reply(methods::empty_result),
             "logging/setLevel" => match methods::log_level(params) {
                 Some(level) => {
                     session.set_log_level(level);
-                    json_reply(methods::empty_result())
+                    json_reply(methods::empty_result)
                 }
-                None => {
-                    let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, "log_level_invalid");
-                    Ok(Reply::json(Status::Ok, &error))
-                }
+                None => json_error(code::INVALID_PARAMS, "log_level_invalid"),
             },
             "resources/list" => {
-                let response =
-                    jsonrpc::result_text(id, &methods::resources_list_result(&principal.tenant));
-                let listed = methods::log_message(LogLevel::Info, "resources_listed");
-                session.notify(LogLevel::Info, &listed);
+                let response = jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, |result| {
+                    methods::resources_list_result(&principal.tenant, result);
+                });
+                session.notify(LogLevel::Info, || {
+                    methods::log_message(LogLevel::Info, "resources_listed")
+                });
                 self.post_stream(session, [response], Ending::AfterResponse)
             }
-            "tools/list" => json_reply(methods::tools_list_result()),
+            "tools/list" => json_reply(methods::tools_list_result),
             "tools/call" => match methods::tool_called(params) {
                 Ok(methods::Tool::TestReconnection) => self.test_reconnection(session, id),
-                Err(code) => {
-                    let error = jsonrpc::error(Some(id), code::INVALID_PARAMS, code);
-                    Ok(Reply::json(Status::Ok, &error))
-                }
+                Err(message) => json_error(code::INVALID_PARAMS, message),
             },
-            _ => {
-                let error = jsonrpc::error(Some(id), code::METHOD_NOT_FOUND, "method_not_found");
-                Ok(Reply::json(Status::Ok, &error))
-            }
+            _ => json_error(code::METHOD_NOT_FOUND, "method_not_found"),
         }
     }
 
@@ -471,10 +476,11 @@ impl Endpoint {
     /// notification and its result are kept, owed to the client's resumption (a GET with the
     /// priming event's id as `Last-Event-ID`).
     fn test_reconnection(&self, session: &Session, id: &Id) -> Result<Reply, Rejection> {
-        let called = session.receives(LogLevel::Info).then(|| {
-            json::encode(&methods::log_message(LogLevel::Info, "test_reconnection_called"))
-        });
-        let result = jsonrpc::result_text(id, &methods::test_reconnection_result());
+        let called = session
+            .receives(LogLevel::Info)
+            .then(|| methods::log_message(LogLevel::Info, "test_reconnection_called"));
+        let result =
+            jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, methods::test_reconnection_result);
         self.post_stream(session, called.into_iter().chain([result]), Ending::AfterPrime)
     }
 

@@ -211,8 +211,8 @@ impl Rejection {
 
     /// The reply. `metadata_url` goes into authorization challenges.
     pub fn reply(&self, metadata_url: &str) -> Reply {
-        let body = jsonrpc::error(None, self.jsonrpc_code(), self.code());
-        let mut reply = Reply::json(self.status(), &body);
+        let body = jsonrpc::error_text(None, self.jsonrpc_code(), self.code());
+        let mut reply = Reply::json_text(body).with_status(self.status());
         reply.close = true;
         match self {
             Rejection::MethodNotAllowed { allow } => reply.with("Allow", *allow),

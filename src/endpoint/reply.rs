@@ -145,6 +145,12 @@ impl Reply {
         writer.finish(&self.body, response_bytes_max)
     }
 
+    /// The same reply with another status.
+    pub fn with_status(mut self, status: Status) -> Reply {
+        self.status = status;
+        self
+    }
+
     /// Adds a field.
     pub fn with(mut self, name: &'static str, value: impl Into<Cow<'static, str>>) -> Reply {
         self.added.push((name, value.into()));

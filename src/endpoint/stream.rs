@@ -12,6 +12,9 @@ use crate::limits::{Limits, RESPONSE_HEAD_BYTES_RESERVE};
 use crate::mcp::stream::StreamWriter;
 use crate::sse::{self, EventRef};
 
+/// Room reserved for a body up front: a priming event and a result or two, in one allocation.
+const BODY_BYTES_RESERVED: usize = 1024;
+
 /// The body of one event-stream response, being written.
 #[derive(Debug)]
 pub struct SseBody {
@@ -29,7 +32,7 @@ impl SseBody {
     /// An empty body under the budgets of `limits`.
     pub fn new(limits: &Limits) -> SseBody {
         SseBody {
-            body: Vec::new(),
+            body: Vec::with_capacity(BODY_BYTES_RESERVED),
             room: limits.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE),
             event_bytes_max: limits.sse_event_bytes_max,
             retry_ms: u64::try_from(limits.stream_retry.as_millis()).unwrap_or(u64::MAX),

@@ -82,8 +82,21 @@ pub fn encode_into(value: &Value, out: &mut String) {
 /// Appends `s` as a quoted JSON string.
 pub fn encode_string_into(s: &str, out: &mut String) {
     out.push('"');
+    escape_into(s, out);
+    out.push('"');
+}
+
+/// Appends `s` escaped for the inside of a JSON string: the one place strings are escaped, for
+/// the encoder and for [`super::ObjectWriter`] alike.
+pub fn escape_into(s: &str, out: &mut String) {
+    let needs_escape = |byte: u8| byte < 0x20 || byte == b'"' || byte == b'\\';
+    // Most strings need no escape at all: one scan, one copy.
+    let Some(first) = s.bytes().position(needs_escape) else {
+        out.push_str(s);
+        return;
+    };
     let mut run_start = 0;
-    for (i, byte) in s.bytes().enumerate() {
+    for (i, byte) in s.bytes().enumerate().skip(first) {
         let escape = match byte {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -105,7 +118,6 @@ pub fn encode_string_into(s: &str, out: &mut String) {
         run_start = i + 1;
     }
     out.push_str(&s[run_start..]);
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -39,7 +39,9 @@ mod decode;
 mod encode;
 mod stack;
 mod value;
+mod write;
 
 pub use decode::{JsonError, JsonErrorKind, decode};
 pub use encode::{encode, encode_into, encode_string_into};
 pub use value::{Key, Number, Object, Value, members, object};
+pub use write::{ObjectWriter, StringWriter, object_text};

@@ -4,10 +4,11 @@
 //! response, and refuses everything else: arrays (batches were removed in 2025-06-18), a missing
 //! or wrong `jsonrpc`, a `null`, fractional, boolean or out-of-range id, params that are not an
 //! object, members that do not belong to the message's kind. The functions at the end build
-//! messages as values (requests, notifications, results and errors), which [`json::encode`]
-//! turns into bytes. Nothing here knows which methods exist.
+//! messages: as values for the client (requests, notifications, results), which [`json::encode`]
+//! turns into bytes, and as text written straight into a buffer for the server's replies
+//! (results, errors, notifications), with no value tree. Nothing here knows which methods exist.
 
-use crate::json::{self, Number, Object, Value};
+use crate::json::{self, Number, Object, ObjectWriter, Value};
 
 /// A request id: a string or an integer. `null` is not an id.
 ///
@@ -184,36 +185,60 @@ pub fn result(id: &Id, result: Value) -> Value {
     json::object([("id", id.to_value()), ("jsonrpc", "2.0".into()), ("result", result)])
 }
 
-/// [`result`] as text, written without building the outer
-/// object: the bytes the encoder would produce for it, since an object's members are encoded in
-/// key order (`id`, `jsonrpc`, `result`).
-pub fn result_text(id: &Id, result: &Value) -> String {
-    let mut out = String::with_capacity(64);
+/// The text of a result response whose result object `write` fills: the bytes [`result`] would
+/// encode to, written without a tree. The envelope is literal text (its keys need no escaping, and
+/// an object's members come out in key order: `id`, `jsonrpc`, `result`); the id and the result
+/// go through the writer. A test compares it with the encoder's text.
+pub fn result_text(id: &Id, capacity: usize, write: impl FnOnce(&mut ObjectWriter<'_>)) -> String {
+    let mut out = String::with_capacity(capacity);
     out.push_str("{\"id\":");
-    match id {
-        Id::Number(n) => n.write_to(&mut out),
-        Id::String(s) => json::encode_string_into(s, &mut out),
-    }
+    write_id(id, &mut out);
     out.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
-    json::encode_into(result, &mut out);
+    ObjectWriter::write(&mut out, write);
     out.push('}');
     out
 }
 
-/// An error response. `id` is `None` when the request's id could not be read: the member is then
-/// left out entirely (the 2025-11-25 schema makes it optional; `null` would not validate).
-/// `message` is a stable public code, never text derived from the input.
-pub fn error(id: Option<&Id>, code: i64, message: &str) -> Value {
-    let mut error = Object::new();
-    error.insert("code".into(), Value::from(code));
-    error.insert("message".into(), message.into());
-    let mut reply = Object::new();
-    reply.insert("jsonrpc".into(), "2.0".into());
+/// The text of an error response. `id` is `None` when the request's id could not be read: the
+/// member is then left out entirely (the 2025-11-25 schema makes it optional; `null` would not
+/// validate). `message` is a stable public code, never text derived from the input. Members in
+/// key order: `error` (`code`, `message`), `id`, `jsonrpc`.
+pub fn error_text(id: Option<&Id>, code: i64, message: &str) -> String {
+    let mut out = String::with_capacity(96 + message.len());
+    out.push_str("{\"error\":");
+    ObjectWriter::write(&mut out, |error| {
+        error.integer("code", code).string("message", message);
+    });
     if let Some(id) = id {
-        reply.insert("id".into(), id.to_value());
+        out.push_str(",\"id\":");
+        write_id(id, &mut out);
     }
-    reply.insert("error".into(), Value::Object(error));
-    Value::Object(reply)
+    out.push_str(",\"jsonrpc\":\"2.0\"}");
+    out
+}
+
+/// The text of a notification whose params object `write` fills. Members in key order:
+/// `jsonrpc`, `method`, `params`.
+pub fn notification_text(
+    method: &str,
+    capacity: usize,
+    write: impl FnOnce(&mut ObjectWriter<'_>),
+) -> String {
+    let mut out = String::with_capacity(capacity);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"method\":");
+    json::encode_string_into(method, &mut out);
+    out.push_str(",\"params\":");
+    ObjectWriter::write(&mut out, write);
+    out.push('}');
+    out
+}
+
+/// An id's JSON text: an integer as its exact text, a string escaped by the encoder.
+fn write_id(id: &Id, out: &mut String) {
+    match id {
+        Id::Number(n) => n.write_to(out),
+        Id::String(s) => json::encode_string_into(s, out),
+    }
 }
 
 /// A request. Empty `params` are left out, as JSON-RPC allows.
@@ -304,49 +329,55 @@ mod tests {
 
     #[test]
     fn result_text_is_the_encoding_of_result() {
-        let results = [
-            Value::Object(Object::new()),
-            Value::from("x"),
-            json::decode(br#"{"b":[1,{"a":null}]}"#, 8).unwrap(),
-        ];
+        let result_value = json::decode(br#"{"b":[1,{"a":null}]}"#, 8).unwrap();
         let minus_zero = Id::Number(Number::parse("-0").unwrap());
         for id in [Id::from(-7), minus_zero, Id::String("q\"uote".into())] {
-            for value in &results {
-                assert_eq!(result_text(&id, value), json::encode(&result(&id, value.clone())));
-            }
+            let empty = result_text(&id, 0, |_| {});
+            assert_eq!(empty, json::encode(&result(&id, Value::Object(Object::new()))));
+            let nested = result_text(&id, 0, |r| {
+                r.value("b", &result_value.get("b").unwrap().clone());
+            });
+            assert_eq!(nested, json::encode(&result(&id, result_value.clone())));
         }
     }
 
     #[test]
     fn replies_are_exact() {
-        let cases: [(Value, &str); 6] = [
+        let cases: [(String, &str); 6] = [
             (
-                result(&Id::from(1), Value::Object(Object::new())),
+                json::encode(&result(&Id::from(1), Value::Object(Object::new()))),
                 r#"{"id":1,"jsonrpc":"2.0","result":{}}"#,
             ),
             (
-                error(Some(&Id::String("x".into())), code::METHOD_NOT_FOUND, "method_not_found"),
+                error_text(
+                    Some(&Id::String("x".into())),
+                    code::METHOD_NOT_FOUND,
+                    "method_not_found",
+                ),
                 r#"{"error":{"code":-32601,"message":"method_not_found"},"id":"x","jsonrpc":"2.0"}"#,
             ),
             (
-                error(None, code::PARSE_ERROR, "json_duplicate_key"),
+                error_text(None, code::PARSE_ERROR, "json_duplicate_key"),
                 r#"{"error":{"code":-32700,"message":"json_duplicate_key"},"jsonrpc":"2.0"}"#,
             ),
             (
-                notification("notifications/message", Object::new()),
+                json::encode(&notification("notifications/message", Object::new())),
                 r#"{"jsonrpc":"2.0","method":"notifications/message"}"#,
             ),
             (
-                notification("n", json::members([("a", 1u64.into())])),
+                notification_text("n", 0, |p| {
+                    p.integer("a", 1);
+                }),
                 r#"{"jsonrpc":"2.0","method":"n","params":{"a":1}}"#,
             ),
             (
-                request(&Id::from(3), "m", json::members([("b", true.into())])),
+                json::encode(&request(&Id::from(3), "m", json::members([("b", true.into())]))),
                 r#"{"id":3,"jsonrpc":"2.0","method":"m","params":{"b":true}}"#,
             ),
         ];
-        for (value, expected) in cases {
-            assert_eq!(json::encode(&value), expected);
+        for (text, expected) in cases {
+            assert_eq!(text, expected);
+            assert_eq!(json::encode(&json::decode(text.as_bytes(), 8).unwrap()), text);
         }
     }
 }

@@ -22,7 +22,6 @@ use std::time::{Duration, Instant};
 pub use super::stream::CursorError;
 use super::stream::{EventLog, KeptBudget};
 use crate::digest::{Digest, DigestMap};
-use crate::json::{self, Value};
 
 /// The principal a session is bound to. The endpoint builds it from the token policy's principal;
 /// this module needs only these three values, so it does not depend on the policy.
@@ -156,11 +155,10 @@ impl Session {
     }
 
     /// Queues a `notifications/message` for the GET stream if `level` passes the session's
-    /// logging level.
-    pub fn notify(&self, level: LogLevel, message: &Value) {
+    /// logging level; `message` writes its text, and is called only then.
+    pub fn notify(&self, level: LogLevel, message: impl FnOnce() -> String) {
         if self.receives(level) {
-            let text = json::encode(message);
-            self.events().notify(text);
+            self.events().notify(message());
         }
     }
 
@@ -306,8 +304,8 @@ mod tests {
         Owner { subject: subject.into(), tenant: "acme".into(), authorization_revision: 1 }
     }
 
-    fn note(n: u64) -> Value {
-        Value::from(n)
+    fn note(n: u64) -> impl FnOnce() -> String {
+        move || n.to_string()
     }
 
     #[test]
@@ -389,10 +387,10 @@ mod tests {
         let table = SessionTable::new(BUDGET);
         let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
         assert!(s.receives(LogLevel::Info) && !s.receives(LogLevel::Debug));
-        s.notify(LogLevel::Info, &note(1));
+        s.notify(LogLevel::Info, note(1));
         s.set_log_level(LogLevel::Warning);
-        s.notify(LogLevel::Info, &note(2));
-        s.notify(LogLevel::Error, &note(3));
+        s.notify(LogLevel::Info, note(2));
+        s.notify(LogLevel::Error, note(3));
         assert_eq!(s.events().kept(), (2, 2));
     }
 }

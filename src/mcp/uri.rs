@@ -4,26 +4,54 @@
 //! into a URI only as one path segment whose UTF-8 bytes are percent-encoded except for the
 //! RFC 3986 unreserved characters, so it can never add a segment, start a query or a fragment.
 
+use std::fmt;
+
 /// `text` as a single RFC 3986 path segment: unreserved bytes as they are, every other byte of its
 /// UTF-8 encoding as `%XX` (upper-case hex).
 pub fn path_segment(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
-        }
-    }
+    // Writing to a `String` cannot fail.
+    let _ = write_path_segment(text, &mut out);
     out
+}
+
+/// [`path_segment`] written to `out`, in runs of unreserved bytes and single `%XX` triplets.
+pub fn write_path_segment(text: &str, out: &mut impl fmt::Write) -> fmt::Result {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let unreserved = |byte: u8| byte.is_ascii_alphanumeric() || b"-._~".contains(&byte);
+    // Runs of unreserved bytes and triplets are ASCII, so viewing them as `str` never fails.
+    let bytes = text.as_bytes();
+    let mut run_start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        if unreserved(byte) {
+            continue;
+        }
+        let triplet = [b'%', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]];
+        out.write_str(std::str::from_utf8(&bytes[run_start..i]).unwrap_or_default())?;
+        out.write_str(std::str::from_utf8(&triplet).unwrap_or_default())?;
+        run_start = i + 1;
+    }
+    out.write_str(std::str::from_utf8(&bytes[run_start..]).unwrap_or_default())
 }
 
 /// The URI of a knowledge-base document of `tenant`.
 pub fn knowledge_base(tenant: &str, document: &str) -> String {
-    format!("kb://tenant/{}/{}", path_segment(tenant), path_segment(document))
+    let mut out = String::with_capacity(16 + tenant.len() + document.len());
+    // Writing to a `String` cannot fail.
+    let _ = write_knowledge_base(tenant, document, &mut out);
+    out
+}
+
+/// [`knowledge_base`] written to `out`, piece by piece.
+pub fn write_knowledge_base(
+    tenant: &str,
+    document: &str,
+    out: &mut impl fmt::Write,
+) -> fmt::Result {
+    out.write_str("kb://tenant/")?;
+    write_path_segment(tenant, out)?;
+    out.write_str("/")?;
+    write_path_segment(document, out)
 }
 
 #[cfg(test)]
