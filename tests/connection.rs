@@ -708,3 +708,119 @@ fn continue_precedes_a_chunked_body_only_while_it_is_incomplete() {
         [read_by(5000), "admit POST /mcp".into(), "dispatch POST /mcp body 0 keep".into()]
     );
 }
+
+/// Runs `items` on `connection` (fresh or renewed) from `t0`; the stages seen.
+fn run_on(connection: &mut Connection, t0: Instant, items: &[(u64, Ev)]) -> Vec<String> {
+    let script =
+        RefCell::new(Script { t0, now: t0, items, next: 0, exhausted: false, seen: Vec::new() });
+    drive(connection, &mut Peer(&script), &mut Endpoint(&script));
+    script.into_inner().seen
+}
+
+#[test]
+fn a_renewed_connection_behaves_exactly_like_a_fresh_one_whatever_the_last_one_left_behind() {
+    // How the previous connection on the same buffers ended.
+    let before: [&[(u64, Ev)]; 6] = [
+        // Mid-head: bytes of an unfinished request left in the buffer.
+        &[(1, Ev::Recv(b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Len")), (2, Ev::PeerClosed)],
+        // Mid-body: a head admitted, half its body read.
+        &[(1, Ev::Recv(&PING[..PING.len() - 1])), (2, Ev::Admitted), (3, Ev::PeerClosed)],
+        // A request answered, the next one pipelined and cut short.
+        &[
+            (1, Ev::Recv(b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}GET /x H")),
+            (2, Ev::Admitted),
+            (3, Ev::Reply { close: false }),
+            (4, Ev::WroteAll),
+            (5, Ev::PeerClosed),
+        ],
+        // A refused head.
+        &[
+            (1, Ev::Recv(b"GET / HTTP/1.1\r\nBad Header\r\n\r\n")),
+            (2, Ev::Refused),
+            (3, Ev::WroteAll),
+        ],
+        // A write cut short by a timeout.
+        &[
+            (1, Ev::Recv(PING)),
+            (2, Ev::Admitted),
+            (3, Ev::Reply { close: false }),
+            (4, Ev::Wrote(3)),
+            (5, Ev::Timeout),
+        ],
+        // The idle deadline.
+        &[(60_000, Ev::Timeout)],
+    ];
+    // What the next connection does.
+    let after: [&[(u64, Ev)]; 4] = [
+        &[
+            (10, Ev::Recv(PING)),
+            (11, Ev::Admitted),
+            (12, Ev::Reply { close: false }),
+            (13, Ev::WroteAll),
+            (14, Ev::PeerClosed),
+        ],
+        &[
+            (10, Ev::Recv(b"GET /mcp HTTP/1.1\r\nHo")),
+            (11, Ev::Recv(b"st: a\r\n\r\n")),
+            (12, Ev::Admitted),
+            (13, Ev::Reply { close: true }),
+            (14, Ev::WroteAll),
+        ],
+        &[(10, Ev::Recv(b"\r\n")), (11, Ev::PeerClosed)],
+        // Two requests: the second one is the last the budget allows.
+        &[
+            (10, Ev::Recv(PING)),
+            (11, Ev::Admitted),
+            (12, Ev::Reply { close: false }),
+            (13, Ev::WroteAll),
+            (14, Ev::Recv(PING)),
+            (15, Ev::Admitted),
+            (16, Ev::Reply { close: false }),
+            (17, Ev::WroteAll),
+        ],
+    ];
+    // Two requests per connection, so that a count carried over would show.
+    let limits = Limits { requests_per_connection_max: 2, ..D };
+    // And the same under `--chunked`, with chunked bodies too.
+    let chunked_before: [&[(u64, Ev)]; 1] = [
+        // Mid-way through a chunked body.
+        &[
+            (1, Ev::Recv(CHUNKED_HEAD)),
+            (2, Ev::Admitted),
+            (3, Ev::Recv(b"5\r\nhel")),
+            (4, Ev::PeerClosed),
+        ],
+    ];
+    let chunked_after: [&[(u64, Ev)]; 1] = [
+        // A chunked body, whole.
+        &[
+            (10, Ev::Recv(CHUNKED_HEAD)),
+            (11, Ev::Admitted),
+            (12, Ev::Recv(b"2\r\n{}\r\n0\r\n\r\n")),
+            (13, Ev::Reply { close: false }),
+            (14, Ev::WroteAll),
+            (15, Ev::PeerClosed),
+        ],
+    ];
+    let plain = (TransferCodings::Refused, before.to_vec(), after.to_vec());
+    let chunked = (
+        TransferCodings::Chunked,
+        [&before[..], &chunked_before].concat(),
+        [&after[..], &chunked_after].concat(),
+    );
+    for (codings, befores, afters) in [plain, chunked] {
+        for &previous in &befores {
+            for &next in &afters {
+                let t0 = Instant::now();
+                let mut fresh: Connection = Connection::with_codings(&limits, codings, t0);
+                let expected = run_on(&mut fresh, t0, next);
+                let mut reused: Connection = Connection::with_codings(&limits, codings, t0);
+                run_on(&mut reused, t0, previous);
+                let t1 = t0 + Duration::from_secs(100);
+                reused.renew(t1);
+                assert_eq!(reused.buffered(), 0);
+                assert_eq!(run_on(&mut reused, t1, next), expected, "after {previous:?}");
+            }
+        }
+    }
+}

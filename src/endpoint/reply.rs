@@ -31,10 +31,41 @@ pub struct Reply {
     pub fixed: FixedFields,
     /// The fields added for this reply (`MCP-Session-Id`, `WWW-Authenticate`, ...), after the
     /// fixed ones. Fixed values are borrowed, so most copy no text.
-    pub added: Vec<(&'static str, Cow<'static, str>)>,
+    pub added: AddedFields,
     pub body: Vec<u8>,
     /// The connection must close after this response (every error response does).
     pub close: bool,
+}
+
+/// One added field: its name and its value.
+type AddedField = (&'static str, Cow<'static, str>);
+
+/// How many added fields a reply keeps inline. No reply adds more than one today (a session id,
+/// a challenge, `Allow` or `Retry-After`), so a reply's fields take no allocation of their own.
+const ADDED_INLINE: usize = 2;
+
+/// The fields added to one reply, in order: the first [`ADDED_INLINE`] inline, any further ones
+/// in a list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AddedFields {
+    inline: [Option<AddedField>; ADDED_INLINE],
+    more: Vec<AddedField>,
+}
+
+impl AddedFields {
+    /// Adds a field after the others.
+    pub fn push(&mut self, field: AddedField) {
+        match self.inline.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => *slot = Some(field),
+            None => self.more.push(field),
+        }
+    }
+
+    /// The fields, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        let inline = self.inline.iter().flatten();
+        inline.chain(&self.more).map(|(name, value)| (*name, value.as_ref()))
+    }
 }
 
 /// The `Content-Type` of JSON bodies.
@@ -62,7 +93,7 @@ impl Reply {
         Reply {
             status,
             fixed: JSON_FIELDS,
-            added: Vec::new(),
+            added: AddedFields::default(),
             body: json::encode(value).into_bytes(),
             close: false,
         }
@@ -73,7 +104,7 @@ impl Reply {
         Reply {
             status: Status::Ok,
             fixed: JSON_FIELDS,
-            added: Vec::new(),
+            added: AddedFields::default(),
             body: text.into_bytes(),
             close: false,
         }
@@ -97,7 +128,7 @@ impl Reply {
         Reply {
             status: Status::Ok,
             fixed: EVENT_STREAM_FIELDS,
-            added: Vec::new(),
+            added: AddedFields::default(),
             body,
             close: false,
         }
@@ -108,7 +139,7 @@ impl Reply {
         Reply {
             status,
             fixed: FixedFields::NONE,
-            added: Vec::new(),
+            added: AddedFields::default(),
             body: Vec::new(),
             close: false,
         }
@@ -131,7 +162,7 @@ impl Reply {
             writer.date(date);
         }
         writer.fixed(&self.fixed);
-        for (name, value) in &self.added {
+        for (name, value) in self.added.iter() {
             writer.field(name, value.as_bytes());
         }
         if delivery.close {
@@ -159,7 +190,28 @@ impl Reply {
 
     /// Every field, fixed ones first, in the order they are written.
     pub fn fields(&self) -> impl Iterator<Item = (&'static str, &str)> {
-        let added = self.added.iter().map(|(name, value)| (*name, value.as_ref()));
-        self.fixed.list().iter().copied().chain(added)
+        self.fixed.list().iter().copied().chain(self.added.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn added_fields_keep_their_order_inline_and_beyond() {
+        let names = ["A", "B", "C", "D"];
+        for count in 0..=names.len() {
+            let mut reply = Reply::empty(Status::NoContent);
+            for (i, name) in names.iter().take(count).enumerate() {
+                reply = reply.with(name, i.to_string());
+            }
+            let got: Vec<(&str, String)> =
+                reply.added.iter().map(|(n, v)| (n, v.to_owned())).collect();
+            let want: Vec<(&str, String)> =
+                names.iter().take(count).enumerate().map(|(i, n)| (*n, i.to_string())).collect();
+            assert_eq!(got, want);
+            assert_eq!(reply.added.more.len(), count.saturating_sub(ADDED_INLINE));
+        }
     }
 }

@@ -28,21 +28,36 @@ use crate::random::FillRandom;
 /// again: a read may end this much after its deadline, never more.
 const TIMEOUT_TOLERANCE: Duration = Duration::from_millis(5);
 
-/// Serves every request of one connection, then closes it or hands it to `lingering`.
+/// A finished connection whose buffers the worker keeps for its next one.
+pub type SpareConnection = Connection<Route>;
+
+/// Serves every request of one connection, then closes it or hands it to `lingering`. The
+/// connection runs in `spare`'s buffers when there are some (renewed: nothing of the previous
+/// connection is read again), and leaves its own there for the next one.
 pub fn serve(
     stream: TcpStream,
     endpoint: &Endpoint,
     fill_random: &mut FillRandom<'_>,
     lingering: &LingerSet,
+    spare: &mut Option<SpareConnection>,
 ) {
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
     let limits = *endpoint.limits();
     let mut socket = Socket { stream, read_timeout: None, write_timeout: None };
     let codings = endpoint.request_codings();
-    let mut connection = Connection::with_codings(&limits, codings, Instant::now());
+    let accepted = Instant::now();
+    let mut connection = match spare.take() {
+        Some(mut kept) => {
+            kept.renew(accepted);
+            kept
+        }
+        None => Connection::with_codings(&limits, codings, accepted),
+    };
     let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits };
-    if drive(&mut connection, &mut socket, &mut handler) == Close::Polite {
+    let close = drive(&mut connection, &mut socket, &mut handler);
+    *spare = Some(connection);
+    if close == Close::Polite {
         lingering.add(socket.stream, Instant::now());
     }
 }

@@ -77,6 +77,7 @@ use crate::http::TransferCodings;
 use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
+use connection::SpareConnection;
 use linger::LingerSet;
 use pool::Handoff;
 
@@ -251,7 +252,11 @@ impl BoundServer {
         for _ in 0..limits.requests_in_processing_max {
             let (handoff, lingering, endpoint) =
                 (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&endpoint));
-            let worker = move || run_worker(&handoff, |s| serve_one(s, &lingering, &endpoint));
+            let worker = move || {
+                // The worker's connection buffers, kept from one connection to the next.
+                let mut spare = None;
+                run_worker(&handoff, |s| serve_one(s, &lingering, &endpoint, &mut spare))
+            };
             spawn("worker", worker).map_err(abandon)?;
         }
         let sweeper = Arc::clone(&lingering);
@@ -290,13 +295,22 @@ fn run_worker<T>(handoff: &Handoff<T>, mut serve: impl FnMut(T)) {
     }
 }
 
-/// One connection, as a worker serves it.
-fn serve_one(stream: TcpStream, lingering: &LingerSet, endpoint: &Endpoint) {
+/// One connection, as a worker serves it, in the buffers of the worker's previous connection
+/// when there is one (`spare`).
+fn serve_one(
+    stream: TcpStream,
+    lingering: &LingerSet,
+    endpoint: &Endpoint,
+    spare: &mut Option<SpareConnection>,
+) {
     // The endpoint's own panics are already answered 500; this keeps the worker alive through any
-    // other one (the connection is dropped).
-    let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-        connection::serve(stream, endpoint, &mut fill_os_random, lingering)
+    // other one (the connection is dropped, and so are its buffers: the next one starts afresh).
+    let served = panic::catch_unwind(AssertUnwindSafe(|| {
+        connection::serve(stream, endpoint, &mut fill_os_random, lingering, spare)
     }));
+    if served.is_err() {
+        *spare = None;
+    }
 }
 
 fn run_acceptor(

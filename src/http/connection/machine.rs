@@ -189,6 +189,25 @@ impl<R: Copy> Connection<R> {
         }
     }
 
+    /// Makes this finished connection's allocations serve a new one accepted at `now`, under the
+    /// same budgets and codings: every state, count and deadline starts over as in
+    /// [`Connection::with_codings`]; only the buffers are kept, with nothing in them. Their old
+    /// bytes are never read again: the machine reads its buffer only as `buf[..len]`, and `len`
+    /// starts at 0.
+    pub fn renew(&mut self, now: Instant) {
+        let idle_deadline = now + self.budget.idle;
+        self.parser.reset();
+        if let Some(chunked) = &mut self.chunked {
+            chunked.reset();
+        }
+        self.len = 0;
+        self.out.clear();
+        self.written = 0;
+        self.admitted = 0;
+        self.state =
+            State::AwaitHead { idle_deadline, head_deadline: None, read_deadline: idle_deadline };
+    }
+
     /// Where the connection is now, as the handle for what can happen there.
     pub fn stage(&mut self) -> Stage<'_, R> {
         match self.state {
