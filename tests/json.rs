@@ -200,9 +200,9 @@ fn a_hundred_thousand_open_brackets_are_an_error_not_a_stack_overflow() {
 fn encoder_escapes_every_control_character() {
     for c in 0u32..0x20 {
         let s: String = char::from_u32(c).into_iter().collect();
-        let encoded = json::encode(&Value::String(s.clone()));
+        let encoded = json::encode(&Value::from(s.clone()));
         assert!(encoded.bytes().all(|b| b >= 0x20), "{c:#x}: {encoded:?}");
-        assert_eq!(decode(encoded.as_bytes()), Ok(Value::String(s)));
+        assert_eq!(decode(encoded.as_bytes()), Ok(Value::from(s)));
     }
 }
 

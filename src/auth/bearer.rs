@@ -53,7 +53,10 @@ where
 /// `b64token`: token characters, then optional `=` padding only at the end.
 pub(crate) fn is_b64token(token: &[u8]) -> bool {
     let body_len = token.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
-    body_len > 0 && token[..body_len].iter().all(|&b| B64TOKEN_CHAR[usize::from(b)])
+    // Every byte is looked up, without an early exit: a token is judged in one branch-free pass.
+    let all_allowed =
+        token[..body_len].iter().fold(true, |ok, &b| ok & B64TOKEN_CHAR[usize::from(b)]);
+    body_len > 0 && all_allowed
 }
 
 /// The characters of a `b64token` before its padding (RFC 6750 §2.1): ALPHA, DIGIT and

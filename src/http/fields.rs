@@ -113,35 +113,36 @@ impl KnownName {
     }
 
     /// Which known name `name`, a field name the scanner has read (`tchar` bytes only), is,
-    /// whatever its case. Its bytes are lowered into a small buffer by setting bit 0x20, then
-    /// matched exactly: known names hold only `a-z` and `-`, and among `tchar` bytes only `A-Z`
-    /// and `a-z` become a letter that way and only `-` becomes `-`.
+    /// whatever its case. Its length and its first byte name the one candidate, and its bytes
+    /// lowered by setting bit 0x20 must then be the candidate's exactly: known names hold only
+    /// `a-z` and `-`, and among `tchar` bytes only `A-Z` and `a-z` become a letter that way and
+    /// only `-` becomes `-`.
     pub(crate) fn of(name: &[u8]) -> KnownName {
-        let mut buf = [0u8; 20];
-        let Some(lower) = buf.get_mut(..name.len()) else {
-            return KnownName::Other; // longer than any known name
+        let Some(&first) = name.first() else {
+            return KnownName::Other;
         };
-        for (to, from) in lower.iter_mut().zip(name) {
-            *to = from | 0x20;
-        }
-        KnownName::of_lower(lower)
+        let known = KnownName::candidate(name.len(), first | 0x20);
+        if lowered_is(name, known.lower().as_bytes()) { known } else { KnownName::Other }
     }
 
     /// Which known name `name` is, when it is written in lower case; [`KnownName::Other`] for
-    /// any other spelling.
+    /// any other spelling. Inlined, so that a lookup with a literal name is decided when the
+    /// program is built.
+    #[inline(always)]
     pub(crate) fn of_lower(name: &[u8]) -> KnownName {
-        let known = KnownName::candidate(name);
+        let Some(&first) = name.first() else {
+            return KnownName::Other;
+        };
+        let known = KnownName::candidate(name.len(), first);
         if known.lower().as_bytes() == name { known } else { KnownName::Other }
     }
 
     /// The only known name `name` can be, judged from its length and its first byte (a test
     /// checks that every known name is reached).
-    fn candidate(name: &[u8]) -> KnownName {
+    #[inline(always)]
+    const fn candidate(len: usize, first: u8) -> KnownName {
         use KnownName::*;
-        let Some(&first) = name.first() else {
-            return Other;
-        };
-        match (name.len(), first) {
+        match (len, first) {
             (4, b'h') => Host,
             (6, b'e') => Expect,
             (6, b'o') => Origin,
@@ -161,6 +162,18 @@ impl KnownName {
     }
 }
 
+/// True when `name` with bit 0x20 set in every byte is `lower`, compared eight bytes at a time.
+fn lowered_is(name: &[u8], lower: &[u8]) -> bool {
+    const MASK: u64 = u64::from_ne_bytes([0x20; 8]);
+    let word = |bytes: &[u8]| <[u8; 8]>::try_from(bytes).map_or(0, u64::from_ne_bytes);
+    if name.len() != lower.len() {
+        return false;
+    }
+    let (mut names, mut lowers) = (name.chunks_exact(8), lower.chunks_exact(8));
+    let words_match = (&mut names).zip(&mut lowers).all(|(n, l)| word(n) | MASK == word(l));
+    words_match && names.remainder().iter().zip(lowers.remainder()).all(|(&n, &l)| n | 0x20 == l)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     LineStart,
@@ -171,12 +184,53 @@ enum State {
     EndCr,
 }
 
+/// How many known names there are ([`KnownName::Other`] is last).
+const KNOWN_NAMES: usize = KnownName::Other as usize;
+
+/// Where each known name's field lines are: the position of the first among the spans, and
+/// how many there are. The scanner records each line as it completes it, so looking a known
+/// name up reads two numbers instead of comparing every line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KnownIndex {
+    first: [usize; KNOWN_NAMES],
+    count: [usize; KNOWN_NAMES],
+}
+
+/// The index of a section without fields.
+static NO_FIELDS: KnownIndex = KnownIndex::EMPTY;
+
+impl KnownIndex {
+    const EMPTY: KnownIndex = KnownIndex { first: [0; KNOWN_NAMES], count: [0; KNOWN_NAMES] };
+
+    /// The line at `position` among the spans has the name `known`.
+    fn record(&mut self, known: KnownName, position: usize) {
+        let slot = known as usize;
+        if let (Some(first), Some(count)) = (self.first.get_mut(slot), self.count.get_mut(slot)) {
+            if *count == 0 {
+                *first = position;
+            }
+            *count += 1;
+        }
+    }
+
+    /// The position of the first line named `known`, and how many lines are.
+    #[inline]
+    fn lines(&self, known: KnownName) -> (usize, usize) {
+        let slot = known as usize;
+        match (self.first.get(slot), self.count.get(slot)) {
+            (Some(&first), Some(&count)) => (first, count),
+            _ => (0, 0),
+        }
+    }
+}
+
 /// An incremental scanner over one header section.
 #[derive(Clone, Debug)]
 pub(crate) struct FieldScanner {
     budget: FieldBudget,
     state: State,
     fields: Vec<FieldSpan>,
+    index: KnownIndex,
     section_bytes: usize,
     line_start: usize,
     name_end: usize,
@@ -191,6 +245,7 @@ impl FieldScanner {
             budget,
             state: State::LineStart,
             fields: Vec::with_capacity(budget.fields_max),
+            index: KnownIndex::EMPTY,
             section_bytes: 0,
             line_start: 0,
             name_end: 0,
@@ -204,12 +259,24 @@ impl FieldScanner {
     pub fn reset(&mut self) {
         self.state = State::LineStart;
         self.fields.clear();
+        self.index = KnownIndex::EMPTY;
         self.section_bytes = 0;
     }
 
     /// The field lines completed so far, in order.
     pub fn fields(&self) -> &[FieldSpan] {
         &self.fields
+    }
+
+    /// The field lines completed so far, as a list over `buf` (the bytes scanned).
+    pub fn list<'b>(&'b self, buf: &'b [u8]) -> FieldList<'b> {
+        FieldList { buf, spans: &self.fields, index: &self.index }
+    }
+
+    /// Adds a completed line to the spans and the index.
+    fn push(&mut self, span: FieldSpan) {
+        self.index.record(span.known, self.fields.len());
+        self.fields.push(span);
     }
 
     /// Scans `buf[*pos..]`, advancing `*pos` past every byte examined. Returns `Some(end)` once
@@ -276,7 +343,7 @@ impl FieldScanner {
         self.value_bytes = value_len;
         let known = KnownName::of(&rest[..name_len]);
         let (name, value) = (at..self.name_end, self.value_start..self.value_end);
-        self.fields.push(FieldSpan { line_start: at, name, value, known });
+        self.push(FieldSpan { line_start: at, name, value, known });
         line_len
     }
 
@@ -388,7 +455,7 @@ impl FieldScanner {
         let name = self.line_start..self.name_end;
         let known = KnownName::of(&buf[name.clone()]);
         let value = self.value_start..self.value_end;
-        self.fields.push(FieldSpan { line_start: self.line_start, name, value, known });
+        self.push(FieldSpan { line_start: self.line_start, name, value, known });
         self.state = State::LineStart;
     }
 
@@ -463,15 +530,25 @@ pub enum Occurrence<'b> {
 /// The field lines of a head, in the order they arrived: a view over the spans the scanner
 /// recorded and the buffer they point into. Building one copies and allocates nothing, and
 /// looking a name up compares bytes (names are ASCII tokens, so nothing is decoded).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct FieldList<'b> {
     buf: &'b [u8],
     spans: &'b [FieldSpan],
+    /// Where the known names are among `spans`.
+    index: &'b KnownIndex,
+}
+
+impl Default for FieldList<'_> {
+    fn default() -> Self {
+        FieldList { buf: &[], spans: &[], index: &NO_FIELDS }
+    }
 }
 
 impl<'b> FieldList<'b> {
-    pub(crate) fn from_spans(buf: &'b [u8], spans: &'b [FieldSpan]) -> Self {
-        FieldList { buf, spans }
+    /// The value of the line at `position`.
+    fn value_at(&self, position: usize) -> Option<&'b [u8]> {
+        let span = self.spans.get(position)?;
+        self.buf.get(span.value.clone())
     }
 
     /// Every field line, in order.
@@ -491,32 +568,52 @@ impl<'b> FieldList<'b> {
     }
 
     /// The value of the first field line with this name (case-insensitive).
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&'b [u8]> {
-        self.all(name).next()
+        match KnownName::of_lower(name.as_bytes()) {
+            KnownName::Other => self.all(name).next(),
+            known => match self.index.lines(known) {
+                (_, 0) => None,
+                (first, _) => self.value_at(first),
+            },
+        }
     }
 
     /// The values of every field line with this name (case-insensitive), in order.
+    #[inline]
     pub fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'b [u8]> + 's {
         let buf = self.buf;
-        // The names this crate looks up are written in lower case; any other spelling is compared
-        // byte by byte, with the same result.
+        // The names this crate looks up are written in lower case, and found through the index
+        // (from the first line of that name, until all of them are found); any other spelling is
+        // compared with every line, byte by byte, with the same result.
         let known = KnownName::of_lower(name.as_bytes());
+        let (first, count) = match known {
+            KnownName::Other => (0, usize::MAX),
+            known => self.index.lines(known),
+        };
         self.spans
+            .get(first..)
+            .unwrap_or_default()
             .iter()
             .filter(move |span| match known {
                 KnownName::Other => buf[span.name.clone()].eq_ignore_ascii_case(name.as_bytes()),
                 known => span.known == known,
             })
+            .take(count)
             .map(move |span| &buf[span.value.clone()])
     }
 
     /// Whether this name (case-insensitive) is absent, present once (with its value) or repeated.
+    #[inline]
     pub fn single(&self, name: &str) -> Occurrence<'b> {
-        let mut values = self.all(name);
-        match (values.next(), values.next()) {
-            (None, _) => Occurrence::Absent,
-            (Some(value), None) => Occurrence::Once(value),
-            (Some(_), Some(_)) => Occurrence::Repeated,
+        let count = match KnownName::of_lower(name.as_bytes()) {
+            KnownName::Other => self.all(name).take(2).count(),
+            known => self.index.lines(known).1,
+        };
+        match count {
+            0 => Occurrence::Absent,
+            1 => self.get(name).map_or(Occurrence::Absent, Occurrence::Once),
+            _ => Occurrence::Repeated,
         }
     }
 
@@ -594,7 +691,7 @@ mod tests {
         let mut scanner = FieldScanner::new(budget);
         let mut pos = 0;
         assert_eq!(scanner.scan(input, &mut pos), Ok(Some(input.len())));
-        let list = FieldList::from_spans(input, scanner.fields());
+        let list = scanner.list(input);
         let all = |name| list.all(name).collect::<Vec<_>>();
         assert_eq!(all("host"), [b"a"]);
         assert_eq!(all("ACCEPT"), [b"b", b"c"]);
@@ -602,6 +699,54 @@ mod tests {
         assert_eq!(all("X-TRACE"), [b"1", b"2"]);
         assert_eq!(all("Host"), [b"a"]);
         assert_eq!(all("content-type"), Vec::<&[u8]>::new());
+    }
+
+    #[test]
+    fn indexed_lookups_agree_with_comparing_every_line() {
+        let sections: [&[u8]; 5] = [
+            b"\r\n",
+            b"Host: a\r\nAccept: x\r\nhost: b\r\nMCP-Session-Id: s\r\nX: 1\r\n\r\n",
+            b"content-length: 1\r\nCONTENT-LENGTH: 2\r\ncontent-length: 3\r\n\r\n",
+            b"Cookie:\r\nOrigin: o\r\nLast-Event-ID: e\r\nProxy-Authorization: p\r\n\r\n",
+            b"Accept: \t a \r\nExpect: 100-continue\r\nconnection: close\r\n\r\n",
+        ];
+        let budget = FieldBudget { value_bytes_max: 64, fields_max: 16, section_bytes_max: 512 };
+        // One scanner for every section, so that each starts from a reset index; each section
+        // whole (lines taken in one go) and byte by byte (lines taken by the slow path).
+        let mut scanner = FieldScanner::new(budget);
+        for section in sections {
+            for step in [section.len(), 1] {
+                scanner.reset();
+                let mut pos = 0;
+                let mut end = None;
+                for stop in (step..=section.len()).step_by(step) {
+                    end = scanner.scan(&section[..stop], &mut pos).unwrap();
+                }
+                assert_eq!(end, Some(section.len()));
+                let list = scanner.list(section);
+                for known in KnownName::ALL {
+                    let lower = known.lower();
+                    let upper = lower.to_ascii_uppercase();
+                    for name in [lower, upper.as_str()] {
+                        let by_line: Vec<&[u8]> = list
+                            .iter()
+                            .filter(|f| f.name.eq_ignore_ascii_case(name))
+                            .map(|f| f.value)
+                            .collect();
+                        let what = format!("{name} in {:?}", String::from_utf8_lossy(section));
+                        assert_eq!(list.all(name).collect::<Vec<_>>(), by_line, "{what}");
+                        assert_eq!(list.get(name), by_line.first().copied(), "{what}");
+                        assert_eq!(list.count(name), by_line.len(), "{what}");
+                        let single = match by_line[..] {
+                            [] => Occurrence::Absent,
+                            [one] => Occurrence::Once(one),
+                            _ => Occurrence::Repeated,
+                        };
+                        assert_eq!(list.single(name), single, "{what}");
+                    }
+                }
+            }
+        }
     }
 
     fn scan_all(input: &[u8]) -> Result<Scanned, HeadError> {

@@ -265,7 +265,7 @@ impl RequestParser {
             method: end.line.method,
             target: chars::ascii_str(&head[end.line.target_start..end.line.target_end]),
             version: end.line.version,
-            fields: FieldList::from_spans(head, self.fields.fields()),
+            fields: self.fields.list(head),
             body: framing.body,
             expect_continue: framing.expect_continue,
             keep_alive: framing.keep_alive,

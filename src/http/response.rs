@@ -273,7 +273,7 @@ impl ResponseParser {
 
     /// Applies the framing rules to a complete head (once): the length of head and body.
     fn framed_total(&self, buf: &[u8], head_len: usize) -> Result<usize, ResponseError> {
-        let fields = FieldList::from_spans(&buf[..head_len], self.fields.fields());
+        let fields = self.fields.list(&buf[..head_len]);
         let body_len = self.body_length(&fields, head_len)?;
         let limit = self.response_bytes_max;
         let total = u64::try_from(head_len).ok().and_then(|h| h.checked_add(body_len));
@@ -290,7 +290,7 @@ impl ResponseParser {
         total: usize,
     ) -> Response<'b> {
         let head = &buf[..head_len];
-        let fields = FieldList::from_spans(head, self.fields.fields());
+        let fields = self.fields.list(head);
         let mut connection = ConnectionOptions::default();
         let keep_alive =
             fields.all("connection").all(|v| connection.read(v)) && connection.keep_alive(version);

@@ -172,7 +172,7 @@ impl<'a> Decoder<'a> {
                 self.key()?;
                 return Ok(None);
             }
-            b'"' => Value::String(self.string()?.into_owned()),
+            b'"' => Value::String(value::shared(self.string()?)),
             b't' => self.literal("true", Value::Bool(true))?,
             b'f' => self.literal("false", Value::Bool(false))?,
             b'n' => self.literal("null", Value::Null)?,
@@ -241,7 +241,7 @@ impl<'a> Decoder<'a> {
             if members.contains_key(&*key) {
                 return Err(JsonError { kind: JsonErrorKind::DuplicateKey, offset: start });
             }
-            *pending = value::key(key);
+            *pending = value::shared(key);
         }
         Ok(())
     }
@@ -275,6 +275,10 @@ impl<'a> Decoder<'a> {
         let mut out = Cow::Borrowed("");
         let mut run_start = self.pos;
         loop {
+            // Plain bytes in one scan: up to the next quote, backslash or control byte.
+            let special = |&b: &u8| b == b'"' || b == b'\\' || b < 0x20;
+            let rest = self.bytes.get(self.pos..).unwrap_or_default();
+            self.pos += rest.iter().position(special).unwrap_or(rest.len());
             let Some(byte) = self.peek() else {
                 return Err(self.error(JsonErrorKind::UnexpectedEnd));
             };

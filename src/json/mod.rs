@@ -43,5 +43,5 @@ mod write;
 
 pub use decode::{JsonError, JsonErrorKind, decode};
 pub use encode::{encode, encode_into, encode_string_into};
-pub use value::{Key, Number, Object, Value, members, object};
+pub use value::{Key, Number, Object, Text, Value, members, object};
 pub use write::{ObjectWriter, StringWriter, object_text};

@@ -15,20 +15,38 @@ pub type Object = BTreeMap<Key, Value>;
 /// one static list, whether they were decoded or written in code; any other key is owned.
 pub type Key = Cow<'static, str>;
 
-/// Declares the keys a decoded object shares instead of copying.
-macro_rules! known_keys {
-    ($($key:literal),* $(,)?) => {
-        /// The static copy of `text` when it is one of the protocol's keys.
-        fn known_key(text: &str) -> Option<&'static str> {
+/// The text of a string value, shared the same way: the protocol's words (`2.0`, the method
+/// names, the protocol version) are borrowed from the same static list, any other text is owned.
+/// A typical request then decodes without allocating for its strings.
+pub type Text = Cow<'static, str>;
+
+/// Declares the words a decoded key or string shares instead of copying.
+macro_rules! known_words {
+    ($($word:literal),* $(,)?) => {
+        /// The static copy of `text` when it is one of the protocol's words.
+        fn known_word(text: &str) -> Option<&'static str> {
             match text {
-                $($key => Some($key),)*
+                $($word => Some($word),)*
                 _ => None,
             }
         }
     };
 }
 
-known_keys!(
+known_words!(
+    // Values.
+    "2.0",
+    "2025-11-25",
+    "ping",
+    "initialize",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "resources/list",
+    "tools/list",
+    "tools/call",
+    "logging/setLevel",
+    "test_reconnection",
+    // Keys.
     "jsonrpc",
     "id",
     "method",
@@ -67,9 +85,10 @@ known_keys!(
     "prompts",
 );
 
-/// The key for `text`: borrowed from the static list when it is a known key, owned otherwise.
-pub(super) fn key(text: Cow<'_, str>) -> Key {
-    match known_key(&text) {
+/// The key or string for `text`: borrowed from the static list when it is a known word, owned
+/// otherwise.
+pub(super) fn shared(text: Cow<'_, str>) -> Text {
+    match known_word(&text) {
         Some(known) => Cow::Borrowed(known),
         None => Cow::Owned(text.into_owned()),
     }
@@ -81,7 +100,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(Number),
-    String(String),
+    String(Text),
     Array(Vec<Value>),
     Object(Object),
 }
@@ -141,13 +160,13 @@ pub fn object<const N: usize>(members: [(&'static str, Value); N]) -> Value {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::String(s.to_owned())
+        Value::String(Cow::Owned(s.to_owned()))
     }
 }
 
 impl From<String> for Value {
     fn from(s: String) -> Self {
-        Value::String(s)
+        Value::String(Cow::Owned(s))
     }
 }
 
@@ -340,11 +359,14 @@ mod tests {
     }
 
     #[test]
-    fn protocol_keys_are_shared_and_other_keys_owned() {
-        assert!(matches!(key(Cow::Borrowed("jsonrpc")), Cow::Borrowed("jsonrpc")));
-        assert!(matches!(key(Cow::Owned("method".into())), Cow::Borrowed("method")));
-        assert!(matches!(key(Cow::Borrowed("Method")), Cow::Owned(k) if k == "Method"));
-        assert!(matches!(key(Cow::Borrowed("x")), Cow::Owned(k) if k == "x"));
+    fn protocol_words_are_shared_and_other_text_owned() {
+        assert!(matches!(shared(Cow::Borrowed("jsonrpc")), Cow::Borrowed("jsonrpc")));
+        assert!(matches!(shared(Cow::Owned("method".into())), Cow::Borrowed("method")));
+        assert!(matches!(shared(Cow::Borrowed("2.0")), Cow::Borrowed("2.0")));
+        assert!(matches!(shared(Cow::Borrowed("tools/call")), Cow::Borrowed("tools/call")));
+        assert!(matches!(shared(Cow::Borrowed("Method")), Cow::Owned(k) if k == "Method"));
+        assert!(matches!(shared(Cow::Borrowed("ping ")), Cow::Owned(k) if k == "ping "));
+        assert!(matches!(shared(Cow::Borrowed("x")), Cow::Owned(k) if k == "x"));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! turns into bytes, and as text written straight into a buffer for the server's replies
 //! (results, errors, notifications), with no value tree. Nothing here knows which methods exist.
 
-use crate::json::{self, Number, Object, ObjectWriter, Value};
+use crate::json::{self, Number, Object, ObjectWriter, Text, Value};
 
 /// A request id: a string or an integer. `null` is not an id.
 ///
@@ -23,7 +23,7 @@ pub enum Id {
 impl Id {
     fn from_value(value: Value) -> Option<Id> {
         match value {
-            Value::String(s) => Some(Id::String(s)),
+            Value::String(s) => Some(Id::String(s.into_owned())),
             Value::Number(n) => n.as_i64().map(|_| Id::Number(n)),
             _ => None,
         }
@@ -33,7 +33,7 @@ impl Id {
     pub fn to_value(&self) -> Value {
         match self {
             Id::Number(n) => Value::Number(n.clone()),
-            Id::String(s) => Value::String(s.clone()),
+            Id::String(s) => Value::from(s.as_str()),
         }
     }
 }
@@ -49,11 +49,11 @@ impl From<i64> for Id {
 pub enum Message {
     Request {
         id: Id,
-        method: String,
+        method: Text,
         params: Object,
     },
     Notification {
-        method: String,
+        method: Text,
         params: Object,
     },
     /// A result or error from the client, answering a request of the server's.
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn messages() {
-        let request = |id, method: &str| {
+        let request = |id, method: &'static str| {
             Ok(Message::Request { id, method: method.into(), params: Object::new() })
         };
         let cases: Vec<(&str, Result<Message, MessageError>)> = vec![
