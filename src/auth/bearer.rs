@@ -39,7 +39,7 @@ where
     if !chars::is_token(scheme) {
         return Err(BearerError::Malformed);
     }
-    if !scheme.eq_ignore_ascii_case(b"bearer") {
+    if !chars::same_ignoring_case(scheme, b"Bearer") {
         return Ok(None); // another scheme: no bearer credentials were offered
     }
     let spaces = rest.iter().take_while(|&&b| b == b' ').count();

@@ -66,6 +66,7 @@ use std::sync::Arc;
 
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
+use crate::http::chars;
 use crate::http::media::{Accept, MediaType};
 use crate::http::{BodyFraming, Method, Occurrence, RequestHead, Status, TransferCodings};
 use crate::json::{self, Object, ObjectWriter};
@@ -299,7 +300,7 @@ impl Endpoint {
     /// Stage 2: the canonical authority (or a proxy's, on `/mcp`), then the Origin allowlist.
     fn check_host_and_origin(&self, head: &RequestHead<'_>) -> Result<(), Rejection> {
         let host = head.fields.get("host").unwrap_or_default();
-        let is = |name: &String| host.eq_ignore_ascii_case(name.as_bytes());
+        let is = |name: &String| chars::same_ignoring_case(host, name.as_bytes());
         let config = &self.config;
         let discovery = matches!(head.target, metadata::PATH_FOR_MCP | metadata::PATH_ROOT);
         if is(&config.canonical_host) {

@@ -320,7 +320,7 @@ impl FieldScanner {
         if self.fields.len() >= self.budget.fields_max {
             return 0;
         }
-        let name_len = rest.iter().take_while(|&&b| chars::is(b, TCHAR)).count();
+        let name_len = chars::run_of(rest, TCHAR);
         if name_len == 0 || rest.get(name_len) != Some(&b':') {
             return 0;
         }
@@ -350,7 +350,7 @@ impl FieldScanner {
     /// Consumes the leading `tchar` bytes of `rest` that fit the section budget.
     fn name_run(&mut self, rest: &[u8]) -> usize {
         let limit = rest.len().min(self.section_room());
-        let run = rest[..limit].iter().take_while(|&&b| chars::is(b, TCHAR)).count();
+        let run = chars::run_of(&rest[..limit], TCHAR);
         self.section_bytes += run;
         run
     }

@@ -272,7 +272,7 @@ pub fn is_valid_host(value: &[u8]) -> bool {
     let (host, port) = split_host_port(value);
     let host_ok = match host {
         [b'[', inner @ .., b']'] => is_ipv6_literal(inner),
-        _ => !host.is_empty() && host.iter().all(|&b| chars::is(b, HOST_NAME)),
+        _ => !host.is_empty() && chars::all_are(host, HOST_NAME),
     };
     host_ok && port.is_none_or(is_port)
 }

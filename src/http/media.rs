@@ -124,8 +124,8 @@ impl<'a> MediaType<'a> {
 
     /// True when the type and subtype are these (case-insensitive).
     pub fn is(&self, type_: &str, subtype: &str) -> bool {
-        self.type_.eq_ignore_ascii_case(type_.as_bytes())
-            && self.subtype.eq_ignore_ascii_case(subtype.as_bytes())
+        chars::same_ignoring_case(self.type_, type_.as_bytes())
+            && chars::same_ignoring_case(self.subtype, subtype.as_bytes())
     }
 
     /// The value of the first parameter with this name (case-insensitive).
