@@ -55,8 +55,9 @@ pub(crate) fn push(out: &mut Vec<u8>, n: u64) {
 
 /// Appends the decimal digits of `n` to text.
 pub(crate) fn push_str(out: &mut String, n: u64) {
-    // Digits are ASCII, so the view as `str` never fails.
-    out.push_str(std::str::from_utf8(digits(n, &mut [0; 20])).unwrap_or_default());
+    for &digit in digits(n, &mut [0; 20]) {
+        out.push(char::from(digit));
+    }
 }
 
 /// `bytes` as lowercase hexadecimal, two digits per byte.

@@ -568,7 +568,7 @@ impl<'b> FieldList<'b> {
     }
 
     /// The value of the first field line with this name (case-insensitive).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, name: &str) -> Option<&'b [u8]> {
         match KnownName::of_lower(name.as_bytes()) {
             KnownName::Other => self.all(name).next(),
@@ -604,7 +604,7 @@ impl<'b> FieldList<'b> {
     }
 
     /// Whether this name (case-insensitive) is absent, present once (with its value) or repeated.
-    #[inline]
+    #[inline(always)]
     pub fn single(&self, name: &str) -> Occurrence<'b> {
         let count = match KnownName::of_lower(name.as_bytes()) {
             KnownName::Other => self.all(name).take(2).count(),

@@ -238,7 +238,7 @@ impl<'a> Decoder<'a> {
             return Err(self.error(JsonErrorKind::UnexpectedByte));
         }
         if let Some(Open::Object(members, pending)) = self.stack.last_mut() {
-            if members.contains_key(&*key) {
+            if members.contains_key(&key) {
                 return Err(JsonError { kind: JsonErrorKind::DuplicateKey, offset: start });
             }
             *pending = value::shared(key);

@@ -4,11 +4,10 @@
 //! `\b \f \n \r \t` where they exist, `\u00XX` otherwise); everything else, non-ASCII included,
 //! is written as UTF-8. No whitespace is added. Object members come out in key order.
 
-use std::collections::btree_map;
 use std::slice;
 
 use super::stack::Stack;
-use super::value::{Key, Value};
+use super::value::{self, Value};
 
 /// The JSON text of `value`.
 pub fn encode(value: &Value) -> String {
@@ -20,7 +19,7 @@ pub fn encode(value: &Value) -> String {
 /// A container being written: the elements still to write, and whether one was written yet.
 enum Open<'v> {
     Array(slice::Iter<'v, Value>, bool),
-    Object(btree_map::Iter<'v, Key, Value>, bool),
+    Object(value::Iter<'v>, bool),
 }
 
 /// Appends the JSON text of `value` to `out`.

@@ -1,15 +1,25 @@
-//! The JSON value: [`Value`], [`Number`] (its exact text), objects as sorted maps with the
-//! protocol's keys shared, and the constructors code builds values with.
+//! The JSON value: [`Value`], [`Number`] (its exact text), [`Object`] (members in key order,
+//! with the protocol's words shared), and the constructors code builds values with.
+//!
+//! Most objects are small (a JSON-RPC message has three to five members), so an object is one
+//! vector kept sorted by key: building it allocates once, a lookup is a binary search, and reading
+//! it is a walk along the vector. An insertion moves the members after its place, which for a
+//! large object built in the worst order would cost time quadratic in its size; so an object that
+//! grows past [`FLAT_MEMBERS_MAX`] members moves into a B-tree, where every insertion costs a
+//! logarithm. Which of the two holds an object is invisible: the same members in the same order,
+//! equal to each other, whatever their history. An object keeps no insertion order (JSON gives
+//! members none; the encoder writes them in key order, so output is deterministic), and an
+//! insertion under a key already there replaces its value.
 //!
 //! Only data: decoding and encoding are the sibling files' business.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, btree_map};
+use std::fmt;
+use std::slice;
+use std::vec;
 
 use crate::decimal;
-
-/// A JSON object: keys in sorted order, each at most once.
-pub type Object = BTreeMap<Key, Value>;
 
 /// An object key. The keys of the protocol (`jsonrpc`, `id`, `method`, ...) are borrowed from
 /// one static list, whether they were decoded or written in code; any other key is owned.
@@ -327,6 +337,224 @@ pub(crate) fn number_len(bytes: &[u8]) -> Option<usize> {
     Some(i)
 }
 
+// Objects.
+
+/// The most members an object keeps in its sorted vector; one more moves it into a B-tree.
+pub const FLAT_MEMBERS_MAX: usize = 16;
+
+/// The members an object's first allocation has room for.
+const FIRST_ROOM: usize = 4;
+
+/// A JSON object: keys in sorted order, each at most once.
+#[derive(Clone, Default)]
+pub struct Object(Members);
+
+#[derive(Clone)]
+enum Members {
+    /// Sorted by key, at most [`FLAT_MEMBERS_MAX`] of them.
+    Flat(Vec<(Key, Value)>),
+    Tree(BTreeMap<Key, Value>),
+}
+
+impl Default for Members {
+    fn default() -> Self {
+        Members::Flat(Vec::new())
+    }
+}
+
+impl Object {
+    /// An empty object (no allocation until the first member).
+    pub const fn new() -> Object {
+        Object(Members::Flat(Vec::new()))
+    }
+
+    /// How many members it has.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Members::Flat(members) => members.len(),
+            Members::Tree(members) => members.len(),
+        }
+    }
+
+    /// True when it has none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of member `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match &self.0 {
+            // At most a few members: comparing lengths first rules most of them out without
+            // looking at their bytes, which a binary search would compare at every step.
+            Members::Flat(members) => {
+                let same = |k: &Key| k.len() == key.len() && **k == *key;
+                members.iter().find(|(k, _)| same(k)).map(|(_, value)| value)
+            }
+            Members::Tree(members) => members.get(key),
+        }
+    }
+
+    /// True when it has member `key`.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Sets member `key`, returning the value it replaces.
+    pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
+        let members = match &mut self.0 {
+            Members::Tree(members) => return members.insert(key, value),
+            Members::Flat(members) => members,
+        };
+        match members.binary_search_by(|(k, _)| key_order(k, &key)) {
+            Ok(at) => members.get_mut(at).map(|(_, old)| std::mem::replace(old, value)),
+            Err(_) if members.len() >= FLAT_MEMBERS_MAX => {
+                let mut tree: BTreeMap<Key, Value> = std::mem::take(members).into_iter().collect();
+                tree.insert(key, value);
+                self.0 = Members::Tree(tree);
+                None
+            }
+            Err(at) => {
+                if members.capacity() == 0 {
+                    // Room for a JSON-RPC message's members in the first allocation.
+                    members.reserve_exact(FIRST_ROOM);
+                }
+                members.insert(at, (key, value));
+                None
+            }
+        }
+    }
+
+    /// Removes member `key`, returning its value.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        match &mut self.0 {
+            Members::Flat(members) => {
+                let at = members.binary_search_by(|(k, _)| key_order(k, key)).ok()?;
+                Some(members.remove(at).1)
+            }
+            Members::Tree(members) => members.remove(key),
+        }
+    }
+
+    /// The members, in key order.
+    pub fn iter(&self) -> Iter<'_> {
+        match &self.0 {
+            Members::Flat(members) => Iter::Flat(members.iter()),
+            Members::Tree(members) => Iter::Tree(members.iter()),
+        }
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
+        self.iter().map(|(key, _)| key)
+    }
+
+    /// The values, in key order.
+    pub fn values(&self) -> impl Iterator<Item = &Value> {
+        self.iter().map(|(_, value)| value)
+    }
+
+    /// True when it holds its members in a B-tree (for the tests of the switch).
+    #[cfg(test)]
+    fn is_tree(&self) -> bool {
+        matches!(self.0, Members::Tree(_))
+    }
+}
+
+/// The order of keys, the same as `str`'s (byte by byte), decided by the first bytes alone
+/// when they differ, as they do between most keys, without a call to compare the rest.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
+    }
+}
+
+/// The members of an [`Object`], borrowed, in key order.
+pub enum Iter<'o> {
+    Flat(slice::Iter<'o, (Key, Value)>),
+    Tree(btree_map::Iter<'o, Key, Value>),
+}
+
+impl<'o> Iterator for Iter<'o> {
+    type Item = (&'o Key, &'o Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Iter::Flat(members) => members.next().map(|(key, value)| (key, value)),
+            Iter::Tree(members) => members.next(),
+        }
+    }
+}
+
+/// The members of an [`Object`], owned, in key order.
+pub enum IntoIter {
+    Flat(vec::IntoIter<(Key, Value)>),
+    Tree(btree_map::IntoIter<Key, Value>),
+}
+
+impl Iterator for IntoIter {
+    type Item = (Key, Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            IntoIter::Flat(members) => members.next(),
+            IntoIter::Tree(members) => members.next(),
+        }
+    }
+}
+
+impl IntoIterator for Object {
+    type Item = (Key, Value);
+    type IntoIter = IntoIter;
+
+    fn into_iter(self) -> IntoIter {
+        match self.0 {
+            Members::Flat(members) => IntoIter::Flat(members.into_iter()),
+            Members::Tree(members) => IntoIter::Tree(members.into_iter()),
+        }
+    }
+}
+
+impl<'o> IntoIterator for &'o Object {
+    type Item = (&'o Key, &'o Value);
+    type IntoIter = Iter<'o>;
+
+    fn into_iter(self) -> Iter<'o> {
+        self.iter()
+    }
+}
+
+impl FromIterator<(Key, Value)> for Object {
+    fn from_iter<I: IntoIterator<Item = (Key, Value)>>(members: I) -> Object {
+        let mut object = Object::new();
+        object.extend(members);
+        object
+    }
+}
+
+impl Extend<(Key, Value)> for Object {
+    fn extend<I: IntoIterator<Item = (Key, Value)>>(&mut self, members: I) {
+        for (key, value) in members {
+            self.insert(key, value);
+        }
+    }
+}
+
+/// Equal when they hold the same members, whichever way each is stored.
+impl PartialEq for Object {
+    fn eq(&self, other: &Object) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Object {}
+
+impl fmt::Debug for Object {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,5 +613,70 @@ mod tests {
             let n = Number::parse(text).unwrap();
             assert_eq!((n.as_i64(), n.as_u64()), (as_i64, as_u64), "{text}");
         }
+    }
+
+    // Objects.
+
+    fn key(n: usize) -> Key {
+        Cow::Owned(format!("k{n:03}"))
+    }
+
+    #[test]
+    fn members_stay_sorted_and_unique_across_the_switch_to_a_tree() {
+        // Ascending, descending and interleaved insertion orders, each past the switch.
+        let count = FLAT_MEMBERS_MAX * 3;
+        let orders: [Vec<usize>; 3] = [
+            (0..count).collect(),
+            (0..count).rev().collect(),
+            (0..count).map(|i| (i * 7) % count).collect(),
+        ];
+        for order in orders {
+            let mut object = Object::new();
+            let mut reference = BTreeMap::new();
+            for (step, &n) in order.iter().enumerate() {
+                assert_eq!(object.insert(key(n), Value::from(n as u64)), None);
+                reference.insert(key(n), Value::from(n as u64));
+                assert_eq!(
+                    object.is_tree(),
+                    step + 1 > FLAT_MEMBERS_MAX,
+                    "after {} inserts",
+                    step + 1
+                );
+                assert!(object.iter().eq(reference.iter()), "{order:?} at {step}");
+            }
+            for n in 0..count {
+                assert_eq!(object.get(&key(n)), Some(&Value::from(n as u64)));
+                assert_eq!(object.insert(key(n), Value::Null), Some(Value::from(n as u64)));
+            }
+            assert_eq!(object.len(), count);
+            assert_eq!(object.get("missing"), None);
+            assert!(object.into_iter().map(|(k, _)| k).eq(reference.into_keys()));
+        }
+    }
+
+    #[test]
+    fn key_order_is_the_order_of_str() {
+        let keys = ["", "a", "aa", "ab", "b", "id", "jsonrpc", "method", "é", "\u{0}", "Z"];
+        for a in keys {
+            for b in keys {
+                assert_eq!(key_order(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn equality_and_removal_do_not_depend_on_how_members_are_stored() {
+        let small: Object = (0..3).map(|n| (key(n), Value::Null)).collect();
+        let mut grown: Object = (0..FLAT_MEMBERS_MAX + 1).map(|n| (key(n), Value::Null)).collect();
+        assert!(grown.is_tree() && !small.is_tree());
+        for n in (3..FLAT_MEMBERS_MAX + 1).rev() {
+            assert_eq!(grown.remove(&key(n)), Some(Value::Null));
+        }
+        assert_eq!(grown, small);
+        assert_eq!(format!("{grown:?}"), format!("{small:?}"));
+        let mut flat = small.clone();
+        assert_eq!(flat.remove("k001"), Some(Value::Null));
+        assert_eq!(flat.remove("k001"), None);
+        assert_ne!(flat, small);
     }
 }

@@ -77,7 +77,6 @@ use crate::http::TransferCodings;
 use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
 use crate::random::RandomUnavailable;
-use connection::SpareConnection;
 use linger::LingerSet;
 use pool::Handoff;
 
@@ -301,7 +300,7 @@ fn serve_one(
     stream: TcpStream,
     lingering: &LingerSet,
     endpoint: &Endpoint,
-    spare: &mut Option<SpareConnection>,
+    spare: &mut Option<connection::SpareConnection>,
 ) {
     // The endpoint's own panics are already answered 500; this keeps the worker alive through any
     // other one (the connection is dropped, and so are its buffers: the next one starts afresh).
