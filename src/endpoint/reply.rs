@@ -44,7 +44,7 @@ type AddedField = (&'static str, Cow<'static, str>);
 /// a challenge, `Allow` or `Retry-After`), so a reply's fields take no allocation of their own.
 const ADDED_INLINE: usize = 2;
 
-/// The fields added to one reply, in order: the first [`ADDED_INLINE`] inline, any further ones
+/// The fields added to one reply, in order: the first two inline, any further ones
 /// in a list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AddedFields {

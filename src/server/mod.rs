@@ -14,6 +14,13 @@
 //! another's answer: a connection that arrives while every worker is busy (writing included) gets
 //! its 503 at once.
 //!
+//! A worker keeps the buffers of its last connection (the receive buffer the head and body budgets
+//! size, the response buffer, the field list) and serves its next connection in them, renewed
+//! (`Connection::renew`: every state and count starts over, nothing of the old bytes is read
+//! again). So a new connection allocates nothing and zeroes no buffer, and memory stays bounded by
+//! the pool: one connection's buffers per worker that has served, whether it is busy or idle. A
+//! panic outside the endpoint drops them, and the next connection starts with fresh ones.
+//!
 //! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
 //! warning. Time and randomness for the endpoint are read here (the clock per request, the
 //! operating system's generator for session ids).
