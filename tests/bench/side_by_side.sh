@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # Side by side, in one run: keep-alive pings with wrk against this server (`serve`), the minimal
-# std::net responder (tests/bench/raw-limit, a ceiling that checks nothing) and the official Rust
-# SDK server (tests/bench/rmcp-peer). It builds all three itself (the peers with
+# std::net responder (tests/bench/raw-limit, a ceiling that checks nothing), a tiny_http server
+# (tests/bench/tiny-http-peer, off-the-shelf and synchronous, also checking nothing) and the
+# official Rust SDK server (tests/bench/rmcp-peer). It builds all four itself (the peers with
 # CARGO_TARGET_DIR=target/bench-peers, so nothing lands outside target/; the first build of
-# rmcp-peer downloads its crates and takes a minute or two), warms each server up, then runs wrk
-# (2 threads, CONNECTIONS keep-alive connections, SECONDS) with tests/bench/ping.lua against each
-# in turn, round after round. Prints one RESULT line per server and round (with the server's CPU
-# time per request, user and system, from /proc/PID/stat), then a table of medians and the ratios
-# of the medians.
+# rmcp-peer downloads its crates and takes a minute or two, tiny-http-peer's a few seconds), warms
+# each server up (2 s of the same load, answers checked, figures kept apart), then runs rounds: in
+# each round wrk (2 threads, CONNECTIONS keep-alive connections, SECONDS) with
+# tests/bench/ping.lua against every server once, the order rotated by one server each round so
+# that none always goes first (each round prints its order). Prints one RESULT line per server and
+# run (with the server's CPU time per request, user and system, from /proc/PID/stat, and its
+# memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
+# of medians over the rounds, and a RATIOS line with the ratios of the medians.
+# Memory, from /proc/PID/status: idle VmRSS read just before each run, once the server holds no
+# connection (waited for, 2 s at most); busy VmRSS the largest of samples taken every 100 ms
+# during the run; and VmHWM, the process's own peak, at the end.
 #
-# What it does not do: it asserts no speed and never fails on a slow result (it fails when a tool
-# is missing, a build fails, a server does not start, or any answer is not a good one); it does not pin CPUs, so wrk and the
-# servers share the same cores; it does not measure instructions (see instructions.sh). Loopback
-# only (127.0.0.1, free ports picked at start); each wrk run is bounded by its duration, every
-# wait by a timeout.
+# What it does not do: it asserts no speed and never fails on a slow result. It fails when a tool
+# is missing, a build fails, a server does not start or exits, or any answer of any server is not
+# a good one: a status other than 2xx, a body without a result, a socket error or wrk timeout, or
+# a stalled connection (one on which, during a run, neither side has sent anything for 0.5 to 2 s,
+# judged by `ss` once near the end of the run: wrk counts a timeout only when an answer comes
+# late, so a request that never gets one is counted nowhere), or a run without a single good
+# answer. It does not pin CPUs, so wrk and the servers share the same cores; it does not measure
+# instructions (see instructions.sh). Loopback only (127.0.0.1, free ports picked at start); each
+# wrk run is bounded by its duration, every wait by a timeout.
 #
 #   tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS]     defaults: 5 16 3
 #   e.g. tests/bench/side_by_side.sh 5 16 9
+#   SKIP_RMCP=1 leaves rmcp-peer out, SKIP_TINY=1 tiny-http-peer (neither is built then).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
@@ -30,6 +42,7 @@ source tests/bench/lib.sh
 need wrk "apt-get install wrk"
 need curl "apt-get install curl"
 need python3 "apt-get install python3"
+need ss "apt-get install iproute2"
 need cargo "install Rust with rustup (https://rustup.rs)"
 require_tools
 
@@ -45,9 +58,12 @@ cleanup() {
 trap cleanup EXIT
 
 # SKIP_RMCP=1 leaves the official SDK's server out (its first build downloads a hundred crates);
-# CI's bench smoke does.
-peers_built=(raw-limit rmcp-peer)
-[ "${SKIP_RMCP:-0}" = 1 ] && peers_built=(raw-limit)
+# CI's bench smoke does. SKIP_TINY=1 leaves tiny-http-peer out.
+skip_rmcp=${SKIP_RMCP:-0}
+skip_tiny=${SKIP_TINY:-0}
+peers_built=(raw-limit)
+[ "$skip_tiny" = 1 ] || peers_built+=(tiny-http-peer)
+[ "$skip_rmcp" = 1 ] || peers_built+=(rmcp-peer)
 echo "building loopback-mcp-http and ${peers_built[*]} (release)..." >&2
 cargo build --release --quiet
 for peer in "${peers_built[@]}"; do
@@ -56,22 +72,32 @@ for peer in "${peers_built[@]}"; do
 done
 
 # A free loopback port for each peer (the OS picks them; a tiny race with other programs).
-read -r raw_port rmcp_port <<< "$(python3 -c '
+read -r raw_port tiny_port rmcp_port <<< "$(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(2)]
+socks = [socket.socket() for _ in range(3)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))')"
 
+# The servers of this run, in the order of the first round, and per server: its process, its URL,
+# the bearer token wrk sends (empty: none) and whether each round opens it a session.
+servers=(loopback-mcp-http raw-limit)
+declare -A pid url bearer needs_session
 # One session per round, all for one principal within a session lifetime: room for them all (the
 # defaults, 8 slots and 4 per principal, would refuse the fifth round's initialize with 429).
 "$PWD/target/release/loopback-mcp-http" serve --workers 64 --max-sessions 64 \
   --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
-ours_pid=$!
+pid[loopback-mcp-http]=$!
 "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
-raw_pid=$!
-if [ "${SKIP_RMCP:-0}" != 1 ]; then
+pid[raw-limit]=$!
+if [ "$skip_tiny" != 1 ]; then
+  "$peers/tiny-http-peer" "$tiny_port" > /dev/null 2> "$work/tiny.err" & pids+=($!)
+  pid[tiny_http]=$!
+  servers+=(tiny_http)
+fi
+if [ "$skip_rmcp" != 1 ]; then
   "$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
-  rmcp_pid=$!
+  pid[rmcp]=$!
+  servers+=(rmcp)
 fi
 
 # What `wait_until` shows when a wait times out.
@@ -81,11 +107,16 @@ show_logs() {
 listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2> /dev/null; }
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 wait_until 10 "raw-limit on port $raw_port" listening "$raw_port"
-[ "${SKIP_RMCP:-0}" = 1 ] || wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
+[ "$skip_tiny" = 1 ] || wait_until 10 "tiny-http-peer on port $tiny_port" listening "$tiny_port"
+[ "$skip_rmcp" = 1 ] || wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
 for p in "${pids[@]}"; do kill -0 "$p" || { echo "a server exited at start" >&2; cat "$work"/*.err >&2; exit 1; }; done
-read -r ours_url token <<< "$(serve_url_and_token "$work/ours.json")"
-raw_url=http://127.0.0.1:$raw_port/mcp
-rmcp_url=http://127.0.0.1:$rmcp_port/mcp
+read -r "url[loopback-mcp-http]" token <<< "$(serve_url_and_token "$work/ours.json")"
+bearer[loopback-mcp-http]=$token
+needs_session[loopback-mcp-http]=1
+url[raw-limit]=http://127.0.0.1:$raw_port/mcp
+url[tiny_http]=http://127.0.0.1:$tiny_port/mcp
+url[rmcp]=http://127.0.0.1:$rmcp_port/mcp
+needs_session[rmcp]=1
 
 # open_session URL [TOKEN]: initialize + initialized; prints the session id (fails if none came back)
 open_session() {
@@ -101,10 +132,55 @@ open_session() {
     -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
   echo "$sid"
 }
+# session NAME: a fresh session id for a server that needs one, else nothing. (This server's
+# sessions live 60 s by default from creation, never longer: a fresh one for every run.)
+session() {
+  if [ "${needs_session[$1]:-0}" = 1 ]; then open_session "${url[$1]}" "${bearer[$1]:-}"; fi
+}
 
 # cpu PID: the process's user and system CPU time so far, in clock ticks
 cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }
+# status_kib PID FIELD: a field of /proc/PID/status in KiB (VmRSS, VmHWM)
+status_kib() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 ticks=$(getconf CLK_TCK)
+
+# The sampler of one run, started with the run's start time T0 (seconds since the epoch): VmRSS of
+# PID every 100 ms, keeping the largest, until STOP exists (or the run's bound has passed); and
+# once, 0.25 s before the end of the run (0.75 s in at the earliest), the stalled connections to
+# PORT: established, on the server's side, with neither side sending for half the run so far
+# (0.5 s at least, 2 s at most), although wrk keeps a request out on every connection. Writes
+# "busy_rss_kib=N stalled=N stall_check=0|1" to OUT.
+cat > "$work/sample.py" << 'EOF'
+import os, re, subprocess, sys, time
+pid, port, stop, out = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[5]
+seconds, t0 = float(sys.argv[3]), float(sys.argv[6])
+check_at = max(0.75, seconds - 0.25)
+stall_ms = max(500, min(2000, check_at * 1000 / 2))
+peak, stalled, checked = 0, 0, False
+def rss():
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+while not os.path.exists(stop) and time.time() - t0 < seconds + 40:
+    peak = max(peak, rss())
+    if not checked and time.time() - t0 >= check_at:
+        checked = True
+        ss = subprocess.run(["ss", "-tniH", "state", "established", f"( sport = :{port} )"],
+                            capture_output=True, text=True, timeout=10).stdout
+        # ss prints each socket on two lines: addresses, then its TCP details (lastsnd and
+        # lastrcv, ms since the last data each way, left out when 0).
+        for details in ss.split("\n")[1::2]:
+            times = dict(re.findall(r"\b(lastsnd|lastrcv):(\d+)", details))
+            if min(int(times.get("lastsnd", 0)), int(times.get("lastrcv", 0))) >= stall_ms:
+                stalled += 1
+    time.sleep(0.1)
+open(out, "w").write(f"busy_rss_kib={peak} stalled={stalled} stall_check={int(checked)}\n")
+EOF
+
 # wrk is bounded by -d; --timeout bounds each request, the outer timeout the whole run.
 wrk_run() { # url session bearer seconds [wrk flags...]
   local url=$1 session=$2 bearer=$3 duration=$4
@@ -112,77 +188,127 @@ wrk_run() { # url session bearer seconds [wrk flags...]
   MCP_SESSION_ID=$session MCP_BEARER=$bearer timeout $((duration + 30)) \
     wrk -t2 -c"$connections" -d"${duration}s" --timeout 5s "$@" -s "$lua" "$url"
 }
-run() { # name url session bearer pid
-  local line u0 s0 u1 s1 good
-  read -r u0 s0 <<< "$(cpu "$5")"
-  line=$(wrk_run "$2" "$3" "$4" "$seconds" --latency | grep '^RESULT')
-  read -r u1 s1 <<< "$(cpu "$5")"
+# quiet PORT: waits (2 s at most) until the server on PORT holds no connection, neither open nor
+# closed by the peer and not yet by the server (so a curl that just left holds no worker, and the
+# idle figure is one without connections).
+quiet() {
+  local deadline=$((SECONDS + 2))
+  while [ -n "$(ss -tnH state established state close-wait "( sport = :$1 )")" ] && [ "$SECONDS" -lt "$deadline" ]; do
+    sleep 0.05
+  done
+}
+# run NAME ROUND: one wrk run against a server, with its CPU time and memory; round 0 is the
+# warm-up, kept apart from the rounds (its answers are checked all the same).
+run() {
+  local name=$1 round=$2 p=${pid[$1]} duration=$seconds line u0 s0 u1 s1 good idle sid port file
+  [ "$round" = 0 ] && duration=2
+  sid=$(session "$name")
+  port=$(echo "${url[$name]}" | sed -E 's|^http://127\.0\.0\.1:([0-9]+)/.*|\1|')
+  kill -0 "$p" 2> /dev/null || { echo "$name exited" >&2; show_logs; exit 1; }
+  quiet "$port"
+  idle=$(status_kib "$p" VmRSS)
+  rm -f "$work/stop"
+  python3 "$work/sample.py" "$p" "$port" "$duration" "$work/stop" "$work/sample.out" "$(date +%s.%N)" &
+  local sampler=$!
+  read -r u0 s0 <<< "$(cpu "$p")"
+  line=$(wrk_run "${url[$name]}" "$sid" "${bearer[$name]:-}" "$duration" --latency | grep '^RESULT') \
+    || { touch "$work/stop"; wait "$sampler" || true; echo "$name: wrk gave no RESULT line" >&2; exit 1; }
+  read -r u1 s1 <<< "$(cpu "$p")"
+  touch "$work/stop"
+  wait "$sampler" || true
+  kill -0 "$p" 2> /dev/null || { echo "$name exited during its run" >&2; show_logs; exit 1; }
   good=$(echo "$line" | sed -E 's/.*good=([0-9]+).*/\1/')
-  local per_req
-  per_req=$(python3 -c 'import sys; t, n, u, s = map(int, sys.argv[1:]); print(f"user_us_per_req={u / t * 1e6 / max(n, 1):.2f} sys_us_per_req={s / t * 1e6 / max(n, 1):.2f}")' "$ticks" "$good" $((u1 - u0)) $((s1 - s0)))
-  echo "$1 $line $per_req"
-  echo "$line $per_req" >> "$work/$1.results"
+  local extra
+  extra=$(python3 -c 'import sys; t, n, u, s = map(int, sys.argv[1:]); print(f"user_us_per_req={u / t * 1e6 / max(n, 1):.2f} sys_us_per_req={s / t * 1e6 / max(n, 1):.2f}")' "$ticks" "$good" $((u1 - u0)) $((s1 - s0)))
+  extra+=" idle_rss_kib=$idle $(cat "$work/sample.out" 2> /dev/null || echo 'busy_rss_kib=0 stalled=0 stall_check=0')"
+  file=$work/$name.results
+  if [ "$round" = 0 ]; then
+    file=$work/$name.warmup
+    echo "$name warm-up $line $extra"
+  else
+    echo "$name round=$round $line $extra"
+  fi
+  echo "round=$round $line $extra" >> "$file"
 }
 
-# Warm-up, not counted: first connections fault in each server's buffers and thread stacks.
-warm=$(open_session "$ours_url" "$token")
-wrk_run "$ours_url" "$warm" "$token" 2 > /dev/null
-wrk_run "$raw_url" "" "" 2 > /dev/null
-if [ "${SKIP_RMCP:-0}" != 1 ]; then
-  warm=$(open_session "$rmcp_url")
-  wrk_run "$rmcp_url" "$warm" "" 2 > /dev/null
-fi
+# Warm-up, not counted in the figures: first connections fault in each server's buffers and
+# thread stacks.
+for name in "${servers[@]}"; do run "$name" 0; done
 
-for _ in $(seq 1 "$rounds"); do
-  # A fresh session each round: this server's sessions live 60 s by default from creation, never longer.
-  ours_session=$(open_session "$ours_url" "$token")
-  run loopback-mcp-http "$ours_url" "$ours_session" "$token" "$ours_pid"
-  run raw-limit "$raw_url" "" "" "$raw_pid"
-  if [ "${SKIP_RMCP:-0}" != 1 ]; then
-    rmcp_session=$(open_session "$rmcp_url")
-    run rmcp "$rmcp_url" "$rmcp_session" "" "$rmcp_pid"
-  fi
+for round in $(seq 1 "$rounds"); do
+  # Rotated by one server per round: round 1 starts with the first server, round 2 with the
+  # second, and so on.
+  n=${#servers[@]}
+  order=()
+  for i in $(seq 0 $((n - 1))); do order+=("${servers[$(((round - 1 + i) % n))]}"); done
+  echo "round $round: ${order[*]}"
+  for name in "${order[@]}"; do run "$name" "$round"; done
+done
+for name in "${servers[@]}"; do
+  echo "vmhwm_kib=$(status_kib "${pid[$name]}" VmHWM)" > "$work/$name.hwm"
 done
 
-python3 - "$work" "$seconds" "$connections" "$rounds" << 'EOF'
-import re, statistics, sys
-work, seconds, connections, rounds = sys.argv[1], *sys.argv[2:]
-def load(name):
+python3 - "$work" "$seconds" "$connections" "$rounds" "${servers[@]}" << 'EOF'
+import re, sys
+work, seconds, connections, rounds, *names = sys.argv[1:]
+def load(name, kind="results"):
     rows = []
-    for line in open(f"{work}/{name}.results"):
+    for line in open(f"{work}/{name}.{kind}"):
         rows.append({k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", line)})
     return rows
-def med(rows, key):
+def lower_median(values):
     # the middle value (the lower middle for an even count), as the earlier version of this script
-    values = sorted(r[key] for r in rows)
+    values = sorted(values)
     return values[(len(values) - 1) // 2]
-import os
-names = [n for n in ["loopback-mcp-http", "raw-limit", "rmcp"] if os.path.exists(f"{work}/{n}.results")]
+def med(rows, key):
+    return lower_median(r[key] for r in rows)
+def mib(kib):
+    return f"{kib / 1024:.1f}"
 data = {n: load(n) for n in names}
+warmup = {n: load(n, "warmup") for n in names}
+hwm = {n: float(open(f"{work}/{n}.hwm").read().split("=")[1]) for n in names}
+others = [n for n in names if n != "raw-limit"]
+
+# Every round's ratios to raw-limit, then their medians (rows of one server are in round order).
+print("\nratios to raw-limit, round by round (a server's requests/s and p99 over raw-limit's in the same round):")
+print("| round | " + " | ".join(f"{n} rps | {n} p99" for n in others) + " |")
+print("|---|" + "---|---|" * len(others))
+per_round = {n: [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"])
+                 for a, b in zip(data[n], data["raw-limit"])] for n in others}
+for i in range(int(rounds)):
+    print(f"| {i + 1} | " + " | ".join(f"{per_round[n][i][0]:.2f} | {per_round[n][i][1]:.2f}" for n in others) + " |")
+print("| median | " + " | ".join(
+    f"{lower_median(x for x, _ in per_round[n]):.2f} | {lower_median(y for _, y in per_round[n]):.2f}"
+    for n in others) + " |")
+
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, medians over rounds:")
-print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | not good |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+def not_good(r):
+    return r["bad_status"] + r["bad_body"] + r["socket_errors"] + r["stalled"] + (r["good"] == 0)
 for n in names:
     rows = data[n]
     rps = [r["rps"] for r in rows]
     p99 = [r["p99_us"] for r in rows]
-    bad = sum(r["bad_status"] + r["bad_body"] + r["socket_errors"] for r in rows)
+    bad = sum(not_good(r) for r in rows + warmup[n])
     print(f"| {n} | {med(rows, 'rps'):.0f} | {min(rps):.0f}–{max(rps):.0f} | {med(rows, 'p99_us'):.0f} | "
           f"{min(p99):.0f}–{max(p99):.0f} | {med(rows, 'p50_us'):.0f} | {med(rows, 'user_us_per_req'):.2f} | "
-          f"{med(rows, 'sys_us_per_req'):.2f} | {bad:.0f} |")
-o, r = med(data["loopback-mcp-http"], "rps"), med(data["raw-limit"], "rps")
-po, pr = med(data["loopback-mcp-http"], "p99_us"), med(data["raw-limit"], "p99_us")
-per_round = [a["rps"] / b["rps"] for a, b in zip(data["loopback-mcp-http"], data["raw-limit"])]
-print(f"\nmedian rps: loopback-mcp-http {o:.0f}, raw-limit {r:.0f}; ratio to raw-limit {o / r:.2f}; "
-      f"loopback-mcp-http p99 {po:.0f} us")
-print("per-round ratio to raw-limit: " + ", ".join(f"{x:.2f}" for x in per_round))
-ratios = f"RATIOS rps_ours/raw={o / r:.3f} p99_ours/raw={po / pr:.3f}"
-if "rmcp" in data:
-    m, pm = med(data["rmcp"], "rps"), med(data["rmcp"], "p99_us")
-    ratios += f" rps_ours/rmcp={o / m:.3f} p99_ours/rmcp={po / pm:.3f}"
+          f"{med(rows, 'sys_us_per_req'):.2f} | {mib(med(rows, 'idle_rss_kib'))} | "
+          f"{mib(med(rows, 'busy_rss_kib'))} | {mib(hwm[n])} | {bad:.0f} |")
+o, po = med(data["loopback-mcp-http"], "rps"), med(data["loopback-mcp-http"], "p99_us")
+ratios = "RATIOS"
+for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp")]:
+    if n in data:
+        m, pm = med(data[n], "rps"), med(data[n], "p99_us")
+        ratios += f" rps_ours/{key}={o / m:.3f} p99_ours/{key}={po / pm:.3f}"
+missed = sum(r["stall_check"] == 0 for n in names for r in data[n] + warmup[n])
+if missed:
+    print(f"\nnote: the stalled-connection check did not run in {missed} of the runs (its sampler started late)")
+print()
 print(ratios)
 # An unexpected answer anywhere fails the run (never a slow one).
-bad = {n: sum(r["bad_status"] + r["bad_body"] + r["socket_errors"] for r in data[n]) for n in names}
+bad = {n: sum(not_good(r) for r in data[n] + warmup[n]) for n in names}
 if any(bad.values()):
-    sys.exit(f"side_by_side.sh: answers that were not good: {bad}")
+    sys.exit(f"side_by_side.sh: answers that were not good, warm-up included (bad status, bad body, "
+             f"socket errors or timeouts, stalled connections, or no good answer in a run): {bad}")
 EOF
