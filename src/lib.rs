@@ -116,8 +116,9 @@
 //!                      split-invariance checks
 //! tests/interop/       the official clients and conformance suite against `serve`
 //! tests/bench/         the benchmark scripts (instructions per request, side by side with wrk,
-//!                      scaling, worker counts), the wrk script, and the two peers they compare
-//!                      against, raw-limit and rmcp-peer, each its own Cargo project
+//!                      scaling, worker counts), the wrk script, and the three peers they compare
+//!                      against, raw-limit, tiny-http-peer and rmcp-peer, each its own Cargo
+//!                      project
 //! fuzz/                its own workspace: one target per parser
 //! ```
 //!
