@@ -84,7 +84,13 @@ servers=(loopback-mcp-http raw-limit)
 declare -A pid url bearer needs_session
 # One session per round, all for one principal within a session lifetime: room for them all (the
 # defaults, 8 slots and 4 per principal, would refuse the fifth round's initialize with 429).
-"$PWD/target/release/loopback-mcp-http" serve --workers 64 --max-sessions 64 \
+# Workers: twice the connections, 64 at least. This server ends a connection after its 1000th
+# request (`requests_per_connection_max`) and wrk reconnects at once; with exactly one worker per
+# connection, the new connection can arrive before the closing worker has handed its socket to the
+# lingering set and given its place back, and it gets the 503 a full pool answers at once (the
+# pool's promise; `workers.sh` shows it). The peers it is compared with never end a connection.
+workers=$((connections * 2 > 64 ? connections * 2 : 64))
+"$PWD/target/release/loopback-mcp-http" serve --workers "$workers" --max-sessions 64 \
   --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
 pid[loopback-mcp-http]=$!
 "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
