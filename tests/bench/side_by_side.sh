@@ -8,7 +8,9 @@
 # each server up (2 s of the same load, answers checked, figures kept apart), then runs rounds: in
 # each round wrk (2 threads, CONNECTIONS keep-alive connections, SECONDS) with
 # tests/bench/ping.lua against every server once, the order rotated by one server each round so
-# that none always goes first (each round prints its order). Prints one RESULT line per server and
+# that none always goes first (each round prints its order). Every server is sent the same
+# request fields (a bearer token, a session id), so that wrk's own work per request, on the same
+# cores, does not differ by server. Prints one RESULT line per server and
 # run (with the server's CPU time per request, user and system, from /proc/PID/stat, and its
 # memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
 # of medians over the rounds, and a RATIOS line with the ratios of the medians.
@@ -123,6 +125,14 @@ url[raw-limit]=http://127.0.0.1:$raw_port/mcp
 url[tiny_http]=http://127.0.0.1:$tiny_port/mcp
 url[rmcp]=http://127.0.0.1:$rmcp_port/mcp
 needs_session[rmcp]=1
+# Every server gets the same request: the same bearer token, and a session id (its own where it
+# has sessions, else a placeholder as long as this server's ids), which the peers ignore. wrk
+# shares the cores with the server it measures, so a server sent fewer bytes would also be
+# measured with a cheaper client.
+bearer[raw-limit]=$token
+bearer[tiny_http]=$token
+bearer[rmcp]=$token
+no_session=$(printf '0%.0s' $(seq 48))
 
 # open_session URL [TOKEN]: initialize + initialized; prints the session id (fails if none came back)
 open_session() {
@@ -209,6 +219,7 @@ run() {
   local name=$1 round=$2 p=${pid[$1]} duration=$seconds line u0 s0 u1 s1 good idle sid port file
   [ "$round" = 0 ] && duration=2
   sid=$(session "$name")
+  [ -n "$sid" ] || sid=$no_session
   port=$(echo "${url[$name]}" | sed -E 's|^http://127\.0\.0\.1:([0-9]+)/.*|\1|')
   kill -0 "$p" 2> /dev/null || { echo "$name exited" >&2; show_logs; exit 1; }
   quiet "$port"
