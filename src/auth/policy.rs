@@ -301,6 +301,23 @@ impl OfflineTokenPolicy {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
+        self.record_of(authorization, now).map(|record| Arc::clone(&record.principal))
+    }
+
+    /// [`OfflineTokenPolicy::authenticate`], the principal borrowed from the policy: for a caller
+    /// that holds the policy for the whole request, so that no shared count is touched.
+    pub fn identify<'a, I>(&self, authorization: I, now: SystemTime) -> Result<&Principal, Denial>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        self.record_of(authorization, now).map(|record| &*record.principal)
+    }
+
+    /// The record of the token in `authorization`, once every check of identity passed.
+    fn record_of<'a, I>(&self, authorization: I, now: SystemTime) -> Result<&TokenRecord, Denial>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
         let token = match bearer::token(authorization) {
             Ok(Some(token)) => token,
             Ok(None) => return Err(Denial::MissingCredentials),
@@ -314,7 +331,7 @@ impl OfflineTokenPolicy {
         self.check_usable(record, now).map_err(invalid)?;
         self.check_bindings(&record.claims).map_err(invalid)?;
         self.check_revision(record).map_err(invalid)?;
-        Ok(Arc::clone(&record.principal))
+        Ok(record)
     }
 
     /// The second half: may this principal do what the request needs? Scopes first (403

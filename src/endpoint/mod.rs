@@ -37,9 +37,11 @@
 //! checked first, a probe without a token would get a 401 and could send such a client into an
 //! authorization flow instead of falling back.
 //!
-//! Pure apart from two locks: the policy (read by every request, written by the control plane) and
-//! the session table (held only while a session is looked up or changed, never during I/O). Time
-//! and randomness come from the caller.
+//! Pure apart from two locks: the policy (written by the control plane, read-locked once for the
+//! whole of stages 5 to 8 of a request, so those stages see one state of it, and a revocation
+//! waits for the requests already past stage 5 and holds for every later one) and the session
+//! table (held only while a session is looked up or changed, inside the policy's, never the other
+//! way round). Neither is held during I/O. Time and randomness come from the caller.
 //!
 //! # Error bodies
 //!
@@ -276,9 +278,9 @@ impl Endpoint {
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
             Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
-            Route::McpPost => self.post(head, body, clock, random),
-            Route::McpGet => self.get(head, clock),
-            Route::McpDelete => self.delete(head, clock),
+            Route::McpPost => self.post(&self.policy(), head, body, clock, random),
+            Route::McpGet => self.get(&self.policy(), head, clock),
+            Route::McpDelete => self.delete(&self.policy(), head, clock),
         };
         result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
     }
@@ -324,14 +326,14 @@ impl Endpoint {
     }
 
     /// Stage 5: who is asking. `requirement` only shapes the challenge of a refusal.
-    fn authenticate(
-        &self,
+    fn authenticate<'p>(
+        policy: &'p OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
         requirement: Requirement,
-    ) -> Result<Arc<Principal>, Rejection> {
-        self.policy()
-            .authenticate(head.fields.all("authorization"), clock.wall)
+    ) -> Result<&'p Principal, Rejection> {
+        policy
+            .identify(head.fields.all("authorization"), clock.wall)
             .map_err(|denial| Rejection::Auth { denial, requirement })
     }
 
@@ -353,14 +355,21 @@ impl Endpoint {
     }
 
     /// Stage 7: may they do it.
-    fn authorize(&self, principal: &Principal, requirement: Requirement) -> Result<(), Rejection> {
-        self.policy()
+    fn authorize(
+        policy: &OfflineTokenPolicy,
+        principal: &Principal,
+        requirement: Requirement,
+    ) -> Result<(), Rejection> {
+        policy
             .authorize(principal, &requirement)
             .map_err(|denial| Rejection::Auth { denial, requirement })
     }
 
+    /// A POST, under `policy` (read-locked for the whole request: stages 5 to 8 see one state
+    /// of the policy, and a revocation waits for the requests already past stage 5).
     fn post(
         &self,
+        policy: &OfflineTokenPolicy,
         head: &RequestHead<'_>,
         body: &[u8],
         clock: Clock,
@@ -370,17 +379,22 @@ impl Endpoint {
             .map_err(|e| Rejection::Json(e.kind))?;
         let message = Message::from_value(value).map_err(Rejection::Message)?;
         let requirement = requirement_of(&message);
-        let principal = self.authenticate(head, clock, requirement)?;
+        let principal = Endpoint::authenticate(policy, head, clock, requirement)?;
         match message {
             Message::Request { id, method, params } if method == "initialize" => {
-                self.initialize(head, &id, &params, &principal, clock, random)
+                // Stages 6 and 7 of initialize: no session yet, and the scope to open one.
+                if head.fields.get("mcp-session-id").is_some() {
+                    return Err(Rejection::SessionOnInitialize);
+                }
+                Endpoint::authorize(policy, principal, scope::CONNECT)?;
+                self.initialize(&id, &params, principal, clock, random)
             }
             message => {
-                let (_, session) = self.session_for(head, &principal, clock)?;
+                let (_, session) = self.session_for(head, principal, clock)?;
                 match message {
                     Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
                     Message::Notification { method, .. } => {
-                        self.authorize(&principal, requirement)?;
+                        Endpoint::authorize(policy, principal, requirement)?;
                         if method == "notifications/initialized" {
                             session.mark_initialized();
                         }
@@ -392,29 +406,24 @@ impl Endpoint {
                         Err(Rejection::NotInitialized)
                     }
                     Message::Request { id, method, params } => {
-                        self.authorize(&principal, requirement)?;
-                        self.call(&session, &id, &method, &params, &principal)
+                        Endpoint::authorize(policy, principal, requirement)?;
+                        self.call(&session, &id, &method, &params, principal)
                     }
                 }
             }
         }
     }
 
-    /// `initialize`: the one request without a session. A rejected initialize leaves nothing
-    /// behind.
+    /// `initialize`, the one request without a session, once it carries no session id and its
+    /// principal may connect. A rejected initialize leaves nothing behind.
     fn initialize(
         &self,
-        head: &RequestHead<'_>,
         id: &Id,
         params: &Object,
         principal: &Principal,
         clock: Clock,
         random: &mut FillRandom<'_>,
     ) -> Result<Reply, Rejection> {
-        if head.fields.get("mcp-session-id").is_some() {
-            return Err(Rejection::SessionOnInitialize);
-        }
-        self.authorize(principal, scope::CONNECT)?;
         if !methods::initialize_params_valid(params) {
             let error =
                 jsonrpc::error_text(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
@@ -509,10 +518,15 @@ impl Endpoint {
     /// The GET stream, or a resumption: without `Last-Event-ID`, a priming event and what the
     /// GET stream has not written yet; with one, a priming event and what that id's stream (the
     /// GET stream or a POST stream) owes after it. A POST stream that owes nothing more: 204.
-    fn get(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
-        let principal = self.authenticate(head, clock, scope::CONNECT)?;
-        let (_, session) = self.session_for(head, &principal, clock)?;
-        self.authorize(&principal, scope::CONNECT)?;
+    fn get(
+        &self,
+        policy: &OfflineTokenPolicy,
+        head: &RequestHead<'_>,
+        clock: Clock,
+    ) -> Result<Reply, Rejection> {
+        let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
+        let (_, session) = self.session_for(head, principal, clock)?;
+        Endpoint::authorize(policy, principal, scope::CONNECT)?;
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
         let start = match head.fields.single("last-event-id") {
@@ -531,10 +545,15 @@ impl Endpoint {
     }
 
     /// DELETE ends the session: 204, and 404 for that id from then on.
-    fn delete(&self, head: &RequestHead<'_>, clock: Clock) -> Result<Reply, Rejection> {
-        let principal = self.authenticate(head, clock, scope::CONNECT)?;
-        let (session_id, session) = self.session_for(head, &principal, clock)?;
-        self.authorize(&principal, scope::CONNECT)?;
+    fn delete(
+        &self,
+        policy: &OfflineTokenPolicy,
+        head: &RequestHead<'_>,
+        clock: Clock,
+    ) -> Result<Reply, Rejection> {
+        let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
+        let (session_id, session) = self.session_for(head, principal, clock)?;
+        Endpoint::authorize(policy, principal, scope::CONNECT)?;
         // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
         // 404 as any later request for the id.
         if !self.sessions.end(session_id, &session) {
