@@ -365,6 +365,20 @@ impl Endpoint {
             .map_err(|denial| Rejection::Auth { denial, requirement })
     }
 
+    /// Stages 5 to 7 of a GET or a DELETE, which need only the connect scope: who is asking, their
+    /// live session, and the scope.
+    fn connected_session(
+        &self,
+        policy: &OfflineTokenPolicy,
+        head: &RequestHead<'_>,
+        clock: Clock,
+    ) -> Result<(SessionKey, Arc<Session>), Rejection> {
+        let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
+        let found = self.session_for(head, principal, clock)?;
+        Endpoint::authorize(policy, principal, scope::CONNECT)?;
+        Ok(found)
+    }
+
     /// A POST, under `policy` (read-locked for the whole request: stages 5 to 8 see one state
     /// of the policy, and a revocation waits for the requests already past stage 5).
     fn post(
@@ -524,9 +538,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         clock: Clock,
     ) -> Result<Reply, Rejection> {
-        let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
-        let (_, session) = self.session_for(head, principal, clock)?;
-        Endpoint::authorize(policy, principal, scope::CONNECT)?;
+        let (_, session) = self.connected_session(policy, head, clock)?;
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
         let start = match head.fields.single("last-event-id") {
@@ -551,9 +563,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         clock: Clock,
     ) -> Result<Reply, Rejection> {
-        let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
-        let (session_id, session) = self.session_for(head, principal, clock)?;
-        Endpoint::authorize(policy, principal, scope::CONNECT)?;
+        let (session_id, session) = self.connected_session(policy, head, clock)?;
         // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
         // 404 as any later request for the id.
         if !self.sessions.end(session_id, &session) {

@@ -329,13 +329,20 @@ mod tests {
 
     #[test]
     fn result_text_is_the_encoding_of_result() {
-        let result_value = json::decode(br#"{"b":[1,{"a":null}]}"#, 8).unwrap();
+        let result_value = json::decode(br#"{"b":{"c":-1},"d":[{"e":true},{}]}"#, 8).unwrap();
         let minus_zero = Id::Number(Number::parse("-0").unwrap());
         for id in [Id::from(-7), minus_zero, Id::String("q\"uote".into())] {
             let empty = result_text(&id, 0, |_| {});
             assert_eq!(empty, json::encode(&result(&id, Value::Object(Object::new()))));
             let nested = result_text(&id, 0, |r| {
-                r.value("b", &result_value.get("b").unwrap().clone());
+                r.object("b", |b| {
+                    b.integer("c", -1);
+                })
+                .objects("d", [true, false], |d, first| {
+                    if first {
+                        d.boolean("e", true);
+                    }
+                });
             });
             assert_eq!(nested, json::encode(&result(&id, result_value.clone())));
         }

@@ -6,43 +6,24 @@
 
 use std::fmt;
 
-/// `text` as a single RFC 3986 path segment: unreserved bytes as they are, every other byte of its
-/// UTF-8 encoding as `%XX` (upper-case hex).
-pub fn path_segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    // Writing to a `String` cannot fail.
-    let _ = write_path_segment(text, &mut out);
-    out
-}
-
-/// [`path_segment`] written to `out`, in runs of unreserved bytes and single `%XX` triplets.
+/// `text` as a single RFC 3986 path segment, written to `out`: unreserved bytes as they are, every
+/// other byte of its UTF-8 encoding as `%XX` (upper-case hex).
 pub fn write_path_segment(text: &str, out: &mut impl fmt::Write) -> fmt::Result {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let unreserved = |byte: u8| byte.is_ascii_alphanumeric() || b"-._~".contains(&byte);
-    // Runs of unreserved bytes and triplets are ASCII, so viewing them as `str` never fails.
     let bytes = text.as_bytes();
     let mut run_start = 0;
     for (i, &byte) in bytes.iter().enumerate() {
-        if unreserved(byte) {
-            continue;
+        if !unreserved(byte) {
+            // A run of unreserved bytes is ASCII, so viewing it as `str` never fails.
+            out.write_str(std::str::from_utf8(&bytes[run_start..i]).unwrap_or_default())?;
+            write!(out, "%{byte:02X}")?;
+            run_start = i + 1;
         }
-        let triplet = [b'%', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]];
-        out.write_str(std::str::from_utf8(&bytes[run_start..i]).unwrap_or_default())?;
-        out.write_str(std::str::from_utf8(&triplet).unwrap_or_default())?;
-        run_start = i + 1;
     }
     out.write_str(std::str::from_utf8(&bytes[run_start..]).unwrap_or_default())
 }
 
-/// The URI of a knowledge-base document of `tenant`.
-pub fn knowledge_base(tenant: &str, document: &str) -> String {
-    let mut out = String::with_capacity(16 + tenant.len() + document.len());
-    // Writing to a `String` cannot fail.
-    let _ = write_knowledge_base(tenant, document, &mut out);
-    out
-}
-
-/// [`knowledge_base`] written to `out`, piece by piece.
+/// The URI of a knowledge-base document of `tenant`, written to `out`.
 pub fn write_knowledge_base(
     tenant: &str,
     document: &str,
@@ -72,8 +53,12 @@ mod tests {
             ("%41", "%2541"),
         ];
         for (text, expected) in cases {
-            assert_eq!(path_segment(text), expected);
+            let mut segment = String::new();
+            write_path_segment(text, &mut segment).unwrap();
+            assert_eq!(segment, expected);
         }
-        assert_eq!(knowledge_base("a/b", "faq"), "kb://tenant/a%2Fb/faq");
+        let mut uri = String::new();
+        write_knowledge_base("a/b", "faq", &mut uri).unwrap();
+        assert_eq!(uri, "kb://tenant/a%2Fb/faq");
     }
 }
