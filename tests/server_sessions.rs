@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::ClientResponse;
 use loopback_mcp_http::json::{self, Number, Object, Value};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
@@ -254,6 +255,57 @@ fn delete_ends_the_session_for_every_method() {
     ] {
         let response = t.raw(&bytes).unwrap();
         assert_eq!((response.status, error_code(&response).as_str()), (404, "session_not_found"));
+    }
+}
+
+#[test]
+fn a_keep_alive_connection_sees_what_another_did_to_its_session_as_a_new_one_would() {
+    // A connection keeps the session it found last; whatever happened to that session since,
+    // its next request gets exactly what the same request on a new connection gets.
+    type Case = (&'static str, fn(&TestServer, &str), Role, &'static str, u16, &'static str);
+    let cases: [Case; 6] = [
+        ("nothing", |_, _| {}, Role::Full, "ping", 200, ""),
+        (
+            "nothing, then someone else asks",
+            |_, _| {},
+            Role::OtherSubject,
+            "ping",
+            404,
+            "session_not_found",
+        ),
+        ("a DELETE on another connection", delete, Role::Full, "ping", 404, "session_not_found"),
+        ("a DELETE, then a GET", delete, Role::Full, "GET", 404, "session_not_found"),
+        ("a DELETE, then a DELETE", delete, Role::Full, "DELETE", 404, "session_not_found"),
+        ("the principal's revision moves on", bump, Role::Full, "ping", 401, "invalid_token"),
+    ];
+    fn delete(t: &TestServer, session: &str) {
+        let response = t.raw(&t.session_bytes("DELETE", Role::Full, session, &[])).unwrap();
+        assert_eq!(response.status, 204);
+    }
+    fn bump(t: &TestServer, _: &str) {
+        assert!(Role::Full.bump_revision_in(&mut t.server.endpoint().policy_mut()).is_some());
+    }
+    for (event, happen, role, request, status, code) in cases {
+        let t = start();
+        let session = t.open_session(Role::Full);
+        let mut kept = t.connect();
+        let first =
+            t.exchange(&mut kept, &t.post_bytes(Role::Full, Some(&session), ping_body(), &[]));
+        assert_eq!(first.unwrap().status, 200, "{event}");
+        happen(&t, &session);
+        let bytes = match request {
+            "ping" => t.post_bytes(role, Some(&session), ping_body(), &[]),
+            method => t.session_bytes(method, role, &session, &[]),
+        };
+        let on_kept = t.exchange(&mut kept, &bytes).unwrap();
+        let on_new = t.raw(&bytes).unwrap();
+        let got = |r: &ClientResponse| {
+            let code =
+                if r.status >= 400 && !r.body.is_empty() { error_code(r) } else { String::new() };
+            (r.status, code)
+        };
+        assert_eq!(got(&on_kept), (status, code.to_owned()), "after: {event}");
+        assert_eq!(got(&on_kept), got(&on_new), "after: {event}");
     }
 }
 

@@ -82,6 +82,7 @@ use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
 use stream::{PrimeOnly, SseBody};
 
+pub use crate::mcp::session::LastSession;
 pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
 
@@ -266,7 +267,8 @@ impl Endpoint {
         Ok(route)
     }
 
-    /// Stages 4 to 8 for an admitted request and its complete body.
+    /// Stages 4 to 8 for an admitted request and its complete body, on a connection that found
+    /// `last` session last (kept for its next request: see [`LastSession`]).
     pub fn respond(
         &self,
         route: Route,
@@ -274,18 +276,20 @@ impl Endpoint {
         body: &[u8],
         clock: Clock,
         random: &mut FillRandom<'_>,
+        last: &mut LastSession,
     ) -> Reply {
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
             Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
-            Route::McpPost => self.post(&self.policy(), head, body, clock, random),
-            Route::McpGet => self.get(&self.policy(), head, clock),
-            Route::McpDelete => self.delete(&self.policy(), head, clock),
+            Route::McpPost => self.post(&self.policy(), head, body, clock, random, last),
+            Route::McpGet => self.get(&self.policy(), head, clock, last),
+            Route::McpDelete => self.delete(&self.policy(), head, clock, last),
         };
         result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
     }
 
-    /// [`Endpoint::admit`] then [`Endpoint::respond`], for callers that already hold the body.
+    /// [`Endpoint::admit`] then [`Endpoint::respond`], for callers that already hold the body,
+    /// as the only request of its connection.
     pub fn handle(
         &self,
         head: &RequestHead<'_>,
@@ -294,7 +298,9 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
     ) -> Reply {
         match self.admit(head) {
-            Ok(route) => self.respond(route, head, body, clock, random),
+            Ok(route) => {
+                self.respond(route, head, body, clock, random, &mut LastSession::default())
+            }
             Err(rejection) => rejection.reply(&self.metadata_url),
         }
     }
@@ -339,17 +345,18 @@ impl Endpoint {
 
     /// Stage 6 outside initialize: the version header is there, and the one well-formed session
     /// id names a live session of this principal (anything else looks like no session at all).
-    fn session_for(
+    fn session_for<'l>(
         &self,
         head: &RequestHead<'_>,
         principal: &Principal,
         clock: Clock,
-    ) -> Result<(SessionKey, Arc<Session>), Rejection> {
+        last: &'l mut LastSession,
+    ) -> Result<(SessionKey, &'l Arc<Session>), Rejection> {
         require_protocol_version(head)?;
         let key = session_id(head)?;
         let session = self
             .sessions
-            .find(key, owner_of(principal), clock.now)
+            .find_for(last, key, owner_of(principal), clock.now)
             .ok_or(Rejection::SessionNotFound)?;
         Ok((key, session))
     }
@@ -367,14 +374,15 @@ impl Endpoint {
 
     /// Stages 5 to 7 of a GET or a DELETE, which need only the connect scope: who is asking, their
     /// live session, and the scope.
-    fn connected_session(
+    fn connected_session<'l>(
         &self,
         policy: &OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
-    ) -> Result<(SessionKey, Arc<Session>), Rejection> {
+        last: &'l mut LastSession,
+    ) -> Result<(SessionKey, &'l Arc<Session>), Rejection> {
         let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
-        let found = self.session_for(head, principal, clock)?;
+        let found = self.session_for(head, principal, clock, last)?;
         Endpoint::authorize(policy, principal, scope::CONNECT)?;
         Ok(found)
     }
@@ -388,6 +396,7 @@ impl Endpoint {
         body: &[u8],
         clock: Clock,
         random: &mut FillRandom<'_>,
+        last: &mut LastSession,
     ) -> Result<Reply, Rejection> {
         let value = json::decode(body, self.limits().json_depth_max)
             .map_err(|e| Rejection::Json(e.kind))?;
@@ -404,7 +413,7 @@ impl Endpoint {
                 self.initialize(&id, &params, principal, clock, random)
             }
             message => {
-                let (_, session) = self.session_for(head, principal, clock)?;
+                let (_, session) = self.session_for(head, principal, clock, last)?;
                 match message {
                     Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
                     Message::Notification { method, .. } => {
@@ -421,7 +430,7 @@ impl Endpoint {
                     }
                     Message::Request { id, method, params } => {
                         Endpoint::authorize(policy, principal, requirement)?;
-                        self.call(&session, &id, &method, &params, principal)
+                        self.call(session, &id, &method, &params, principal)
                     }
                 }
             }
@@ -537,8 +546,9 @@ impl Endpoint {
         policy: &OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
+        last: &mut LastSession,
     ) -> Result<Reply, Rejection> {
-        let (_, session) = self.connected_session(policy, head, clock)?;
+        let (_, session) = self.connected_session(policy, head, clock, last)?;
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
         let start = match head.fields.single("last-event-id") {
@@ -562,11 +572,12 @@ impl Endpoint {
         policy: &OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
+        last: &mut LastSession,
     ) -> Result<Reply, Rejection> {
-        let (session_id, session) = self.connected_session(policy, head, clock)?;
+        let (session_id, session) = self.connected_session(policy, head, clock, last)?;
         // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
         // 404 as any later request for the id.
-        if !self.sessions.end(session_id, &session) {
+        if !self.sessions.end(session_id, session) {
             return Err(Rejection::SessionNotFound);
         }
         Ok(Reply::empty(Status::NoContent))

@@ -10,7 +10,14 @@
 //! Each session owns its event streams ([`super::stream::EventLog`]): the GET stream, its POST
 //! streams, and the messages kept for resuming them, under the session's kept budget. They live
 //! exactly as long as the session: once it ends or expires, every request naming it is refused
-//! before any cursor is read, and its kept messages are freed with it.
+//! before any cursor is read, and its kept messages are freed with it (or, when a connection
+//! found it last, once that connection lets go of it: at its next request, or when it closes).
+//!
+//! A connection keeps the session it found last ([`LastSession`]): every request of a
+//! keep-alive connection in one session would otherwise take the table's lock and a reference
+//! count, two writes to memory every worker shares. Kept or not, a session is used only after the
+//! same three checks: the id's digest is the one stored, the session has not ended or expired,
+//! and the asking principal owns it.
 //!
 //! Pure data: time is an [`Instant`] argument and ids and tags come from the caller's randomness.
 //! The table stores sessions under the SHA-256 of their id, so it never holds a raw id.
@@ -128,6 +135,9 @@ impl LogLevel {
 pub struct Session {
     owner: Owner,
     expires_at: Instant,
+    /// Set (under the table's write lock) when it leaves the table, so that a connection that
+    /// kept it sees that it is gone without asking the table.
+    ended: AtomicBool,
     initialized: AtomicBool,
     /// The least severe level of `notifications/message` it receives, as an index of
     /// [`LogLevel::ALL`].
@@ -136,6 +146,12 @@ pub struct Session {
 }
 
 impl Session {
+    /// True when it is still in the table at `now` and `owner` owns it: what
+    /// [`SessionTable::find`] checks, without the table.
+    fn is_live_for(&self, owner: OwnerRef<'_>, now: Instant) -> bool {
+        !self.ended.load(Ordering::Acquire) && now < self.expires_at && self.owner.as_ref() == owner
+    }
+
     /// True once `notifications/initialized` has arrived.
     pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
@@ -259,6 +275,7 @@ impl SessionTable {
         let session = Arc::new(Session {
             owner: Owner::from(owner),
             expires_at: now + self.budget.ttl,
+            ended: AtomicBool::new(false),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LogLevel::Info as u8),
             events: Mutex::new(EventLog::new(tag, self.budget.kept)),
@@ -272,10 +289,31 @@ impl SessionTable {
     pub fn find(&self, key: SessionKey, owner: OwnerRef<'_>, now: Instant) -> Option<Arc<Session>> {
         let session = self.read().get(&key).cloned()?;
         if now >= session.expires_at {
-            self.write().remove(&key);
+            let mut sessions = self.write();
+            if sessions.get(&key).is_some_and(|stored| Arc::ptr_eq(stored, &session)) {
+                Self::remove(&mut sessions, key);
+            }
             return None;
         }
         (session.owner.as_ref() == owner).then_some(session)
+    }
+
+    /// [`SessionTable::find`] for a connection that keeps the session it found last in `last`:
+    /// that one when `key` is its key and it passes the same checks, else the table's answer,
+    /// which `last` then keeps (or forgets, when there is none).
+    pub fn find_for<'l>(
+        &self,
+        last: &'l mut LastSession,
+        key: SessionKey,
+        owner: OwnerRef<'_>,
+        now: Instant,
+    ) -> Option<&'l Arc<Session>> {
+        let kept = last.0.as_ref().is_some_and(|(k, s)| *k == key && s.is_live_for(owner, now));
+        if !kept {
+            last.0 = None;
+            last.0 = Some((key, self.find(key, owner, now)?));
+        }
+        last.0.as_ref().map(|(_, session)| session)
     }
 
     /// Ends `session`, found under `key` by [`SessionTable::find`]. False when it had already
@@ -283,11 +321,26 @@ impl SessionTable {
     pub fn end(&self, key: SessionKey, session: &Arc<Session>) -> bool {
         let mut sessions = self.write();
         match sessions.get(&key) {
-            Some(stored) if Arc::ptr_eq(stored, session) => sessions.remove(&key).is_some(),
+            Some(stored) if Arc::ptr_eq(stored, session) => Self::remove(&mut sessions, key),
             _ => false,
         }
     }
+
+    /// Takes the session under `key` out of `sessions` and marks it ended; false when none was
+    /// there. Every removal of a session that may still be live goes through here.
+    fn remove(sessions: &mut DigestMap<Arc<Session>>, key: SessionKey) -> bool {
+        let removed = sessions.remove(&key);
+        if let Some(session) = &removed {
+            session.ended.store(true, Ordering::Release);
+        }
+        removed.is_some()
+    }
 }
+
+/// The session one connection found last, under its key: see the module's note. Empty at first;
+/// [`SessionTable::find_for`] fills and replaces it.
+#[derive(Debug, Default)]
+pub struct LastSession(Option<(SessionKey, Arc<Session>)>);
 
 #[cfg(test)]
 mod tests {
@@ -379,6 +432,65 @@ mod tests {
         );
         // Once alice's first session expires, she may open one again.
         table.create("a5", "a5".into(), owner("alice").as_ref(), at(60)).unwrap();
+    }
+
+    #[test]
+    fn a_kept_session_is_used_only_where_the_table_would_find_it() {
+        let t0 = Instant::now();
+        let later = |s: u64| t0 + Duration::from_secs(s);
+        let mut stale = owner("alice");
+        stale.authorization_revision = 2;
+        let (s1, s2) = (SessionKey::of(b"s1"), SessionKey::of(b"s2"));
+        // (what happens after alice's connection found s1, then its next lookup, and the session
+        // found then: by name, or none)
+        type Case =
+            (&'static str, fn(&SessionTable), SessionKey, Owner, Instant, Option<&'static str>);
+        let cases: [Case; 8] = [
+            ("nothing", |_| {}, s1, owner("alice"), later(59), Some("s1")),
+            ("someone else asks", |_| {}, s1, owner("mallory"), t0, None),
+            ("a stale revision asks", |_| {}, s1, stale.clone(), t0, None),
+            ("it expires", |_| {}, s1, owner("alice"), later(60), None),
+            ("another connection ends it", end_s1, s1, owner("alice"), t0, None),
+            (
+                "it expires and another lookup drops it",
+                expire_s1,
+                s1,
+                owner("alice"),
+                later(61),
+                None,
+            ),
+            ("the next request names s2", |_| {}, s2, owner("alice"), t0, Some("s2")),
+            ("another connection ends s2", end_s2, s1, owner("alice"), t0, Some("s1")),
+        ];
+        fn end_s1(table: &SessionTable) {
+            let s = table.find(SessionKey::of(b"s1"), owner("alice").as_ref(), Instant::now());
+            assert!(table.end(SessionKey::of(b"s1"), &s.unwrap()));
+        }
+        fn end_s2(table: &SessionTable) {
+            let s = table.find(SessionKey::of(b"s2"), owner("alice").as_ref(), Instant::now());
+            assert!(table.end(SessionKey::of(b"s2"), &s.unwrap()));
+        }
+        fn expire_s1(table: &SessionTable) {
+            let gone = Instant::now() + Duration::from_secs(120);
+            assert!(table.find(SessionKey::of(b"s1"), owner("alice").as_ref(), gone).is_none());
+        }
+        for (event, happen, key, asker, at, expected) in cases {
+            let table = SessionTable::new(BUDGET);
+            let created = [
+                ("s1", table.create("s1", "a1".into(), owner("alice").as_ref(), t0).unwrap()),
+                ("s2", table.create("s2", "a2".into(), owner("alice").as_ref(), t0).unwrap()),
+            ];
+            let mut last = LastSession::default();
+            assert!(table.find_for(&mut last, s1, owner("alice").as_ref(), t0).is_some());
+            happen(&table);
+            let found = table.find_for(&mut last, key, asker.as_ref(), at).cloned();
+            let name = found.as_ref().and_then(|found| {
+                created.iter().find(|(_, s)| Arc::ptr_eq(s, found)).map(|(name, _)| *name)
+            });
+            assert_eq!(name, expected, "after: {event}");
+            let kept = last.0.as_ref().map(|(k, s)| (*k, Arc::as_ptr(s)));
+            assert_eq!(kept, found.as_ref().map(|s| (key, Arc::as_ptr(s))), "kept after: {event}");
+        }
     }
 
     #[test]

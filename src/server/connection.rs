@@ -3,8 +3,9 @@
 //! Every decision about the connection is [`Connection`]'s, and the loop is
 //! `http::connection::drive`'s. This file supplies its two sides: the socket as a [`Transport`]
 //! (a read or a write with the deadline the machine named: the socket's timeout is set to the
-//! time left, and changed only when that differs by more than a few milliseconds from what it
-//! already is, so a keep-alive connection costs no extra system call per request) and the
+//! time left, reckoned from the driver's latest reading of the clock, and changed only when that
+//! differs by more than a few milliseconds from what it already is, so a keep-alive connection
+//! costs no extra system call and no extra clock reading per request) and the
 //! [`Endpoint`] as a [`Handler`] (admission and replies, whose panics become a 500 for that
 //! request, serialized straight into the machine's buffer with the `Date` of the shell's clock).
 //! A connection that ends politely is handed to the [`LingerSet`] with its write half shut; one
@@ -17,7 +18,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::linger::LingerSet;
-use crate::endpoint::{Clock, Delivery, Endpoint, Rejection, Reply, Route};
+use crate::endpoint::{Clock, Delivery, Endpoint, LastSession, Rejection, Reply, Route};
 use crate::http::connection::{Close, Connection, Handler, Io, Refused, Request, Transport, drive};
 use crate::http::date::DateCache;
 use crate::http::{Method, RequestHead};
@@ -25,7 +26,8 @@ use crate::limits::Limits;
 use crate::random::FillRandom;
 
 /// How far a socket's timeout may be from the time left before a deadline before it is set
-/// again: a read may end this much after its deadline, never more.
+/// again: a read may end this much after its deadline, and the time since the clock was last
+/// read (one step of computation, microseconds), never more.
 const TIMEOUT_TOLERANCE: Duration = Duration::from_millis(5);
 
 /// A finished connection whose buffers the worker keeps for its next one.
@@ -44,9 +46,9 @@ pub fn serve(
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
     let limits = *endpoint.limits();
-    let mut socket = Socket { stream, read_timeout: None, write_timeout: None };
-    let codings = endpoint.request_codings();
     let accepted = Instant::now();
+    let mut socket = Socket { stream, read_timeout: None, write_timeout: None, clock: accepted };
+    let codings = endpoint.request_codings();
     let mut connection = match spare.take() {
         Some(mut kept) => {
             kept.renew(accepted);
@@ -54,7 +56,9 @@ pub fn serve(
         }
         None => Connection::with_codings(&limits, codings, accepted),
     };
-    let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits };
+    let last_session = LastSession::default();
+    let mut handler =
+        Answers { endpoint, fill_random, dates: DateCache::new(), limits, last_session };
     let close = drive(&mut connection, &mut socket, &mut handler);
     *spare = Some(connection);
     if close == Close::Polite {
@@ -69,6 +73,8 @@ struct Answers<'e, 'r> {
     fill_random: &'e mut FillRandom<'r>,
     dates: DateCache,
     limits: Limits,
+    /// The session this connection found last (see [`LastSession`]); dropped with the connection.
+    last_session: LastSession,
 }
 
 impl Handler for Answers<'_, '_> {
@@ -100,7 +106,8 @@ impl Handler for Answers<'_, '_> {
         // One reading of the wall clock serves the token checks and the `Date` field.
         let clock = Clock { now, wall: SystemTime::now() };
         let (endpoint, head, body) = (self.endpoint, &request.head, request.body);
-        let answered = guarded(|| endpoint.respond(route, head, body, clock, self.fill_random))
+        let (random, last) = (&mut *self.fill_random, &mut self.last_session);
+        let answered = guarded(|| endpoint.respond(route, head, body, clock, random, last))
             .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
         let close = !keep_alive || answered.close;
         self.serialize(&answered, close, head.method == Method::Head, clock.wall, reply)
@@ -156,16 +163,21 @@ struct Socket {
     stream: TcpStream,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
+    /// The latest reading of the clock: the driver's, taken after every read, write and answer
+    /// (the time left before a deadline is reckoned from it, so it is at most one step of pure
+    /// computation old), or this socket's own, after a wait a signal interrupted.
+    clock: Instant,
 }
 
 impl Transport for Socket {
     fn now(&mut self) -> Instant {
-        Instant::now()
+        self.clock = Instant::now();
+        self.clock
     }
 
     fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
         loop {
-            let Some(timeout) = timeout_for(deadline, self.read_timeout) else {
+            let Some(timeout) = timeout_for(deadline, self.clock, self.read_timeout) else {
                 return Io::TimedOut;
             };
             if Some(timeout) != self.read_timeout {
@@ -178,7 +190,7 @@ impl Transport for Socket {
                 Ok(n) => return Io::Done(n),
                 Err(e) => match io_outcome(&e) {
                     Some(outcome) => return outcome,
-                    None => continue,
+                    None => self.clock = Instant::now(),
                 },
             }
         }
@@ -186,7 +198,7 @@ impl Transport for Socket {
 
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
         loop {
-            let Some(timeout) = timeout_for(deadline, self.write_timeout) else {
+            let Some(timeout) = timeout_for(deadline, self.clock, self.write_timeout) else {
                 return Io::TimedOut;
             };
             if Some(timeout) != self.write_timeout {
@@ -199,7 +211,7 @@ impl Transport for Socket {
                 Ok(n) => return Io::Done(n),
                 Err(e) => match io_outcome(&e) {
                     Some(outcome) => return outcome,
-                    None => continue,
+                    None => self.clock = Instant::now(),
                 },
             }
         }
@@ -215,14 +227,44 @@ fn io_outcome(e: &io::Error) -> Option<Io> {
     }
 }
 
-/// The socket timeout for a wait until `deadline`: the one it has when that is within the
-/// tolerance of the time left, else the time left (never zero, which would mean no timeout).
-/// `None` once the deadline has passed.
-fn timeout_for(deadline: Instant, current: Option<Duration>) -> Option<Duration> {
-    let left = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+/// The socket timeout for a wait until `deadline`, seen at `now`: the one it has when that is
+/// within the tolerance of the time left, else the time left (never zero, which would mean no
+/// timeout). `None` once the deadline has passed.
+fn timeout_for(deadline: Instant, now: Instant, current: Option<Duration>) -> Option<Duration> {
+    let left = deadline.checked_duration_since(now).filter(|d| !d.is_zero())?;
     let close_enough = current.is_some_and(|c| c.abs_diff(left) <= TIMEOUT_TOLERANCE);
     Some(match current {
         Some(current) if close_enough => current,
         _ => left.max(Duration::from_millis(1)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_timeouts_are_the_time_left_unless_the_current_one_is_close_enough() {
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        let cases: [(Duration, Option<Duration>, Option<Duration>); 7] = [
+            // (time left at `now`, the socket's timeout, the timeout to wait with)
+            (ms(0), None, None),
+            (ms(0), Some(ms(30_000)), None),
+            (ms(30_000), None, Some(ms(30_000))),
+            (ms(30_000), Some(ms(30_005)), Some(ms(30_005))),
+            (ms(30_000), Some(ms(30_006)), Some(ms(30_000))),
+            (ms(29_995), Some(ms(30_000)), Some(ms(30_000))),
+            (Duration::from_micros(300), None, Some(ms(1))),
+        ];
+        for (left, current, expected) in cases {
+            assert_eq!(timeout_for(now + left, now, current), expected, "{left:?} {current:?}");
+        }
+    }
+
+    #[test]
+    fn a_deadline_already_behind_the_clock_reading_waits_for_nothing() {
+        let now = Instant::now() + Duration::from_secs(1);
+        assert_eq!(timeout_for(now - Duration::from_millis(1), now, None), None);
+    }
 }

@@ -24,9 +24,10 @@
 # a stalled connection (one on which, during a run, neither side has sent anything for 0.5 to 2 s,
 # judged by `ss` once near the end of the run: wrk counts a timeout only when an answer comes
 # late, so a request that never gets one is counted nowhere), or a run without a single good
-# answer. It does not pin CPUs, so wrk and the servers share the same cores; it does not measure
-# instructions (see instructions.sh). Loopback only (127.0.0.1, free ports picked at start); each
-# wrk run is bounded by its duration, every wait by a timeout.
+# answer. While one server is measured the others are paused (SIGSTOP), so no server's background
+# work runs beside another's round. It does not pin CPUs, so wrk and the servers share the same
+# cores; it does not measure instructions (see instructions.sh). Loopback only (127.0.0.1, free
+# ports picked at start); each wrk run is bounded by its duration, every wait by a timeout.
 #
 #   tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS]     defaults: 5 16 3
 #   e.g. tests/bench/side_by_side.sh 5 16 9
@@ -53,6 +54,8 @@ peers=$PWD/target/bench-peers/release
 work=$(mktemp -d)
 pids=()
 cleanup() {
+  # A paused server (see `measure_only`) acts on SIGTERM only once it runs again.
+  for p in "${pids[@]}"; do kill -CONT "$p" 2> /dev/null || true; done
   for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
   rm -rf "$work"
@@ -213,11 +216,22 @@ quiet() {
     sleep 0.05
   done
 }
+# measure_only NAME: lets NAME run and pauses every other server (SIGSTOP), so that nothing a
+# server does in the background (tiny-http-peer nudges its pool every 5 ms; runtimes keep timers)
+# runs on the cores another server is being measured on. A paused server's sockets are the
+# kernel's meanwhile; what they hold is finished when it runs again, before its own run.
+measure_only() {
+  for other in "${servers[@]}"; do
+    [ "$other" = "$1" ] || kill -STOP "${pid[$other]}"
+  done
+  kill -CONT "${pid[$1]}"
+}
 # run NAME ROUND: one wrk run against a server, with its CPU time and memory; round 0 is the
 # warm-up, kept apart from the rounds (its answers are checked all the same).
 run() {
   local name=$1 round=$2 p=${pid[$1]} duration=$seconds line u0 s0 u1 s1 good idle sid port file
   [ "$round" = 0 ] && duration=2
+  measure_only "$name"
   sid=$(session "$name")
   [ -n "$sid" ] || sid=$no_session
   port=$(echo "${url[$name]}" | sed -E 's|^http://127\.0\.0\.1:([0-9]+)/.*|\1|')
@@ -262,6 +276,7 @@ for round in $(seq 1 "$rounds"); do
   for name in "${order[@]}"; do run "$name" "$round"; done
 done
 for name in "${servers[@]}"; do
+  kill -CONT "${pid[$name]}"
   echo "vmhwm_kib=$(status_kib "${pid[$name]}" VmHWM)" > "$work/$name.hwm"
 done
 
