@@ -6,7 +6,7 @@
 # CARGO_TARGET_DIR=target/bench-peers, so nothing lands outside target/; the first build of
 # rmcp-peer downloads its crates and takes a minute or two, tiny-http-peer's a few seconds), warms
 # each server up (2 s of the same load, answers checked, figures kept apart), then runs rounds: in
-# each round wrk (2 threads, CONNECTIONS keep-alive connections, SECONDS) with
+# each round wrk (2 threads, 1 with PIN=1; CONNECTIONS keep-alive connections, SECONDS) with
 # tests/bench/ping.lua against every server once, the order rotated by one server each round so
 # that none always goes first (each round prints its order). Every server is sent the same
 # request fields (a bearer token, a session id), so that wrk's own work per request, on the same
@@ -25,13 +25,18 @@
 # judged by `ss` once near the end of the run: wrk counts a timeout only when an answer comes
 # late, so a request that never gets one is counted nowhere), or a run without a single good
 # answer. While one server is measured the others are paused (SIGSTOP), so no server's background
-# work runs beside another's round. It does not pin CPUs, so wrk and the servers share the same
-# cores; it does not measure instructions (see instructions.sh). Loopback only (127.0.0.1, free
-# ports picked at start); each wrk run is bounded by its duration, every wait by a timeout.
+# work runs beside another's round. By default it pins nothing, so wrk and the server share the
+# same cores, and where the scheduler puts their threads moves the figures a lot from round to
+# round; PIN=1 puts wrk (one thread) on CPU 0 and every server on CPU 1, a client machine and a
+# server machine of one core each, where a server's throughput is set by its own CPU time per
+# request (see tests/bench/README.md for both). It does not measure instructions (see
+# instructions.sh). Loopback only (127.0.0.1, free ports picked at start); each wrk run is bounded
+# by its duration, every wait by a timeout.
 #
 #   tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS]     defaults: 5 16 3
 #   e.g. tests/bench/side_by_side.sh 5 16 9
 #   SKIP_RMCP=1 leaves rmcp-peer out, SKIP_TINY=1 tiny-http-peer (neither is built then).
+#   PIN=1 pins wrk to CPU 0 and the servers to CPU 1 (two CPUs at least).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
@@ -48,6 +53,20 @@ need python3 "apt-get install python3"
 need ss "apt-get install iproute2"
 need cargo "install Rust with rustup (https://rustup.rs)"
 require_tools
+
+# PIN=1: wrk with one thread on CPU 0, every server on CPU 1; else no pinning, two wrk threads.
+pin=${PIN:-0}
+server_cpu=()
+client_cpu=()
+wrk_threads=2
+if [ "$pin" = 1 ]; then
+  need taskset "apt-get install util-linux"
+  require_tools
+  [ "$(nproc)" -ge 2 ] || { echo "side_by_side.sh: PIN=1 needs two CPUs, this machine has $(nproc)" >&2; exit 2; }
+  server_cpu=(taskset -c 1)
+  client_cpu=(taskset -c 0)
+  wrk_threads=1
+fi
 
 lua=$PWD/tests/bench/ping.lua
 peers=$PWD/target/bench-peers/release
@@ -95,18 +114,18 @@ declare -A pid url bearer needs_session
 # lingering set and given its place back, and it gets the 503 a full pool answers at once (the
 # pool's promise; `workers.sh` shows it). The peers it is compared with never end a connection.
 workers=$((connections * 2 > 64 ? connections * 2 : 64))
-"$PWD/target/release/loopback-mcp-http" serve --workers "$workers" --max-sessions 64 \
+"${server_cpu[@]}" "$PWD/target/release/loopback-mcp-http" serve --workers "$workers" --max-sessions 64 \
   --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
 pid[loopback-mcp-http]=$!
-"$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
+"${server_cpu[@]}" "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
 pid[raw-limit]=$!
 if [ "$skip_tiny" != 1 ]; then
-  "$peers/tiny-http-peer" "$tiny_port" > /dev/null 2> "$work/tiny.err" & pids+=($!)
+  "${server_cpu[@]}" "$peers/tiny-http-peer" "$tiny_port" > /dev/null 2> "$work/tiny.err" & pids+=($!)
   pid[tiny_http]=$!
   servers+=(tiny_http)
 fi
 if [ "$skip_rmcp" != 1 ]; then
-  "$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
+  "${server_cpu[@]}" "$peers/rmcp-peer" "$rmcp_port" > /dev/null 2> "$work/rmcp.err" & pids+=($!)
   pid[rmcp]=$!
   servers+=(rmcp)
 fi
@@ -205,7 +224,7 @@ wrk_run() { # url session bearer seconds [wrk flags...]
   local url=$1 session=$2 bearer=$3 duration=$4
   shift 4
   MCP_SESSION_ID=$session MCP_BEARER=$bearer timeout $((duration + 30)) \
-    wrk -t2 -c"$connections" -d"${duration}s" --timeout 5s "$@" -s "$lua" "$url"
+    "${client_cpu[@]}" wrk -t"$wrk_threads" -c"$connections" -d"${duration}s" --timeout 5s "$@" -s "$lua" "$url"
 }
 # quiet PORT: waits (2 s at most) until the server on PORT holds no connection, neither open nor
 # closed by the peer and not yet by the server (so a curl that just left holds no worker, and the
@@ -281,7 +300,7 @@ for name in "${servers[@]}"; do
 done
 
 python3 - "$work" "$seconds" "$connections" "$rounds" "${servers[@]}" << 'EOF'
-import re, sys
+import os, re, sys
 work, seconds, connections, rounds, *names = sys.argv[1:]
 def load(name, kind="results"):
     rows = []
@@ -313,7 +332,8 @@ print("| median | " + " | ".join(
     f"{lower_median(x for x, _ in per_round[n]):.2f} | {lower_median(y for _, y in per_round[n]):.2f}"
     for n in others) + " |")
 
-print(f"\n{rounds} rounds of {seconds} s, {connections} connections, medians over rounds:")
+placement = "wrk on CPU 0, servers on CPU 1" if os.environ.get("PIN") == "1" else "nothing pinned"
+print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
 print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 def not_good(r):
