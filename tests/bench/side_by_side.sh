@@ -7,13 +7,13 @@
 # rmcp-peer downloads its crates and takes a minute or two, tiny-http-peer's a few seconds), warms
 # each server up (2 s of the same load, answers checked, figures kept apart), then runs rounds: in
 # each round wrk (2 threads, 1 with PIN=1; CONNECTIONS keep-alive connections, SECONDS) with
-# tests/bench/ping.lua against every server once, the order rotated by one server each round so
-# that none always goes first (each round prints its order). Every server is sent the same
-# request fields (a bearer token, a session id), so that wrk's own work per request, on the same
-# cores, does not differ by server. Prints one RESULT line per server and
-# run (with the server's CPU time per request, user and system, from /proc/PID/stat, and its
-# memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
-# of medians over the rounds, and a RATIOS line with the ratios of the medians.
+# tests/bench/ping.lua against every server once, in an order that changes every round so that
+# no server always goes first or always follows the same one (each round prints its order).
+# Every server is sent the same request fields (a bearer token, a session id), so that wrk's own
+# work per request, on the same cores, does not differ by server. Prints one RESULT line per
+# server and run (with the server's CPU time per request, user and system, from /proc/PID/stat,
+# and its memory), then each round's ratios to raw-limit (requests/s and p99) with their medians,
+# a table of medians over the rounds, and a RATIOS line with the ratios of the medians.
 # Memory, from /proc/PID/status: idle VmRSS read just before each run, once the server holds no
 # connection (waited for, 2 s at most); busy VmRSS the largest of samples taken every 100 ms
 # during the run; and VmHWM, the process's own peak, at the end.
@@ -37,6 +37,8 @@
 #   e.g. tests/bench/side_by_side.sh 5 16 9
 #   SKIP_RMCP=1 leaves rmcp-peer out, SKIP_TINY=1 tiny-http-peer (neither is built then).
 #   PIN=1 pins wrk to CPU 0 and the servers to CPU 1 (two CPUs at least).
+#   CONTROL=1 adds a second raw-limit, measured like the others: its ratios to the first are the
+#   noise of the measure on this machine (identical servers, so 1.00 but for the noise).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
@@ -96,9 +98,9 @@ for peer in "${peers_built[@]}"; do
 done
 
 # A free loopback port for each peer (the OS picks them; a tiny race with other programs).
-read -r raw_port tiny_port rmcp_port <<< "$(python3 -c '
+read -r raw_port tiny_port rmcp_port control_port <<< "$(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(3)]
+socks = [socket.socket() for _ in range(4)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))')"
 
@@ -119,6 +121,12 @@ workers=$((connections * 2 > 64 ? connections * 2 : 64))
 pid[loopback-mcp-http]=$!
 "${server_cpu[@]}" "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
 pid[raw-limit]=$!
+control=${CONTROL:-0}
+if [ "$control" = 1 ]; then
+  "${server_cpu[@]}" "$peers/raw-limit" "$control_port" > /dev/null 2> "$work/control.err" & pids+=($!)
+  pid[raw-limit-2]=$!
+  servers+=(raw-limit-2)
+fi
 if [ "$skip_tiny" != 1 ]; then
   "${server_cpu[@]}" "$peers/tiny-http-peer" "$tiny_port" > /dev/null 2> "$work/tiny.err" & pids+=($!)
   pid[tiny_http]=$!
@@ -137,6 +145,7 @@ show_logs() {
 listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2> /dev/null; }
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 wait_until 10 "raw-limit on port $raw_port" listening "$raw_port"
+[ "$control" != 1 ] || wait_until 10 "the second raw-limit on port $control_port" listening "$control_port"
 [ "$skip_tiny" = 1 ] || wait_until 10 "tiny-http-peer on port $tiny_port" listening "$tiny_port"
 [ "$skip_rmcp" = 1 ] || wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
 for p in "${pids[@]}"; do kill -0 "$p" || { echo "a server exited at start" >&2; cat "$work"/*.err >&2; exit 1; }; done
@@ -144,6 +153,7 @@ read -r "url[loopback-mcp-http]" token <<< "$(serve_url_and_token "$work/ours.js
 bearer[loopback-mcp-http]=$token
 needs_session[loopback-mcp-http]=1
 url[raw-limit]=http://127.0.0.1:$raw_port/mcp
+url[raw-limit-2]=http://127.0.0.1:$control_port/mcp
 url[tiny_http]=http://127.0.0.1:$tiny_port/mcp
 url[rmcp]=http://127.0.0.1:$rmcp_port/mcp
 needs_session[rmcp]=1
@@ -152,6 +162,7 @@ needs_session[rmcp]=1
 # shares the cores with the server it measures, so a server sent fewer bytes would also be
 # measured with a cheaper client.
 bearer[raw-limit]=$token
+bearer[raw-limit-2]=$token
 bearer[tiny_http]=$token
 bearer[rmcp]=$token
 no_session=$(printf '0%.0s' $(seq 48))
@@ -285,15 +296,34 @@ run() {
 # thread stacks.
 for name in "${servers[@]}"; do run "$name" 0; done
 
-for round in $(seq 1 "$rounds"); do
-  # Rotated by one server per round: round 1 starts with the first server, round 2 with the
-  # second, and so on.
-  n=${#servers[@]}
+# The order of each round, from a Williams design (a balanced Latin square): over n rounds (2n
+# when n is odd) every server runs once in every position and right after every other server
+# equally often, so that neither going first nor following a given server (whatever a run leaves
+# behind: sockets closing, caches, the scheduler's placement) favours one of them. A plain
+# rotation would give every server the same predecessor in every round.
+williams_orders() { # N ROUNDS: one line per round, the server indexes in running order
+  python3 -c '
+import sys
+n, rounds = map(int, sys.argv[1:])
+first, low, high = [0], 1, n - 1
+while len(first) < n:
+    first.append(low); low += 1
+    if len(first) < n:
+        first.append(high); high -= 1
+rows = [[(x + i) % n for x in first] for i in range(n)]
+if n % 2:
+    rows += [row[::-1] for row in rows]
+for r in range(rounds):
+    print(*rows[r % len(rows)])' "$1" "$2"
+}
+round=0
+while read -r -a indexes; do
+  round=$((round + 1))
   order=()
-  for i in $(seq 0 $((n - 1))); do order+=("${servers[$(((round - 1 + i) % n))]}"); done
+  for i in "${indexes[@]}"; do order+=("${servers[$i]}"); done
   echo "round $round: ${order[*]}"
-  for name in "${order[@]}"; do run "$name" "$round"; done
-done
+  for name in "${order[@]}"; do run "$name" "$round" < /dev/null; done
+done < <(williams_orders "${#servers[@]}" "$rounds")
 for name in "${servers[@]}"; do
   kill -CONT "${pid[$name]}"
   echo "vmhwm_kib=$(status_kib "${pid[$name]}" VmHWM)" > "$work/$name.hwm"
@@ -353,6 +383,10 @@ for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp")]:
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")
         ratios += f" rps_ours/{key}={o / m:.3f} p99_ours/{key}={po / pm:.3f}"
+if "raw-limit-2" in data:
+    c, pc = med(data["raw-limit-2"], "rps"), med(data["raw-limit-2"], "p99_us")
+    r, pr = med(data["raw-limit"], "rps"), med(data["raw-limit"], "p99_us")
+    ratios += f" rps_control/raw={c / r:.3f} p99_control/raw={pc / pr:.3f}"
 missed = sum(r["stall_check"] == 0 for n in names for r in data[n] + warmup[n])
 if missed:
     print(f"\nnote: the stalled-connection check did not run in {missed} of the runs (its sampler started late)")
