@@ -147,7 +147,7 @@ pub struct Session {
 
 impl Session {
     /// True when it is still in the table at `now` and `owner` owns it: what
-    /// [`SessionTable::find`] checks, without the table.
+    /// the table's lookup checks, without the table.
     fn is_live_for(&self, owner: OwnerRef<'_>, now: Instant) -> bool {
         !self.ended.load(Ordering::Acquire) && now < self.expires_at && self.owner.as_ref() == owner
     }
@@ -286,7 +286,7 @@ impl SessionTable {
 
     /// The session under `key` if it is alive and owned by `owner`. An expired session is
     /// removed; one owned by someone else is indistinguishable from a missing one.
-    pub fn find(&self, key: SessionKey, owner: OwnerRef<'_>, now: Instant) -> Option<Arc<Session>> {
+    fn find(&self, key: SessionKey, owner: OwnerRef<'_>, now: Instant) -> Option<Arc<Session>> {
         let session = self.read().get(&key).cloned()?;
         if now >= session.expires_at {
             let mut sessions = self.write();
@@ -298,9 +298,11 @@ impl SessionTable {
         (session.owner.as_ref() == owner).then_some(session)
     }
 
-    /// [`SessionTable::find`] for a connection that keeps the session it found last in `last`:
-    /// that one when `key` is its key and it passes the same checks, else the table's answer,
-    /// which `last` then keeps (or forgets, when there is none).
+    /// The session under `key` if it is alive and owned by `owner`, for a connection that keeps
+    /// the session it found last in `last`: that one when `key` is its key and it passes the same
+    /// checks, else the table's answer, which `last` then keeps (or forgets, when there is none).
+    /// An expired session is removed; one owned by someone else is indistinguishable from a
+    /// missing one.
     pub fn find_for<'l>(
         &self,
         last: &'l mut LastSession,
@@ -316,7 +318,7 @@ impl SessionTable {
         last.0.as_ref().map(|(_, session)| session)
     }
 
-    /// Ends `session`, found under `key` by [`SessionTable::find`]. False when it had already
+    /// Ends `session`, found under `key` by [`SessionTable::find_for`]. False when it had already
     /// ended (another request ended it, or it expired and was dropped, in between).
     pub fn end(&self, key: SessionKey, session: &Arc<Session>) -> bool {
         let mut sessions = self.write();
