@@ -590,6 +590,7 @@ impl Endpoint {
         if !self.sessions.end(session_id, session) {
             return Err(Rejection::SessionNotFound);
         }
+        *last = LastSession::default();
         Ok(Reply::empty(Status::NoContent))
     }
 }

@@ -10,8 +10,8 @@
 //! Each session owns its event streams ([`super::stream::EventLog`]): the GET stream, its POST
 //! streams, and the messages kept for resuming them, under the session's kept budget. They live
 //! exactly as long as the session: once it ends or expires, every request naming it is refused
-//! before any cursor is read, and its kept messages are freed with it (or, when a connection
-//! found it last, once that connection lets go of it: at its next request, or when it closes).
+//! before any cursor is read, and its kept messages are freed as it leaves the table (a connection
+//! that found it last may hold the session itself a little longer, never its messages).
 //!
 //! A connection keeps the session it found last ([`LastSession`]): every request of a
 //! keep-alive connection in one session would otherwise take the table's lock and a reference
@@ -152,6 +152,13 @@ impl Session {
         !self.ended.load(Ordering::Acquire) && now < self.expires_at && self.owner.as_ref() == owner
     }
 
+    /// Marks it ended and frees its kept messages, as it leaves the table (under the table's
+    /// write lock): a connection that kept it sees it gone, and holds no messages.
+    fn leave(&self) {
+        self.ended.store(true, Ordering::Release);
+        self.events().forget_kept();
+    }
+
     /// True once `notifications/initialized` has arrived.
     pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
@@ -186,7 +193,9 @@ impl Session {
 }
 
 /// The live sessions. Lookups share a read lock; only creating, ending and expiring sessions
-/// take the write lock, and neither is ever held across I/O.
+/// take the write lock, and neither is ever held across I/O. The one nesting: a session leaving
+/// the table has its events lock taken under the table's write lock (to free its messages);
+/// nothing takes the table's lock while holding a session's.
 #[derive(Debug)]
 pub struct SessionTable {
     budget: SessionBudget,
@@ -270,7 +279,13 @@ impl SessionTable {
     ) -> Result<Arc<Session>, Refusal> {
         let key = SessionKey::of(id.as_bytes());
         let mut sessions = self.write();
-        sessions.retain(|_, s| now < s.expires_at);
+        sessions.retain(|_, s| {
+            let live = now < s.expires_at;
+            if !live {
+                s.leave();
+            }
+            live
+        });
         self.budget.admits(sessions.values(), owner, now)?;
         let session = Arc::new(Session {
             owner: Owner::from(owner),
@@ -329,11 +344,11 @@ impl SessionTable {
     }
 
     /// Takes the session under `key` out of `sessions` and marks it ended; false when none was
-    /// there. Every removal of a session that may still be live goes through here.
+    /// there. Every removal goes through here or through [`Session::leave`] (`create`'s sweep).
     fn remove(sessions: &mut DigestMap<Arc<Session>>, key: SessionKey) -> bool {
         let removed = sessions.remove(&key);
         if let Some(session) = &removed {
-            session.ended.store(true, Ordering::Release);
+            session.leave();
         }
         removed.is_some()
     }
@@ -447,7 +462,7 @@ mod tests {
         // found then: by name, or none)
         type Case =
             (&'static str, fn(&SessionTable), SessionKey, Owner, Instant, Option<&'static str>);
-        let cases: [Case; 8] = [
+        let cases: [Case; 9] = [
             ("nothing", |_| {}, s1, owner("alice"), later(59), Some("s1")),
             ("someone else asks", |_| {}, s1, owner("mallory"), t0, None),
             ("a stale revision asks", |_| {}, s1, stale.clone(), t0, None),
@@ -461,6 +476,7 @@ mod tests {
                 later(61),
                 None,
             ),
+            ("another lookup's create sweeps it", sweep, s1, owner("alice"), later(59), None),
             ("the next request names s2", |_| {}, s2, owner("alice"), t0, Some("s2")),
             ("another connection ends s2", end_s2, s1, owner("alice"), t0, Some("s1")),
         ];
@@ -471,6 +487,10 @@ mod tests {
         fn end_s2(table: &SessionTable) {
             let s = table.find(SessionKey::of(b"s2"), owner("alice").as_ref(), Instant::now());
             assert!(table.end(SessionKey::of(b"s2"), &s.unwrap()));
+        }
+        fn sweep(table: &SessionTable) {
+            let gone = Instant::now() + Duration::from_secs(61);
+            table.create("s3", "a3".into(), owner("bob").as_ref(), gone).unwrap();
         }
         fn expire_s1(table: &SessionTable) {
             let gone = Instant::now() + Duration::from_secs(120);
@@ -492,6 +512,33 @@ mod tests {
             assert_eq!(name, expected, "after: {event}");
             let kept = last.0.as_ref().map(|(k, s)| (*k, Arc::as_ptr(s)));
             assert_eq!(kept, found.as_ref().map(|s| (key, Arc::as_ptr(s))), "kept after: {event}");
+        }
+    }
+
+    #[test]
+    fn a_session_leaving_the_table_frees_its_kept_messages_whoever_holds_it() {
+        let t0 = Instant::now();
+        let table = SessionTable::new(BUDGET);
+        let later = t0 + Duration::from_secs(60);
+        // Ended, expired and dropped by a lookup, expired and swept by a create.
+        for how in ["end", "lookup", "create"] {
+            let s = table.create("s", "ab".into(), owner("alice").as_ref(), t0).unwrap();
+            s.notify(LogLevel::Info, note(1));
+            s.notify(LogLevel::Info, note(2));
+            assert_eq!(s.events().kept(), (2, 2));
+            match how {
+                "end" => assert!(table.end(SessionKey::of(b"s"), &s)),
+                "lookup" => assert!(
+                    table.find(SessionKey::of(b"s"), owner("alice").as_ref(), later).is_none()
+                ),
+                _ => drop(table.create("t", "cd".into(), owner("bob").as_ref(), later).unwrap()),
+            }
+            assert_eq!(s.events().kept(), (0, 0), "{how}");
+            assert!(!s.is_live_for(owner("alice").as_ref(), t0), "{how}");
+            if how == "create" {
+                let t = table.find(SessionKey::of(b"t"), owner("bob").as_ref(), later).unwrap();
+                assert!(table.end(SessionKey::of(b"t"), &t));
+            }
         }
     }
 

@@ -236,6 +236,14 @@ impl EventLog {
         (self.kept.len(), self.kept_bytes)
     }
 
+    /// Drops every kept message and every POST stream, for a session that has left its table:
+    /// whoever still holds the session (a connection that found it last) holds no messages.
+    pub fn forget_kept(&mut self) {
+        self.posts = VecDeque::new();
+        self.kept = VecDeque::new();
+        self.kept_bytes = 0;
+    }
+
     /// Queues a message (an encoded notification) on the GET stream.
     pub fn notify(&mut self, message: String) {
         self.keep(StreamRef::Get, message);

@@ -27,7 +27,8 @@ use crate::random::FillRandom;
 
 /// How far a socket's timeout may be from the time left before a deadline before it is set
 /// again: a read may end this much after its deadline, and the time since the clock was last
-/// read (one step of computation, microseconds), never more.
+/// read (one step of computation: microseconds, or longer once after a handler's panic, whose
+/// report to stderr takes what it takes), never more.
 const TIMEOUT_TOLERANCE: Duration = Duration::from_millis(5);
 
 /// A finished connection whose buffers the worker keeps for its next one.

@@ -34,7 +34,7 @@
 # by its duration, every wait by a timeout.
 #
 #   tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS]     defaults: 5 16 3
-#   e.g. tests/bench/side_by_side.sh 5 16 9
+#   e.g. tests/bench/side_by_side.sh 5 16 8   (four servers: two whole squares of four rounds)
 #   SKIP_RMCP=1 leaves rmcp-peer out, SKIP_TINY=1 tiny-http-peer (neither is built then).
 #   PIN=1 pins wrk to CPU 0 and the servers to CPU 1 (two CPUs at least).
 #   CONTROL=1 adds a second raw-limit, measured like the others: its ratios to the first are the
@@ -64,9 +64,11 @@ wrk_threads=2
 if [ "$pin" = 1 ]; then
   need taskset "apt-get install util-linux"
   require_tools
-  [ "$(nproc)" -ge 2 ] || { echo "side_by_side.sh: PIN=1 needs two CPUs, this machine has $(nproc)" >&2; exit 2; }
-  server_cpu=(taskset -c 1)
-  client_cpu=(taskset -c 0)
+  # The first two CPUs this script may run on (a container's cpuset need not start at 0).
+  read -r client_at server_at <<< "$(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')"
+  [ -n "${server_at:-}" ] || { echo "side_by_side.sh: PIN=1 needs two CPUs, this process may use one" >&2; exit 2; }
+  server_cpu=(taskset -c "$server_at")
+  client_cpu=(taskset -c "$client_at")
   wrk_threads=1
 fi
 
@@ -251,10 +253,11 @@ quiet() {
 # runs on the cores another server is being measured on. A paused server's sockets are the
 # kernel's meanwhile; what they hold is finished when it runs again, before its own run.
 measure_only() {
+  # A server that has exited is not signalled; `run` then reports it with its log.
   for other in "${servers[@]}"; do
-    [ "$other" = "$1" ] || kill -STOP "${pid[$other]}"
+    [ "$other" = "$1" ] || kill -STOP "${pid[$other]}" 2> /dev/null || true
   done
-  kill -CONT "${pid[$1]}"
+  kill -CONT "${pid[$1]}" 2> /dev/null || true
 }
 # run NAME ROUND: one wrk run against a server, with its CPU time and memory; round 0 is the
 # warm-up, kept apart from the rounds (its answers are checked all the same).
@@ -316,14 +319,22 @@ if n % 2:
 for r in range(rounds):
     print(*rows[r % len(rows)])' "$1" "$2"
 }
+square=$((${#servers[@]} % 2 == 1 ? 2 * ${#servers[@]} : ${#servers[@]}))
+if [ $((rounds % square)) != 0 ]; then
+  echo "note: $rounds rounds are not a whole number of squares of $square rounds, so positions and predecessors are only nearly balanced" >&2
+fi
+orders=$(williams_orders "${#servers[@]}" "$rounds")
+mapfile -t order_lines <<< "$orders"
+[ "${#order_lines[@]}" = "$rounds" ] || { echo "side_by_side.sh: no order for every round" >&2; exit 1; }
 round=0
-while read -r -a indexes; do
+for line in "${order_lines[@]}"; do
   round=$((round + 1))
+  read -r -a indexes <<< "$line"
   order=()
   for i in "${indexes[@]}"; do order+=("${servers[$i]}"); done
   echo "round $round: ${order[*]}"
-  for name in "${order[@]}"; do run "$name" "$round" < /dev/null; done
-done < <(williams_orders "${#servers[@]}" "$rounds")
+  for name in "${order[@]}"; do run "$name" "$round"; done
+done
 for name in "${servers[@]}"; do
   kill -CONT "${pid[$name]}"
   echo "vmhwm_kib=$(status_kib "${pid[$name]}" VmHWM)" > "$work/$name.hwm"
