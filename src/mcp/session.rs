@@ -327,6 +327,7 @@ impl SessionTable {
     ) -> Option<&'l Arc<Session>> {
         let kept = last.0.as_ref().is_some_and(|(k, s)| *k == key && s.is_live_for(owner, now));
         if !kept {
+            // Let go of the old one first: it stays forgotten when the table has nothing.
             last.0 = None;
             last.0 = Some((key, self.find(key, owner, now)?));
         }
