@@ -11,9 +11,11 @@
 # no server always goes first or always follows the same one (each round prints its order).
 # Every server is sent the same request fields (a bearer token, a session id), so that wrk's own
 # work per request, on the same cores, does not differ by server. Prints one RESULT line per
-# server and run (with the server's CPU time per request, user and system, from /proc/PID/stat,
-# and its memory), then each round's ratios to raw-limit (requests/s and p99) with their medians,
-# a table of medians over the rounds, and a RATIOS line with the ratios of the medians.
+# server and run (with the server's CPU time per request, user and system, from /proc/PID/stat;
+# wrk's CPU time per request and how many CPUs it kept busy, from bash's `time`; and the server's
+# memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
+# of medians over the rounds, and a RATIOS line: this server's CPU time per request over
+# raw-limit's, then the ratios of the medians.
 # Memory, from /proc/PID/status: idle VmRSS read just before each run, once the server holds no
 # connection (waited for, 2 s at most); busy VmRSS the largest of samples taken every 100 ms
 # during the run; and VmHWM, the process's own peak, at the end.
@@ -28,8 +30,11 @@
 # work runs beside another's round. By default it pins nothing, so wrk and the server share the
 # same cores, and where the scheduler puts their threads moves the figures a lot from round to
 # round; PIN=1 puts wrk (one thread) on CPU 0 and every server on CPU 1, a client machine and a
-# server machine of one core each, where a server's throughput is set by its own CPU time per
-# request (see tests/bench/README.md for both). It does not measure instructions (see
+# server machine of one core each. In either placement wrk spends about as much CPU per request
+# as the server it measures (pinned, its core is all but always busy), so the load generator is
+# half of what sets the requests/s, and a requests/s ratio shows only part of a difference in
+# the servers' own cost; the CPU time per request shows all of it (see tests/bench/README.md).
+# It does not measure instructions (see
 # instructions.sh). Loopback only (127.0.0.1, free ports picked at start); each wrk run is bounded
 # by its duration, every wait by a timeout.
 #
@@ -232,12 +237,16 @@ while not os.path.exists(stop) and time.time() - t0 < seconds + 40:
 open(out, "w").write(f"busy_rss_kib={peak} stalled={stalled} stall_check={int(checked)}\n")
 EOF
 
-# wrk is bounded by -d; --timeout bounds each request, the outer timeout the whole run.
+# wrk is bounded by -d; --timeout bounds each request, the outer timeout the whole run. The CPU
+# time wrk used (elapsed, user and system seconds, from bash's `time`) goes to $work/client.cpu: the load
+# generator shares the machine, and when it is itself the busiest part, the server it measures
+# is not what limits the requests/s.
 wrk_run() { # url session bearer seconds [wrk flags...]
-  local url=$1 session=$2 bearer=$3 duration=$4
+  local url=$1 session=$2 bearer=$3 duration=$4 TIMEFORMAT='%R %U %S'
   shift 4
-  MCP_SESSION_ID=$session MCP_BEARER=$bearer timeout $((duration + 30)) \
-    "${client_cpu[@]}" wrk -t"$wrk_threads" -c"$connections" -d"${duration}s" --timeout 5s "$@" -s "$lua" "$url"
+  { time MCP_SESSION_ID=$session MCP_BEARER=$bearer timeout $((duration + 30)) \
+    "${client_cpu[@]}" wrk -t"$wrk_threads" -c"$connections" -d"${duration}s" --timeout 5s "$@" -s "$lua" "$url" \
+    2> "$work/wrk.err"; } 2> "$work/client.cpu"
 }
 # quiet PORT: waits (2 s at most) until the server on PORT holds no connection, neither open nor
 # closed by the peer and not yet by the server (so a curl that just left holds no worker, and the
@@ -276,14 +285,22 @@ run() {
   local sampler=$!
   read -r u0 s0 <<< "$(cpu "$p")"
   line=$(wrk_run "${url[$name]}" "$sid" "${bearer[$name]:-}" "$duration" --latency | grep '^RESULT') \
-    || { touch "$work/stop"; wait "$sampler" || true; echo "$name: wrk gave no RESULT line" >&2; exit 1; }
+    || { touch "$work/stop"; wait "$sampler" || true; echo "$name: wrk gave no RESULT line" >&2; cat "$work/wrk.err" >&2; exit 1; }
   read -r u1 s1 <<< "$(cpu "$p")"
   touch "$work/stop"
   wait "$sampler" || true
   kill -0 "$p" 2> /dev/null || { echo "$name exited during its run" >&2; show_logs; exit 1; }
   good=$(echo "$line" | sed -E 's/.*good=([0-9]+).*/\1/')
   local extra
-  extra=$(python3 -c 'import sys; t, n, u, s = map(int, sys.argv[1:]); print(f"user_us_per_req={u / t * 1e6 / max(n, 1):.2f} sys_us_per_req={s / t * 1e6 / max(n, 1):.2f}")' "$ticks" "$good" $((u1 - u0)) $((s1 - s0)))
+  # The server's CPU time per good answer, and wrk's: per answer, and in CPUs kept busy over the run.
+  extra=$(python3 -c '
+import sys
+t, n, u, s = map(int, sys.argv[1:5])
+elapsed, cu, cs = map(float, sys.argv[5:8])
+n = max(n, 1)
+print(f"user_us_per_req={u / t * 1e6 / n:.2f} sys_us_per_req={s / t * 1e6 / n:.2f} "
+      f"client_us_per_req={(cu + cs) * 1e6 / n:.2f} client_cpus={(cu + cs) / max(elapsed, 0.001):.2f}")' \
+    "$ticks" "$good" $((u1 - u0)) $((s1 - s0)) $(cat "$work/client.cpu"))
   extra+=" idle_rss_kib=$idle $(cat "$work/sample.out" 2> /dev/null || echo 'busy_rss_kib=0 stalled=0 stall_check=0')"
   file=$work/$name.results
   if [ "$round" = 0 ]; then
@@ -375,8 +392,8 @@ print("| median | " + " | ".join(
 
 placement = "wrk on CPU 0, servers on CPU 1" if os.environ.get("PIN") == "1" else "nothing pinned"
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
-print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 def not_good(r):
     return r["bad_status"] + r["bad_body"] + r["socket_errors"] + r["stalled"] + (r["good"] == 0)
 for n in names:
@@ -386,10 +403,13 @@ for n in names:
     bad = sum(not_good(r) for r in rows + warmup[n])
     print(f"| {n} | {med(rows, 'rps'):.0f} | {min(rps):.0f}–{max(rps):.0f} | {med(rows, 'p99_us'):.0f} | "
           f"{min(p99):.0f}–{max(p99):.0f} | {med(rows, 'p50_us'):.0f} | {med(rows, 'user_us_per_req'):.2f} | "
-          f"{med(rows, 'sys_us_per_req'):.2f} | {mib(med(rows, 'idle_rss_kib'))} | "
+          f"{med(rows, 'sys_us_per_req'):.2f} | {med(rows, 'client_us_per_req'):.2f} | "
+          f"{med(rows, 'client_cpus'):.2f} | {mib(med(rows, 'idle_rss_kib'))} | "
           f"{mib(med(rows, 'busy_rss_kib'))} | {mib(hwm[n])} | {bad:.0f} |")
 o, po = med(data["loopback-mcp-http"], "rps"), med(data["loopback-mcp-http"], "p99_us")
-ratios = "RATIOS"
+def cpu_per_req(n):
+    return med(data[n], "user_us_per_req") + med(data[n], "sys_us_per_req")
+ratios = f"RATIOS cpu_per_req_ours/raw={cpu_per_req('loopback-mcp-http') / max(cpu_per_req('raw-limit'), 0.01):.3f}"
 for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp")]:
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")
