@@ -3,12 +3,17 @@
 //! request gets the same fixed JSON-RPC result. Thread per connection, HTTP/1.1 keep-alive; it
 //! frames each request just enough to stay in step (head up to CRLFCRLF, then Content-Length body
 //! bytes) and closes when the peer closes or sends `Connection: close`.
+//! The answer has the shape of loopback-mcp-http's answer to a `ping` from
+//! tests/bench/ping.lua, byte for byte in length: the same four header fields in the same order
+//! and a 46-byte body with a ten-digit id. So the client parses as much per answer from either
+//! server, and a benchmark compares what the servers do, not what the client does with their
+//! answers. Its `Date` is fixed (this peer reads no clock) and its id is always the same.
 //! Usage: raw-limit [PORT] (default 18084), loopback only.
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread;
 
-const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+const BODY: &str = r#"{"id":1000000001,"jsonrpc":"2.0","result":{}}"#;
 
 fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
@@ -24,7 +29,8 @@ fn header_value<'a>(head: &'a str, name: &str) -> Option<&'a str> {
 fn serve(mut stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let response = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+        "HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: application/json\r\n\
+         Cache-Control: no-store\r\nContent-Length: {}\r\n\r\n{}",
         BODY.len(),
         BODY
     );
