@@ -9,8 +9,9 @@
 # each round wrk (2 threads, 1 with PIN=1; CONNECTIONS keep-alive connections, SECONDS) with
 # tests/bench/ping.lua against every server once, in an order that changes every round so that
 # no server always goes first or always follows the same one (each round prints its order).
-# Every server is sent the same request fields (a bearer token, a session id), so that wrk's own
-# work per request, on the same cores, does not differ by server. Prints one RESULT line per
+# Every server is sent the same request fields (a bearer token, a session id), so that what wrk
+# writes, on the same cores, does not differ by server (what it does with each answer depends on
+# the answer: raw-limit answers in this server's shape for that reason). Prints one RESULT line per
 # server and run (with the server's CPU time per request, user and system, from /proc/PID/stat;
 # wrk's CPU time per request and how many CPUs it kept busy, from bash's `time`; and the server's
 # memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
@@ -31,12 +32,11 @@
 # same cores, and where the scheduler puts their threads moves the figures a lot from round to
 # round; PIN=1 puts wrk (one thread) on CPU 0 and every server on CPU 1, a client machine and a
 # server machine of one core each. In either placement wrk spends about as much CPU per request
-# as the server it measures (pinned, its core is all but always busy), so the load generator is
-# half of what sets the requests/s, and a requests/s ratio shows only part of a difference in
-# the servers' own cost; the CPU time per request shows all of it (see tests/bench/README.md).
-# It does not measure instructions (see
-# instructions.sh). Loopback only (127.0.0.1, free ports picked at start); each wrk run is bounded
-# by its duration, every wait by a timeout.
+# as the fastest servers it measures (pinned, its core is all but always busy), so the load
+# generator is half of what sets the requests/s; the servers' CPU time per request, with the
+# control's beside it, is the other view (see tests/bench/README.md). It does not measure
+# instructions (see instructions.sh). Loopback only (127.0.0.1, free ports picked at start);
+# each wrk run is bounded by its duration, every wait by a timeout.
 #
 #   tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS]     defaults: 5 16 3
 #   e.g. tests/bench/side_by_side.sh 5 16 8   (four servers: two whole squares of four rounds)
@@ -296,7 +296,8 @@ run() {
   extra=$(python3 -c '
 import sys
 t, n, u, s = map(int, sys.argv[1:5])
-elapsed, cu, cs = map(float, sys.argv[5:8])
+# bash prints the times with the decimal mark of the locale
+elapsed, cu, cs = (float(x.replace(",", ".")) for x in sys.argv[5:8])
 n = max(n, 1)
 print(f"user_us_per_req={u / t * 1e6 / n:.2f} sys_us_per_req={s / t * 1e6 / n:.2f} "
       f"client_us_per_req={(cu + cs) * 1e6 / n:.2f} client_cpus={(cu + cs) / max(elapsed, 0.001):.2f}")' \
@@ -409,7 +410,11 @@ for n in names:
 o, po = med(data["loopback-mcp-http"], "rps"), med(data["loopback-mcp-http"], "p99_us")
 def cpu_per_req(n):
     return med(data[n], "user_us_per_req") + med(data[n], "sys_us_per_req")
-ratios = f"RATIOS cpu_per_req_ours/raw={cpu_per_req('loopback-mcp-http') / max(cpu_per_req('raw-limit'), 0.01):.3f}"
+def cpu_ratio(n):
+    return cpu_per_req(n) / max(cpu_per_req("raw-limit"), 0.01)
+ratios = f"RATIOS cpu_per_req_ours/raw={cpu_ratio('loopback-mcp-http'):.3f}"
+if "raw-limit-2" in data:
+    ratios += f" cpu_per_req_control/raw={cpu_ratio('raw-limit-2'):.3f}"
 for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp")]:
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")

@@ -5,7 +5,7 @@
 //! bytes) and closes when the peer closes or sends `Connection: close`.
 //! The answer has the shape of loopback-mcp-http's answer to a `ping` from
 //! tests/bench/ping.lua, byte for byte in length: the same four header fields in the same order
-//! and a 46-byte body with a ten-digit id. So the client parses as much per answer from either
+//! and a 45-byte body with a ten-digit id. So the client parses as much per answer from either
 //! server, and a benchmark compares what the servers do, not what the client does with their
 //! answers. Its `Date` is fixed (this peer reads no clock) and its id is always the same.
 //! Usage: raw-limit [PORT] (default 18084), loopback only.
