@@ -16,7 +16,8 @@
 # wrk's CPU time per request and how many CPUs it kept busy, from bash's `time`; and the server's
 # memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
 # of medians over the rounds, and a RATIOS line: this server's CPU time per request over
-# raw-limit's, then the ratios of the medians.
+# raw-limit's (its median user time plus its median system time; the control's too, with
+# CONTROL=1), then the ratios of the medians.
 # Memory, from /proc/PID/status: idle VmRSS read just before each run, once the server holds no
 # connection (waited for, 2 s at most); busy VmRSS the largest of samples taken every 100 ms
 # during the run; and VmHWM, the process's own peak, at the end.
@@ -30,7 +31,7 @@
 # answer. While one server is measured the others are paused (SIGSTOP), so no server's background
 # work runs beside another's round. By default it pins nothing, so wrk and the server share the
 # same cores, and where the scheduler puts their threads moves the figures a lot from round to
-# round; PIN=1 puts wrk (one thread) on CPU 0 and every server on CPU 1, a client machine and a
+# round; PIN=1 puts wrk (one thread) on one CPU and every server on another, a client machine and a
 # server machine of one core each. In either placement wrk spends about as much CPU per request
 # as the fastest servers it measures (pinned, its core is all but always busy), so the load
 # generator is half of what sets the requests/s; the servers' CPU time per request, with the
@@ -41,7 +42,7 @@
 #   tests/bench/side_by_side.sh [SECONDS] [CONNECTIONS] [ROUNDS]     defaults: 5 16 3
 #   e.g. tests/bench/side_by_side.sh 5 16 8   (four servers: two whole squares of four rounds)
 #   SKIP_RMCP=1 leaves rmcp-peer out, SKIP_TINY=1 tiny-http-peer (neither is built then).
-#   PIN=1 pins wrk to CPU 0 and the servers to CPU 1 (two CPUs at least).
+#   PIN=1 pins wrk to the first CPU this script may use and the servers to the second (two at least).
 #   CONTROL=1 adds a second raw-limit, measured like the others: its ratios to the first are the
 #   noise of the measure on this machine (identical servers, so 1.00 but for the noise).
 set -euo pipefail
@@ -61,7 +62,7 @@ need ss "apt-get install iproute2"
 need cargo "install Rust with rustup (https://rustup.rs)"
 require_tools
 
-# PIN=1: wrk with one thread on CPU 0, every server on CPU 1; else no pinning, two wrk threads.
+# PIN=1: wrk with one thread on one CPU, every server on another; else no pinning, two wrk threads.
 pin=${PIN:-0}
 server_cpu=()
 client_cpu=()
@@ -237,10 +238,10 @@ while not os.path.exists(stop) and time.time() - t0 < seconds + 40:
 open(out, "w").write(f"busy_rss_kib={peak} stalled={stalled} stall_check={int(checked)}\n")
 EOF
 
-# wrk is bounded by -d; --timeout bounds each request, the outer timeout the whole run. The CPU
-# time wrk used (elapsed, user and system seconds, from bash's `time`) goes to $work/client.cpu: the load
-# generator shares the machine, and when it is itself the busiest part, the server it measures
-# is not what limits the requests/s.
+# wrk is bounded by -d; --timeout bounds each request, the outer timeout the whole run. The
+# time wrk took (elapsed, user and system seconds, from bash's `time`) goes to
+# $work/client.cpu: the load generator shares the machine, and when its CPU is full, the server
+# it measures is not alone in setting the requests/s.
 wrk_run() { # url session bearer seconds [wrk flags...]
   local url=$1 session=$2 bearer=$3 duration=$4 TIMEFORMAT='%R %U %S'
   shift 4
@@ -358,7 +359,9 @@ for name in "${servers[@]}"; do
   echo "vmhwm_kib=$(status_kib "${pid[$name]}" VmHWM)" > "$work/$name.hwm"
 done
 
-python3 - "$work" "$seconds" "$connections" "$rounds" "${servers[@]}" << 'EOF'
+placement="nothing pinned"
+if [ "$pin" = 1 ]; then placement="wrk on CPU $client_at, servers on CPU $server_at"; fi
+PLACEMENT=$placement python3 - "$work" "$seconds" "$connections" "$rounds" "${servers[@]}" << 'EOF'
 import os, re, sys
 work, seconds, connections, rounds, *names = sys.argv[1:]
 def load(name, kind="results"):
@@ -391,7 +394,7 @@ print("| median | " + " | ".join(
     f"{lower_median(x for x, _ in per_round[n]):.2f} | {lower_median(y for _, y in per_round[n]):.2f}"
     for n in others) + " |")
 
-placement = "wrk on CPU 0, servers on CPU 1" if os.environ.get("PIN") == "1" else "nothing pinned"
+placement = os.environ["PLACEMENT"]
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
 print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
