@@ -386,6 +386,45 @@ fn corpus_rows_change_under_chunked_only_where_the_coding_is_plain_chunked() {
     assert_eq!(changed, ["FR01", "FR15"]);
 }
 
+/// Under `--chunked` a plain chunked head passes framing, and the checks after it still run: an
+/// Expect other than 100-continue is a 417 and a Connection that is not a token list a 400,
+/// wherever the field sits (the fuzz target's first catch, from CI, is the 417 row's shape).
+#[test]
+fn plain_chunked_heads_still_meet_the_expect_and_connection_checks_under_chunked() {
+    let limits = Limits::DEFAULT;
+    let te = "Transfer-Encoding: chunked\r\n";
+    let cases: [(&str, &str, Expect); 7] = [
+        ("C1", "Expect: 100-continue\r\n", Head("POST / HTTP/1.1 chunked keep expect-100", 78)),
+        ("C2", "Expect: ontinue\r\n", Refuse(417, "expectation_unsupported")),
+        ("C3", "Expect: 100-continue, x\r\n", Refuse(417, "expectation_unsupported")),
+        ("C4", "Connection: close\r\n", Head("POST / HTTP/1.1 chunked close", 75)),
+        ("C5", "Connection: a b\r\n", Refuse(400, "connection_invalid")),
+        ("C6", "Connection: close\r\nExpect: x\r\n", Refuse(417, "expectation_unsupported")),
+        ("C7", "Expect: 100-continue\r\nConnection: ,\"\r\n", Refuse(400, "connection_invalid")),
+    ];
+    for (id, later, expected) in cases {
+        for te_first in [true, false] {
+            let fields = if te_first { format!("{te}{later}") } else { format!("{later}{te}") };
+            let input = format!("POST / HTTP/1.1\r\nHost: a\r\n{fields}\r\n");
+            let default = parse_once(input.as_bytes(), &limits);
+            let Verdict::Refused(e) = &default else { panic!("{id}: {default:?} by default") };
+            assert_eq!(e.code(), "transfer_encoding_chunked", "{id}");
+            let got = parse_once_with(input.as_bytes(), &limits, TransferCodings::Chunked);
+            match (&expected, &got) {
+                (Head(summary, len), Verdict::Head { summary: s, len: l, .. }) => {
+                    assert_eq!((s.as_str(), *l), (*summary, *len), "{id}");
+                }
+                (Refuse(status, code), Verdict::Refused(e)) => {
+                    assert_eq!((e.status().code(), e.code()), (*status, *code), "{id}");
+                }
+                _ => panic!("{id} (te first: {te_first}): got {got:?}"),
+            }
+            let codings = TransferCodings::Chunked;
+            assert_split_invariant_with(input.as_bytes(), &got, &limits, codings, id);
+        }
+    }
+}
+
 #[test]
 fn own_rows_get_the_strict_verdicts() {
     check(own_cases());

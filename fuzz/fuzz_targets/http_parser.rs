@@ -6,8 +6,10 @@
 //! whatever this parser accepts, httparse parses to the same method, path, version, fields and
 //! length (one-way: httparse is more lenient, so its refusals say nothing about ours). A parser
 //! that accepts chunked bodies (`--chunked`) gives the same verdict on every input but one kind:
-//! where the default refuses a chunked coding with 501, it accepts the head when the coding is
-//! `chunked` alone, and gives the same 501 otherwise.
+//! where the default refuses a chunked coding with 501, it gives the same 501 unless the coding is
+//! `chunked` alone; then the checks after framing (Expect, Connection) still run, so it gives
+//! what the default gives the same bytes without that Transfer-Encoding line, with a chunked body
+//! in place of an empty one.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -77,14 +79,46 @@ fn check_chunked_changes_one_verdict(data: &[u8], once: &Verdict<'_>, limits: &L
         panic!("--chunked changed a verdict other than a refusal: {once:?} -> {chunked:?}");
     };
     assert_eq!(refused.kind(), RequestErrorKind::TransferEncodingChunked, "{chunked:?}");
-    let Verdict::Head(head, len) = &chunked else {
-        panic!("--chunked turned a 501 into {chunked:?}");
-    };
-    assert_eq!(head.body, BodyFraming::Chunked);
-    let codings: Vec<&[u8]> = head.fields.all("transfer-encoding").collect();
-    assert!(matches!(codings[..], [only] if only.eq_ignore_ascii_case(b"chunked")));
-    assert_eq!(head.fields.count("content-length"), 0);
-    assert!(*len <= data.len() && head.version == Version::Http11);
+    // The 501 points at the one Transfer-Encoding line; the default's verdict without it is what
+    // the later checks say.
+    let line = transfer_encoding_line(data, refused.offset());
+    let without = [&data[..line.start], &data[line.end..]].concat();
+    let removed = line.len();
+    let mut parser = RequestParser::new(limits);
+    match (&chunked, verdict(parser.parse(&without))) {
+        (Verdict::Head(head, len), Verdict::Head(plain, plain_len)) => {
+            assert_eq!(head.body, BodyFraming::Chunked);
+            assert_eq!(plain.body, BodyFraming::Length(0));
+            assert_eq!(head.fields.count("content-length"), 0);
+            assert!(head.version == Version::Http11 && *len == plain_len + removed);
+            assert_eq!(
+                (head.method, head.target, head.expect_continue, head.keep_alive),
+                (plain.method, plain.target, plain.expect_continue, plain.keep_alive)
+            );
+            let codings: Vec<&[u8]> = head.fields.all("transfer-encoding").collect();
+            assert!(matches!(codings[..], [only] if only.eq_ignore_ascii_case(b"chunked")));
+            let others =
+                head.fields.iter().filter(|f| !f.name.eq_ignore_ascii_case("transfer-encoding"));
+            assert!(
+                others
+                    .map(|f| (f.name, f.value))
+                    .eq(plain.fields.iter().map(|f| (f.name, f.value)))
+            );
+        }
+        (Verdict::Refused(later), Verdict::Refused(plain)) => {
+            let shift = if plain.offset() >= line.start { removed } else { 0 };
+            assert_eq!((later.kind(), later.offset()), (plain.kind(), plain.offset() + shift));
+        }
+        (chunked, plain) => panic!("--chunked gave {chunked:?}, without the coding {plain:?}"),
+    }
+}
+
+/// The field line that starts at `start`, with its CRLF.
+fn transfer_encoding_line(data: &[u8], start: usize) -> std::ops::Range<usize> {
+    let rest = &data[start..];
+    assert!(rest.len() >= 18 && rest[..18].eq_ignore_ascii_case(b"transfer-encoding:"));
+    let end = rest.windows(2).position(|w| w == b"\r\n").map(|i| start + i + 2);
+    start..end.unwrap_or_else(|| panic!("no CRLF after the Transfer-Encoding line at {start}"))
 }
 
 fn check_head(data: &[u8], head: &RequestHead<'_>, len: usize, limits: &Limits) {

@@ -11,7 +11,9 @@
 //! [`TransferCodings::Chunked`] (`serve --chunked`) exactly one shape more is accepted:
 //! `Transfer-Encoding: chunked` alone, on HTTP/1.1, without Content-Length, in one field line.
 //! Every other shape keeps its default verdict, except a list that ends in chunked after other
-//! codings, which stays a 501 (those codings are not implemented).
+//! codings, which stays a 501 (those codings are not implemented). The accepted shape is framing
+//! only: Expect and Connection are checked after it as for any other head, so a plain chunked
+//! head with `Expect: x` is a 417 under `--chunked`, where the default's 501 came first.
 
 use super::chars::{self, HOST_NAME};
 use super::error::{RequestError, RequestErrorKind};
