@@ -76,7 +76,7 @@ fn check_chunked_changes_one_verdict(data: &[u8], once: &Verdict<'_>, limits: &L
         Verdict::Refused(e) if e.kind() == RequestErrorKind::TransferEncodingChunked => {
             // The 501 points at the one Transfer-Encoding line.
             let line = transfer_encoding_line(data, e.offset());
-            let value = chars::trim_ows(&data[line.start + 18..line.end - 2]);
+            let value = chars::trim_ows(&data[line.start + TE_NAME.len()..line.end - 2]);
             value.eq_ignore_ascii_case(b"chunked").then_some(line)
         }
         _ => None,
@@ -117,10 +117,12 @@ fn check_chunked_changes_one_verdict(data: &[u8], once: &Verdict<'_>, limits: &L
     }
 }
 
+const TE_NAME: &[u8] = b"transfer-encoding:";
+
 /// The field line that starts at `start`, with its CRLF.
 fn transfer_encoding_line(data: &[u8], start: usize) -> std::ops::Range<usize> {
     let rest = &data[start..];
-    assert!(rest.len() >= 18 && rest[..18].eq_ignore_ascii_case(b"transfer-encoding:"));
+    assert!(rest.get(..TE_NAME.len()).is_some_and(|name| name.eq_ignore_ascii_case(TE_NAME)));
     let end = rest.windows(2).position(|w| w == b"\r\n").map(|i| start + i + 2);
     start..end.unwrap_or_else(|| panic!("no CRLF after the Transfer-Encoding line at {start}"))
 }
