@@ -14,10 +14,10 @@
 # the answer: raw-limit answers in this server's shape for that reason). Prints one RESULT line per
 # server and run (with the server's CPU time per request, user and system, from /proc/PID/stat;
 # wrk's CPU time per request and how many CPUs it kept busy, from bash's `time`; and the server's
-# memory), then each round's ratios to raw-limit (requests/s and p99) with their medians, a table
-# of medians over the rounds, and a RATIOS line: this server's CPU time per request over
-# raw-limit's (its median user time plus its median system time; the control's too, with
-# CONTROL=1), then the ratios of the medians.
+# memory), then each round's ratios to raw-limit (requests/s and p99) with their medians and a 95 %
+# interval for each median (from six rounds on), a table of medians over the rounds, and a RATIOS
+# line: this server's CPU time per request over raw-limit's (its median user time plus its median
+# system time; the control's too, with CONTROL=1), then the ratios of the medians.
 # Memory, from /proc/PID/status: idle VmRSS read just before each run, once the server holds no
 # connection (waited for, 2 s at most); busy VmRSS the largest of samples taken every 100 ms
 # during the run; and VmHWM, the process's own peak, at the end.
@@ -362,7 +362,7 @@ done
 placement="nothing pinned"
 if [ "$pin" = 1 ]; then placement="wrk on CPU $client_at, servers on CPU $server_at"; fi
 PLACEMENT=$placement python3 - "$work" "$seconds" "$connections" "$rounds" "${servers[@]}" << 'EOF'
-import os, re, sys
+import math, os, re, sys
 work, seconds, connections, rounds, *names = sys.argv[1:]
 def load(name, kind="results"):
     rows = []
@@ -375,6 +375,23 @@ def lower_median(values):
     return values[(len(values) - 1) // 2]
 def med(rows, key):
     return lower_median(r[key] for r in rows)
+def median_interval(values):
+    # A 95 % interval for the median of the distribution the rounds come from, free of any
+    # assumption about its shape: the k-th smallest and k-th largest value, for the largest k at
+    # which the median lies between them with a chance of 95 % at least, which is
+    # 1 - 2 P(B < k) for B binomial(n, 1/2). None under six rounds, where even the smallest and
+    # the largest value fall short of 95 %.
+    values = sorted(values)
+    n, k, below = len(values), 0, 0
+    for j in range(1, n // 2 + 1):
+        below += math.comb(n, j - 1)
+        if 1 - 2 * below / 2 ** n < 0.95:
+            break
+        k = j
+    return (values[k - 1], values[n - k]) if k else None
+def interval_text(values):
+    bounds = median_interval(values)
+    return f"{bounds[0]:.2f}–{bounds[1]:.2f}" if bounds else "n/a"
 def mib(kib):
     return f"{kib / 1024:.1f}"
 data = {n: load(n) for n in names}
@@ -393,6 +410,11 @@ for i in range(int(rounds)):
 print("| median | " + " | ".join(
     f"{lower_median(x for x, _ in per_round[n]):.2f} | {lower_median(y for _, y in per_round[n]):.2f}"
     for n in others) + " |")
+print("| 95 % interval of the median | " + " | ".join(
+    f"{interval_text(x for x, _ in per_round[n])} | {interval_text(y for _, y in per_round[n])}"
+    for n in others) + " |")
+if int(rounds) < 6:
+    print("(the interval needs six rounds at least)")
 
 placement = os.environ["PLACEMENT"]
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
