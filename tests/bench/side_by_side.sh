@@ -377,10 +377,10 @@ def med(rows, key):
     return lower_median(r[key] for r in rows)
 def median_interval(values):
     # A 95 % interval for the median of the distribution the rounds come from, free of any
-    # assumption about its shape: the k-th smallest and k-th largest value, for the largest k at
-    # which the median lies between them with a chance of 95 % at least, which is
-    # 1 - 2 P(B < k) for B binomial(n, 1/2). None under six rounds, where even the smallest and
-    # the largest value fall short of 95 %.
+    # assumption about its shape (but not of one about the rounds: independent, and alike): the
+    # k-th smallest and k-th largest value, for the largest k at which the median lies between
+    # them with a chance of 95 % at least, which is 1 - 2 P(B < k) for B binomial(n, 1/2). None
+    # under six rounds, where even the smallest and the largest value fall short of 95 %.
     values = sorted(values)
     n, k, below = len(values), 0, 0
     for j in range(1, n // 2 + 1):
