@@ -410,10 +410,9 @@ for i in range(int(rounds)):
 print("| median | " + " | ".join(
     f"{lower_median(x for x, _ in per_round[n]):.2f} | {lower_median(y for _, y in per_round[n]):.2f}"
     for n in others) + " |")
-print("| 95 % interval of the median | " + " | ".join(
-    f"{interval_text(x for x, _ in per_round[n])} | {interval_text(y for _, y in per_round[n])}"
-    for n in others) + " |")
-if int(rounds) < 6:
+intervals = [interval_text(r[i] for r in per_round[n]) for n in others for i in (0, 1)]
+print("| 95 % interval of the median | " + " | ".join(intervals) + " |")
+if "n/a" in intervals:
     print("(the interval needs six rounds at least)")
 
 placement = os.environ["PLACEMENT"]
