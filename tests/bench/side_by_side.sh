@@ -13,11 +13,12 @@
 # writes, on the same cores, does not differ by server (what it does with each answer depends on
 # the answer: raw-limit answers in this server's shape for that reason). Prints one RESULT line per
 # server and run (with the server's CPU time per request, user and system, from /proc/PID/stat;
-# wrk's CPU time per request and how many CPUs it kept busy, from bash's `time`; and the server's
-# memory), then each round's ratios to raw-limit (requests/s and p99) with their medians and a 95 %
-# interval for each median (from six rounds on), a table of medians over the rounds, and a RATIOS
-# line: this server's CPU time per request over raw-limit's (its median user time plus its median
-# system time; the control's too, with CONTROL=1), then the ratios of the medians.
+# wrk's CPU time per request and how many CPUs it kept busy, from bash's `time`; the machine's
+# rescheduling interrupts per request, from /proc/interrupts; and the server's memory), then each
+# round's ratios to raw-limit (requests/s and p99) with their medians and a 95 % interval for each
+# median (from six rounds on), a table of medians over the rounds, and a RATIOS line: this
+# server's CPU time per request over raw-limit's (its median user time plus its median system
+# time; the control's too, with CONTROL=1), then the ratios of the medians.
 # Memory, from /proc/PID/status: idle VmRSS read just before each run, once the server holds no
 # connection (waited for, 2 s at most); busy VmRSS the largest of samples taken every 100 ms
 # during the run; and VmHWM, the process's own peak, at the end.
@@ -197,6 +198,15 @@ session() {
 
 # cpu PID: the process's user and system CPU time so far, in clock ticks
 cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }
+# wakeups_sent: the rescheduling interrupts of every CPU so far (one CPU telling another to run a
+# thread it just woke; the line `RES` on x86, `IPI0` on arm64, of /proc/interrupts), or -1 where
+# the kernel shows none. Counted for the whole machine: while a server is measured, the others are
+# paused, so they are wrk's and that server's, but for what else the machine runs meanwhile.
+wakeups_sent() {
+  [ -r /proc/interrupts ] || { echo -1; return; }
+  awk '/Rescheduling interrupts/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; seen = 1 }
+       END { print seen ? n : -1 }' /proc/interrupts
+}
 # status_kib PID FIELD: a field of /proc/PID/status in KiB (VmRSS, VmHWM)
 status_kib() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 ticks=$(getconf CLK_TCK)
@@ -272,7 +282,7 @@ measure_only() {
 # run NAME ROUND: one wrk run against a server, with its CPU time and memory; round 0 is the
 # warm-up, kept apart from the rounds (its answers are checked all the same).
 run() {
-  local name=$1 round=$2 p=${pid[$1]} duration=$seconds line u0 s0 u1 s1 good idle sid port file
+  local name=$1 round=$2 p=${pid[$1]} duration=$seconds line u0 s0 u1 s1 w0 w1 good idle sid port file
   [ "$round" = 0 ] && duration=2
   measure_only "$name"
   sid=$(session "$name")
@@ -285,24 +295,29 @@ run() {
   python3 "$work/sample.py" "$p" "$port" "$duration" "$work/stop" "$work/sample.out" "$(date +%s.%N)" &
   local sampler=$!
   read -r u0 s0 <<< "$(cpu "$p")"
+  w0=$(wakeups_sent)
   line=$(wrk_run "${url[$name]}" "$sid" "${bearer[$name]:-}" "$duration" --latency | grep '^RESULT') \
     || { touch "$work/stop"; wait "$sampler" || true; echo "$name: wrk gave no RESULT line" >&2; cat "$work/wrk.err" >&2; exit 1; }
   read -r u1 s1 <<< "$(cpu "$p")"
+  w1=$(wakeups_sent)
   touch "$work/stop"
   wait "$sampler" || true
   kill -0 "$p" 2> /dev/null || { echo "$name exited during its run" >&2; show_logs; exit 1; }
   good=$(echo "$line" | sed -E 's/.*good=([0-9]+).*/\1/')
   local extra
-  # The server's CPU time per good answer, and wrk's: per answer, and in CPUs kept busy over the run.
+  # The server's CPU time per good answer, and wrk's: per answer, and in CPUs kept busy over the
+  # run; the machine's rescheduling interrupts per answer, where the kernel counts them.
   extra=$(python3 -c '
 import sys
-t, n, u, s = map(int, sys.argv[1:5])
+t, n, u, s, w0, w1 = map(int, sys.argv[1:7])
 # bash prints the times with the decimal mark of the locale
-elapsed, cu, cs = (float(x.replace(",", ".")) for x in sys.argv[5:8])
+elapsed, cu, cs = (float(x.replace(",", ".")) for x in sys.argv[7:10])
 n = max(n, 1)
+wakeups = f" wakeups_per_req={(w1 - w0) / n:.3f}" if min(w0, w1) >= 0 else ""
 print(f"user_us_per_req={u / t * 1e6 / n:.2f} sys_us_per_req={s / t * 1e6 / n:.2f} "
-      f"client_us_per_req={(cu + cs) * 1e6 / n:.2f} client_cpus={(cu + cs) / max(elapsed, 0.001):.2f}")' \
-    "$ticks" "$good" $((u1 - u0)) $((s1 - s0)) $(cat "$work/client.cpu"))
+      f"client_us_per_req={(cu + cs) * 1e6 / n:.2f} client_cpus={(cu + cs) / max(elapsed, 0.001):.2f}"
+      f"{wakeups}")' \
+    "$ticks" "$good" $((u1 - u0)) $((s1 - s0)) "$w0" "$w1" $(cat "$work/client.cpu"))
   extra+=" idle_rss_kib=$idle $(cat "$work/sample.out" 2> /dev/null || echo 'busy_rss_kib=0 stalled=0 stall_check=0')"
   file=$work/$name.results
   if [ "$round" = 0 ]; then
@@ -417,8 +432,11 @@ if "n/a" in intervals:
 
 placement = os.environ["PLACEMENT"]
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
-print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wakeups/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+def wakeups(rows):
+    # where the kernel shows no rescheduling interrupts, no run has the figure
+    return f"{med(rows, 'wakeups_per_req'):.3f}" if all("wakeups_per_req" in r for r in rows) else "n/a"
 def not_good(r):
     return r["bad_status"] + r["bad_body"] + r["socket_errors"] + r["stalled"] + (r["good"] == 0)
 for n in names:
@@ -428,7 +446,7 @@ for n in names:
     bad = sum(not_good(r) for r in rows + warmup[n])
     print(f"| {n} | {med(rows, 'rps'):.0f} | {min(rps):.0f}–{max(rps):.0f} | {med(rows, 'p99_us'):.0f} | "
           f"{min(p99):.0f}–{max(p99):.0f} | {med(rows, 'p50_us'):.0f} | {med(rows, 'user_us_per_req'):.2f} | "
-          f"{med(rows, 'sys_us_per_req'):.2f} | {med(rows, 'client_us_per_req'):.2f} | "
+          f"{med(rows, 'sys_us_per_req'):.2f} | {wakeups(rows)} | {med(rows, 'client_us_per_req'):.2f} | "
           f"{med(rows, 'client_cpus'):.2f} | {mib(med(rows, 'idle_rss_kib'))} | "
           f"{mib(med(rows, 'busy_rss_kib'))} | {mib(hwm[n])} | {bad:.0f} |")
 o, po = med(data["loopback-mcp-http"], "rps"), med(data["loopback-mcp-http"], "p99_us")
