@@ -198,14 +198,15 @@ session() {
 
 # cpu PID: the process's user and system CPU time so far, in clock ticks
 cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }
-# wakeups_sent: the rescheduling interrupts of every CPU so far (one CPU telling another to run a
-# thread it just woke; the line `RES` on x86, `IPI0` on arm64, of /proc/interrupts), or -1 where
-# the kernel shows none. Counted for the whole machine: while a server is measured, the others are
-# paused, so they are wrk's and that server's, but for what else the machine runs meanwhile.
+# wakeups_sent: the rescheduling interrupts of every CPU so far (mostly one CPU telling another
+# to run a thread it has just woken; the line `RES` on x86, `IPI0` on arm64, of /proc/interrupts),
+# or -1 where the kernel shows none. Counted for the whole machine: while a server is measured,
+# the others are paused, so they are mostly wrk's and that server's. Printed with %.0f, since some
+# awks print a sum past 2^31 in exponent form.
 wakeups_sent() {
   [ -r /proc/interrupts ] || { echo -1; return; }
   awk '/Rescheduling interrupts/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; seen = 1 }
-       END { print seen ? n : -1 }' /proc/interrupts
+       END { if (seen) printf "%.0f\n", n; else print -1 }' /proc/interrupts
 }
 # status_kib PID FIELD: a field of /proc/PID/status in KiB (VmRSS, VmHWM)
 status_kib() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
@@ -313,7 +314,8 @@ t, n, u, s, w0, w1 = map(int, sys.argv[1:7])
 # bash prints the times with the decimal mark of the locale
 elapsed, cu, cs = (float(x.replace(",", ".")) for x in sys.argv[7:10])
 n = max(n, 1)
-wakeups = f" wakeups_per_req={(w1 - w0) / n:.3f}" if min(w0, w1) >= 0 else ""
+# none where the kernel shows no count, or where a per-CPU counter wrapped during the run
+wakeups = f" wakeups_per_req={(w1 - w0) / n:.3f}" if 0 <= w0 <= w1 else ""
 print(f"user_us_per_req={u / t * 1e6 / n:.2f} sys_us_per_req={s / t * 1e6 / n:.2f} "
       f"client_us_per_req={(cu + cs) * 1e6 / n:.2f} client_cpus={(cu + cs) / max(elapsed, 0.001):.2f}"
       f"{wakeups}")' \
@@ -435,7 +437,7 @@ print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}
 print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wakeups/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 def wakeups(rows):
-    # where the kernel shows no rescheduling interrupts, no run has the figure
+    # n/a when any run lacks the figure (no count from the kernel, or a counter that wrapped)
     return f"{med(rows, 'wakeups_per_req'):.3f}" if all("wakeups_per_req" in r for r in rows) else "n/a"
 def not_good(r):
     return r["bad_status"] + r["bad_body"] + r["socket_errors"] + r["stalled"] + (r["good"] == 0)
