@@ -46,6 +46,9 @@
 #   PIN=1 pins wrk to the first CPU this script may use and the servers to the second (two at least).
 #   CONTROL=1 adds a second raw-limit, measured like the others: its ratios to the first are the
 #   noise of the measure on this machine (identical servers, so 1.00 but for the noise).
+#   MATCHED=1 adds raw-limit-matched: raw-limit built with every function on a 64-byte line of its
+#   own (CARGO_TARGET_DIR=target/bench-peers-aligned) and started with `matched`, so that it runs
+#   about as many instructions and lines of code per ping as this server and still checks nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
@@ -105,11 +108,16 @@ for peer in "${peers_built[@]}"; do
   CARGO_TARGET_DIR=$PWD/target/bench-peers cargo build --release --quiet --locked \
     --manifest-path "tests/bench/$peer/Cargo.toml"
 done
+matched=${MATCHED:-0}
+if [ "$matched" = 1 ]; then
+  RUSTFLAGS="-C llvm-args=-align-all-functions=6" CARGO_TARGET_DIR=$PWD/target/bench-peers-aligned \
+    cargo build --release --quiet --locked --manifest-path tests/bench/raw-limit/Cargo.toml
+fi
 
 # A free loopback port for each peer (the OS picks them; a tiny race with other programs).
-read -r raw_port tiny_port rmcp_port control_port <<< "$(python3 -c '
+read -r raw_port tiny_port rmcp_port control_port matched_port <<< "$(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(4)]
+socks = [socket.socket() for _ in range(5)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))')"
 
@@ -136,6 +144,12 @@ if [ "$control" = 1 ]; then
   pid[raw-limit-2]=$!
   servers+=(raw-limit-2)
 fi
+if [ "$matched" = 1 ]; then
+  "${server_cpu[@]}" "$PWD/target/bench-peers-aligned/release/raw-limit" "$matched_port" matched \
+    > /dev/null 2> "$work/matched.err" & pids+=($!)
+  pid[raw-limit-matched]=$!
+  servers+=(raw-limit-matched)
+fi
 if [ "$skip_tiny" != 1 ]; then
   "${server_cpu[@]}" "$peers/tiny-http-peer" "$tiny_port" > /dev/null 2> "$work/tiny.err" & pids+=($!)
   pid[tiny_http]=$!
@@ -155,6 +169,7 @@ listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 wait_until 10 "raw-limit on port $raw_port" listening "$raw_port"
 [ "$control" != 1 ] || wait_until 10 "the second raw-limit on port $control_port" listening "$control_port"
+[ "$matched" != 1 ] || wait_until 10 "raw-limit-matched on port $matched_port" listening "$matched_port"
 [ "$skip_tiny" = 1 ] || wait_until 10 "tiny-http-peer on port $tiny_port" listening "$tiny_port"
 [ "$skip_rmcp" = 1 ] || wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
 for p in "${pids[@]}"; do kill -0 "$p" || { echo "a server exited at start" >&2; cat "$work"/*.err >&2; exit 1; }; done
@@ -163,6 +178,7 @@ bearer[loopback-mcp-http]=$token
 needs_session[loopback-mcp-http]=1
 url[raw-limit]=http://127.0.0.1:$raw_port/mcp
 url[raw-limit-2]=http://127.0.0.1:$control_port/mcp
+url[raw-limit-matched]=http://127.0.0.1:$matched_port/mcp
 url[tiny_http]=http://127.0.0.1:$tiny_port/mcp
 url[rmcp]=http://127.0.0.1:$rmcp_port/mcp
 needs_session[rmcp]=1
@@ -172,6 +188,7 @@ needs_session[rmcp]=1
 # measured with a cheaper client.
 bearer[raw-limit]=$token
 bearer[raw-limit-2]=$token
+bearer[raw-limit-matched]=$token
 bearer[tiny_http]=$token
 bearer[rmcp]=$token
 no_session=$(printf '0%.0s' $(seq 48))
@@ -432,6 +449,15 @@ print("| 95 % interval of the median | " + " | ".join(intervals) + " |")
 if "n/a" in intervals:
     print("(the interval needs six rounds at least)")
 
+# This server against the work-matched ceiling (MATCHED=1), in the same round.
+if "raw-limit-matched" in data:
+    pairs = [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"])
+             for a, b in zip(data["loopback-mcp-http"], data["raw-limit-matched"])]
+    print("\nthis server over raw-limit-matched, round by round: requests/s "
+          + " ".join(f"{x:.2f}" for x, _ in pairs)
+          + f"; median {lower_median(x for x, _ in pairs):.2f} ({interval_text(x for x, _ in pairs)}),"
+          + f" p99 median {lower_median(y for _, y in pairs):.2f} ({interval_text(y for _, y in pairs)})")
+
 placement = os.environ["PLACEMENT"]
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
 print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wakeups/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
@@ -463,6 +489,10 @@ for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp")]:
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")
         ratios += f" rps_ours/{key}={o / m:.3f} p99_ours/{key}={po / pm:.3f}"
+if "raw-limit-matched" in data:
+    m, pm = med(data["raw-limit-matched"], "rps"), med(data["raw-limit-matched"], "p99_us")
+    ratios += (f" cpu_per_req_matched/raw={cpu_ratio('raw-limit-matched'):.3f}"
+               f" rps_ours/matched={o / m:.3f} p99_ours/matched={po / pm:.3f}")
 if "raw-limit-2" in data:
     c, pc = med(data["raw-limit-2"], "rps"), med(data["raw-limit-2"], "p99_us")
     r, pr = med(data["raw-limit"], "rps"), med(data["raw-limit"], "p99_us")

@@ -8,10 +8,18 @@
 //! and a 45-byte body with a ten-digit id. So the client parses as much per answer from either
 //! server, and a benchmark compares what the servers do, not what the client does with their
 //! answers. Its `Date` is fixed (this peer reads no clock) and its id is always the same.
-//! Usage: raw-limit [PORT] (default 18084), loopback only.
+//! `raw-limit PORT matched` also runs, once per request after reading it, a fixed chain of
+//! distinct arithmetic functions (written by build.rs) that costs about as many instructions and
+//! lines of code as this server's own work on a ping: a work-matched ceiling that still checks
+//! nothing (tests/bench/README.md says how it was matched and what it showed).
+//! Usage: raw-limit [PORT] [matched] (default 18084), loopback only.
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread;
+
+mod work {
+    include!(concat!(env!("OUT_DIR"), "/work.rs"));
+}
 
 const BODY: &str = r#"{"id":1000000001,"jsonrpc":"2.0","result":{}}"#;
 
@@ -26,7 +34,7 @@ fn header_value<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-fn serve(mut stream: TcpStream) {
+fn serve(mut stream: TcpStream, matched: bool) {
     let _ = stream.set_nodelay(true);
     let response = format!(
         "HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: application/json\r\n\
@@ -63,6 +71,9 @@ fn serve(mut stream: TcpStream) {
             }
         }
         buf.drain(..head_end + body_len);
+        if matched {
+            std::hint::black_box(work::run(std::hint::black_box(body_len as u64)));
+        }
         if stream.write_all(response.as_bytes()).is_err() || close {
             return;
         }
@@ -71,9 +82,14 @@ fn serve(mut stream: TcpStream) {
 
 fn main() {
     let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(18084);
+    let matched = match std::env::args().nth(2).as_deref() {
+        None => false,
+        Some("matched") => true,
+        Some(other) => panic!("unknown mode {other:?}: raw-limit [PORT] [matched]"),
+    };
     let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind");
     eprintln!("raw-limit listening on 127.0.0.1:{port}");
     for stream in listener.incoming().flatten() {
-        thread::spawn(move || serve(stream));
+        thread::spawn(move || serve(stream, matched));
     }
 }
