@@ -37,15 +37,15 @@
 //! checked first, a probe without a token would get a 401 and could send such a client into an
 //! authorization flow instead of falling back.
 //!
-//! Pure apart from two locks: the policy (written by the control plane, read-locked once for the
-//! whole of stages 5 to 8 of a request, so those stages see one state of it, and a revocation
-//! waits for the requests already past stage 5 and holds for every later one) and the session
-//! table (held only while a session is looked up or changed, inside the policy's, never the other
-//! way round; a connection that keeps its session skips it, see [`LastSession`]). Neither is held
-//! during I/O. Time and randomness come from the caller. The policy's lock is the one word every
-//! request writes: it sits on cache lines of its own, apart from the policy it guards, so that the
-//! reads every request makes (the budgets, the token records) do not miss each time another
-//! worker takes it.
+//! Pure apart from the shared state, which no request holds during I/O: the policy and the
+//! session table. The policy is written by the control plane and published by a version number
+//! (see `published`): a request reads the version, a load that writes nothing, and runs stages 5
+//! to 8 under the one state of the policy its connection holds for that version, so an edit is in
+//! force from the very next request on every connection and never changes a state under a request
+//! already running. The session table is locked only while a session is looked up or changed; a
+//! connection that keeps its session skips it (see [`LastSession`]). So a `ping` in a kept session
+//! under an unchanged policy writes no memory another worker reads. Time and randomness come from
+//! the caller.
 //!
 //! # Error bodies
 //!
@@ -60,11 +60,11 @@
 //!
 
 mod methods;
+mod published;
 pub mod rejection;
 pub mod reply;
 mod stream;
 
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Instant, SystemTime};
 
 use crate::auth::metadata;
@@ -87,6 +87,8 @@ use crate::random::{self, FillRandom};
 use stream::{PrimeOnly, SseBody};
 
 pub use crate::mcp::session::LastSession;
+use published::PublishedPolicy;
+pub use published::{PolicyEdit, PolicyView};
 pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
 
@@ -170,6 +172,16 @@ pub enum Route {
     ServerOptions,
 }
 
+/// What a connection keeps from one request for the next, so that a request in the same session
+/// under an unchanged policy writes nothing other connections read: the session it found last
+/// ([`LastSession`]) and the state of the policy it read last ([`PolicyView`]). Dropped with the
+/// connection.
+#[derive(Debug, Default)]
+pub struct KeptByConnection {
+    pub session: LastSession,
+    pub policy: PolicyView,
+}
+
 /// The endpoint's state: the policy and the sessions.
 #[derive(Debug)]
 pub struct Endpoint {
@@ -177,15 +189,9 @@ pub struct Endpoint {
     metadata_url: String,
     /// The protected-resource metadata, encoded once: nothing in it changes while serving.
     metadata_document: String,
-    policy: OwnLines<RwLock<Box<OfflineTokenPolicy>>>,
+    policy: PublishedPolicy,
     sessions: SessionTable,
 }
-
-/// A value on cache lines of its own: 128 bytes, the pair an adjacent-line prefetcher fetches
-/// together, so that writing it never evicts what other threads read nearby.
-#[derive(Debug)]
-#[repr(align(128))]
-struct OwnLines<T>(T);
 
 impl Endpoint {
     /// An endpoint for `config`, deciding tokens with `policy`.
@@ -204,7 +210,7 @@ impl Endpoint {
             metadata_url: policy.metadata_url().to_owned(),
             metadata_document: json::encode(&policy.metadata()),
             config,
-            policy: OwnLines(RwLock::new(Box::new(policy))),
+            policy: PublishedPolicy::new(policy),
             sessions: SessionTable::new(budget),
         }
     }
@@ -229,14 +235,10 @@ impl Endpoint {
         &self.metadata_url
     }
 
-    /// Read access to the policy.
-    pub fn policy(&self) -> RwLockReadGuard<'_, Box<OfflineTokenPolicy>> {
-        self.policy.0.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The control plane: revocations and revision changes, effective on the next request.
-    pub fn policy_mut(&self) -> RwLockWriteGuard<'_, Box<OfflineTokenPolicy>> {
-        self.policy.0.write().unwrap_or_else(PoisonError::into_inner)
+    /// The control plane: revocations and revision changes, in force for every request that
+    /// starts after the returned edit is dropped (see [`PolicyView`]).
+    pub fn policy_mut(&self) -> PolicyEdit<'_> {
+        self.policy.edit()
     }
 
     /// Sessions alive at `now`.
@@ -277,8 +279,8 @@ impl Endpoint {
         Ok(route)
     }
 
-    /// Stages 4 to 8 for an admitted request and its complete body, on a connection that found
-    /// `last` session last (kept for its next request: see [`LastSession`]).
+    /// Stages 4 to 8 for an admitted request and its complete body, on a connection that kept
+    /// `kept` from its earlier requests (and keeps it for its next one).
     pub fn respond(
         &self,
         route: Route,
@@ -286,14 +288,20 @@ impl Endpoint {
         body: &[u8],
         clock: Clock,
         random: &mut FillRandom<'_>,
-        last: &mut LastSession,
+        kept: &mut KeptByConnection,
     ) -> Reply {
+        let last = &mut kept.session;
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
             Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
-            Route::McpPost => self.post(&self.policy(), head, body, clock, random, last),
-            Route::McpGet => self.get(&self.policy(), head, clock, last),
-            Route::McpDelete => self.delete(&self.policy(), head, clock, last),
+            Route::McpPost => {
+                let policy = self.policy.current(&mut kept.policy);
+                self.post(policy, head, body, clock, random, last)
+            }
+            Route::McpGet => self.get(self.policy.current(&mut kept.policy), head, clock, last),
+            Route::McpDelete => {
+                self.delete(self.policy.current(&mut kept.policy), head, clock, last)
+            }
         };
         result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
     }
@@ -309,7 +317,7 @@ impl Endpoint {
     ) -> Reply {
         match self.admit(head) {
             Ok(route) => {
-                self.respond(route, head, body, clock, random, &mut LastSession::default())
+                self.respond(route, head, body, clock, random, &mut KeptByConnection::default())
             }
             Err(rejection) => rejection.reply(&self.metadata_url),
         }
@@ -397,8 +405,8 @@ impl Endpoint {
         Ok(found)
     }
 
-    /// A POST, under `policy` (read-locked for the whole request: stages 5 to 8 see one state
-    /// of the policy, and a revocation waits for the requests already past stage 5).
+    /// A POST, under `policy` (one state of it for the whole request: stages 5 to 8 see the
+    /// same tokens, revocations and revisions).
     fn post(
         &self,
         policy: &OfflineTokenPolicy,

@@ -18,7 +18,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::linger::LingerSet;
-use crate::endpoint::{Clock, Delivery, Endpoint, LastSession, Rejection, Reply, Route};
+use crate::endpoint::{Clock, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route};
 use crate::http::connection::{Close, Connection, Handler, Io, Refused, Request, Transport, drive};
 use crate::http::date::DateCache;
 use crate::http::{Method, RequestHead};
@@ -57,9 +57,8 @@ pub fn serve(
         }
         None => Connection::with_codings(&limits, codings, accepted),
     };
-    let last_session = LastSession::default();
-    let mut handler =
-        Answers { endpoint, fill_random, dates: DateCache::new(), limits, last_session };
+    let kept = KeptByConnection::default();
+    let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits, kept };
     let close = drive(&mut connection, &mut socket, &mut handler);
     *spare = Some(connection);
     if close == Close::Polite {
@@ -74,8 +73,8 @@ struct Answers<'e, 'r> {
     fill_random: &'e mut FillRandom<'r>,
     dates: DateCache,
     limits: Limits,
-    /// The session this connection found last (see [`LastSession`]); dropped with the connection.
-    last_session: LastSession,
+    /// The session and the policy state this connection read last; dropped with the connection.
+    kept: KeptByConnection,
 }
 
 impl Handler for Answers<'_, '_> {
@@ -107,8 +106,8 @@ impl Handler for Answers<'_, '_> {
         // One reading of the wall clock serves the token checks and the `Date` field.
         let clock = Clock { now, wall: SystemTime::now() };
         let (endpoint, head, body) = (self.endpoint, &request.head, request.body);
-        let (random, last) = (&mut *self.fill_random, &mut self.last_session);
-        let answered = guarded(|| endpoint.respond(route, head, body, clock, random, last))
+        let (random, kept) = (&mut *self.fill_random, &mut self.kept);
+        let answered = guarded(|| endpoint.respond(route, head, body, clock, random, kept))
             .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
         let close = !keep_alive || answered.close;
         self.serialize(&answered, close, head.method == Method::Head, clock.wall, reply)

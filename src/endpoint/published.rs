@@ -1,0 +1,227 @@
+//! The token policy as the control plane last left it, handed to the connections without a write
+//! to shared memory per request.
+//!
+//! The control plane edits the one published policy under a mutex and, before letting go of it,
+//! counts the edit in a version number. A connection keeps the policy it read last with the
+//! version it was read at ([`PolicyView`]); each request reads the version (a load, never a write,
+//! so the cache line it sits on stays shared by every core) and takes the mutex only when the
+//! number moved, to pick up the new state. An edit never changes a state a connection holds:
+//! `Arc::make_mut` copies it first when anyone still holds it, so a request sees one state from
+//! stage 5 to stage 8.
+//!
+//! What an edit means for requests: every request that reads the version after the edit has
+//! returned runs under the new state (the very next request, on any connection); a request that
+//! read it before finishes under the state it read. This is the order of the edit and the
+//! request, not a cache: nothing the policy decides is kept, only the state it decides from.
+//!
+//! What it does not do: decide anything (that is [`OfflineTokenPolicy`]'s), hold a lock across
+//! I/O, or bound how long an idle connection keeps an old state alive (until its next request or
+//! its end; a state is fixture-sized).
+
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::auth::policy::OfflineTokenPolicy;
+
+/// The policy in force and the count of edits made to it.
+#[derive(Debug)]
+pub(crate) struct PublishedPolicy {
+    /// How many edits have been made. Written only under `current`'s lock, after the edit; read
+    /// by every request. On cache lines of its own, so that the reads every request makes near
+    /// it are not evicted by the rare write.
+    version: OwnLines<AtomicU64>,
+    current: Mutex<Arc<OfflineTokenPolicy>>,
+}
+
+/// A value on cache lines of its own: 128 bytes, the pair an adjacent-line prefetcher fetches
+/// together, so that writing it never evicts what other threads read nearby.
+#[derive(Debug)]
+#[repr(align(128))]
+struct OwnLines<T>(T);
+
+/// The state of the policy one connection read last, and the version it was read at. Empty at
+/// first; [`PublishedPolicy::current`] fills and replaces it.
+#[derive(Debug, Default)]
+pub struct PolicyView(Option<(u64, Arc<OfflineTokenPolicy>)>);
+
+/// An edit in progress: the policy, writable, with the mutex held. Dropping it publishes the
+/// edit (the version moves on, then the mutex is released).
+#[derive(Debug)]
+pub struct PolicyEdit<'p> {
+    current: MutexGuard<'p, Arc<OfflineTokenPolicy>>,
+    version: &'p AtomicU64,
+}
+
+impl PublishedPolicy {
+    pub(crate) fn new(policy: OfflineTokenPolicy) -> PublishedPolicy {
+        PublishedPolicy {
+            version: OwnLines(AtomicU64::new(0)),
+            current: Mutex::new(Arc::new(policy)),
+        }
+    }
+
+    /// The state in force for a request on the connection that holds `view`: the one in `view`
+    /// when no edit was made since it was read, the published one otherwise (then kept there).
+    pub(crate) fn current<'v>(&self, view: &'v mut PolicyView) -> &'v OfflineTokenPolicy {
+        let version = self.version.0.load(Ordering::Acquire);
+        let fresh = match view.0.take() {
+            Some((seen, state)) if seen == version => (seen, state),
+            _ => self.read_published(),
+        };
+        &view.0.insert(fresh).1
+    }
+
+    /// The published state and its version, read together under the mutex (an edit moves the
+    /// version before it lets go of the mutex).
+    fn read_published(&self) -> (u64, Arc<OfflineTokenPolicy>) {
+        let current = self.lock();
+        (self.version.0.load(Ordering::Relaxed), Arc::clone(&current))
+    }
+
+    /// An edit of the published state, seen by every request that starts after it is dropped.
+    pub(crate) fn edit(&self) -> PolicyEdit<'_> {
+        PolicyEdit { current: self.lock(), version: &self.version.0 }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Arc<OfflineTokenPolicy>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Deref for PolicyEdit<'_> {
+    type Target = OfflineTokenPolicy;
+
+    fn deref(&self) -> &OfflineTokenPolicy {
+        &self.current
+    }
+}
+
+impl DerefMut for PolicyEdit<'_> {
+    /// The published state, copied first when a connection still holds it, so that no request
+    /// ever sees a state change under it.
+    fn deref_mut(&mut self) -> &mut OfflineTokenPolicy {
+        Arc::make_mut(&mut self.current)
+    }
+}
+
+impl Drop for PolicyEdit<'_> {
+    fn drop(&mut self) {
+        // Runs before the guard is released, so a reader that takes the mutex next reads the
+        // new version beside the new state.
+        self.version.fetch_add(1, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+    use crate::auth::fixtures::{Fixture, Role};
+
+    /// A published fixture policy and the token of [`Role::Full`].
+    fn published() -> (PublishedPolicy, String) {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut fill = |buf: &mut [u8]| {
+            for byte in buf {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *byte = state.to_le_bytes()[0];
+            }
+            Ok(())
+        };
+        let fixture = Fixture::build(8765, SystemTime::now(), &mut fill).unwrap();
+        let token = format!("Bearer {}", fixture.token(Role::Full));
+        (PublishedPolicy::new(fixture.policy), token)
+    }
+
+    /// True when `policy` lets `authorization` in.
+    fn admits(policy: &OfflineTokenPolicy, authorization: &str) -> bool {
+        policy.identify([authorization.as_bytes()], SystemTime::now()).is_ok()
+    }
+
+    /// The address of the state a view reads (compared, never dereferenced).
+    fn address(published: &PublishedPolicy, view: &mut PolicyView) -> *const OfflineTokenPolicy {
+        published.current(view)
+    }
+
+    #[test]
+    fn a_view_keeps_its_state_while_nothing_is_edited() {
+        let (published, _) = published();
+        let mut view = PolicyView::default();
+        let first = address(&published, &mut view);
+        for _ in 0..3 {
+            assert_eq!(address(&published, &mut view), first);
+        }
+        assert_eq!(Arc::strong_count(&published.lock()), 2, "the published state and one view");
+    }
+
+    #[test]
+    fn every_view_reads_an_edit_on_its_next_request_and_never_before() {
+        let (published, token) = published();
+        let (mut early, mut late) = (PolicyView::default(), PolicyView::default());
+        assert!(admits(published.current(&mut early), &token));
+        let held = early.0.as_ref().map(|(_, state)| Arc::clone(state)).unwrap();
+        assert!(Role::Full.revoke_in(&mut published.edit()));
+        // The state a request was running under is never changed under it.
+        assert!(admits(&held, &token));
+        // The next request, on a connection that read before the edit or never read at all.
+        assert!(!admits(published.current(&mut early), &token));
+        assert!(!admits(published.current(&mut late), &token));
+        assert!(!std::ptr::eq(&*held, published.current(&mut early)), "copied, not changed");
+    }
+
+    #[test]
+    fn an_edit_no_connection_holds_is_made_in_place_and_still_published() {
+        let (published, token) = published();
+        let before = address(&published, &mut PolicyView::default());
+        assert!(Role::Full.revoke_in(&mut published.edit()));
+        let mut view = PolicyView::default();
+        assert_eq!(address(&published, &mut view), before, "nobody held it: no copy");
+        assert!(!admits(published.current(&mut view), &token));
+        assert_eq!(published.version.0.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn each_edit_moves_the_version_once() {
+        let (published, _) = published();
+        let mut view = PolicyView::default();
+        for edits in 1..=3u64 {
+            drop(published.edit());
+            let _ = published.current(&mut view);
+            assert_eq!(view.0.as_ref().map(|(seen, _)| *seen), Some(edits));
+        }
+    }
+
+    #[test]
+    fn a_revocation_holds_for_every_thread_reading_after_it_returns() {
+        let (published, token) = published();
+        let revoked = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let readers: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut view = PolicyView::default();
+                        loop {
+                            // Read the flag first: once it is set, the edit has returned.
+                            let after = revoked.load(Ordering::Acquire);
+                            let allowed = admits(published.current(&mut view), &token);
+                            assert!(!(after && allowed), "a request after the edit was let in");
+                            if after {
+                                return;
+                            }
+                        }
+                    })
+                })
+                .collect();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert!(Role::Full.revoke_in(&mut published.edit()));
+            revoked.store(true, Ordering::Release);
+            for reader in readers {
+                assert!(reader.join().is_ok());
+            }
+        });
+    }
+}
