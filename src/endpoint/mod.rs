@@ -176,10 +176,10 @@ pub enum Route {
 /// under an unchanged policy writes nothing other connections read: the session it found last
 /// ([`LastSession`]) and the state of the policy it read last ([`PolicyView`]). Dropped with the
 /// connection.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct KeptByConnection {
-    pub session: LastSession,
-    pub policy: PolicyView,
+    session: LastSession,
+    policy: PolicyView,
 }
 
 /// The endpoint's state: the policy and the sessions.
@@ -233,6 +233,11 @@ impl Endpoint {
     /// The URL challenges point to.
     pub fn metadata_url(&self) -> &str {
         &self.metadata_url
+    }
+
+    /// What a new connection starts with: no session yet, and the policy as published now.
+    pub fn kept_for_new_connection(&self) -> KeptByConnection {
+        KeptByConnection { session: LastSession::default(), policy: self.policy.view() }
     }
 
     /// The control plane: revocations and revision changes, in force for every request that
@@ -317,7 +322,7 @@ impl Endpoint {
     ) -> Reply {
         match self.admit(head) {
             Ok(route) => {
-                self.respond(route, head, body, clock, random, &mut KeptByConnection::default())
+                self.respond(route, head, body, clock, random, &mut self.kept_for_new_connection())
             }
             Err(rejection) => rejection.reply(&self.metadata_url),
         }

@@ -40,10 +40,14 @@ pub(crate) struct PublishedPolicy {
 #[repr(align(128))]
 struct OwnLines<T>(T);
 
-/// The state of the policy one connection read last, and the version it was read at. Empty at
-/// first; [`PublishedPolicy::current`] fills and replaces it.
-#[derive(Debug, Default)]
-pub struct PolicyView(Option<(u64, Arc<OfflineTokenPolicy>)>);
+/// The state of the policy one connection read last, and the version it was read at: the
+/// published one when the connection starts ([`PublishedPolicy::view`]), replaced by
+/// [`PublishedPolicy::current`] when an edit moved the version.
+#[derive(Debug)]
+pub struct PolicyView {
+    version: u64,
+    state: Arc<OfflineTokenPolicy>,
+}
 
 /// An edit in progress: the policy, writable, with the mutex held. Dropping it publishes the
 /// edit (the version moves on, then the mutex is released).
@@ -61,22 +65,20 @@ impl PublishedPolicy {
         }
     }
 
+    /// The published state and its version, read together under the mutex (an edit moves the
+    /// version before it lets go of the mutex): a new connection's view.
+    pub(crate) fn view(&self) -> PolicyView {
+        let current = self.lock();
+        PolicyView { version: self.version.0.load(Ordering::Relaxed), state: Arc::clone(&current) }
+    }
+
     /// The state in force for a request on the connection that holds `view`: the one in `view`
     /// when no edit was made since it was read, the published one otherwise (then kept there).
     pub(crate) fn current<'v>(&self, view: &'v mut PolicyView) -> &'v OfflineTokenPolicy {
-        let version = self.version.0.load(Ordering::Acquire);
-        let fresh = match view.0.take() {
-            Some((seen, state)) if seen == version => (seen, state),
-            _ => self.read_published(),
-        };
-        &view.0.insert(fresh).1
-    }
-
-    /// The published state and its version, read together under the mutex (an edit moves the
-    /// version before it lets go of the mutex).
-    fn read_published(&self) -> (u64, Arc<OfflineTokenPolicy>) {
-        let current = self.lock();
-        (self.version.0.load(Ordering::Relaxed), Arc::clone(&current))
+        if view.version != self.version.0.load(Ordering::Acquire) {
+            *view = self.view();
+        }
+        &view.state
     }
 
     /// An edit of the published state, seen by every request that starts after it is dropped.
@@ -150,7 +152,7 @@ mod tests {
     #[test]
     fn a_view_keeps_its_state_while_nothing_is_edited() {
         let (published, _) = published();
-        let mut view = PolicyView::default();
+        let mut view = published.view();
         let first = address(&published, &mut view);
         for _ in 0..3 {
             assert_eq!(address(&published, &mut view), first);
@@ -161,24 +163,26 @@ mod tests {
     #[test]
     fn every_view_reads_an_edit_on_its_next_request_and_never_before() {
         let (published, token) = published();
-        let (mut early, mut late) = (PolicyView::default(), PolicyView::default());
-        assert!(admits(published.current(&mut early), &token));
-        let held = early.0.as_ref().map(|(_, state)| Arc::clone(state)).unwrap();
+        let (mut used, mut idle) = (published.view(), published.view());
+        assert!(admits(published.current(&mut used), &token));
+        let held = Arc::clone(&used.state);
         assert!(Role::Full.revoke_in(&mut published.edit()));
         // The state a request was running under is never changed under it.
         assert!(admits(&held, &token));
-        // The next request, on a connection that read before the edit or never read at all.
-        assert!(!admits(published.current(&mut early), &token));
-        assert!(!admits(published.current(&mut late), &token));
-        assert!(!std::ptr::eq(&*held, published.current(&mut early)), "copied, not changed");
+        // The next request, on a connection that served before the edit, on one that started
+        // before it and served nothing yet, and on one that starts after it.
+        assert!(!admits(published.current(&mut used), &token));
+        assert!(!admits(published.current(&mut idle), &token));
+        assert!(!admits(published.current(&mut published.view()), &token));
+        assert!(!std::ptr::eq(&*held, published.current(&mut used)), "copied, not changed");
     }
 
     #[test]
     fn an_edit_no_connection_holds_is_made_in_place_and_still_published() {
         let (published, token) = published();
-        let before = address(&published, &mut PolicyView::default());
+        let before = address(&published, &mut published.view());
         assert!(Role::Full.revoke_in(&mut published.edit()));
-        let mut view = PolicyView::default();
+        let mut view = published.view();
         assert_eq!(address(&published, &mut view), before, "nobody held it: no copy");
         assert!(!admits(published.current(&mut view), &token));
         assert_eq!(published.version.0.load(Ordering::Relaxed), 1);
@@ -187,11 +191,11 @@ mod tests {
     #[test]
     fn each_edit_moves_the_version_once() {
         let (published, _) = published();
-        let mut view = PolicyView::default();
+        let mut view = published.view();
         for edits in 1..=3u64 {
             drop(published.edit());
             let _ = published.current(&mut view);
-            assert_eq!(view.0.as_ref().map(|(seen, _)| *seen), Some(edits));
+            assert_eq!(view.version, edits);
         }
     }
 
@@ -203,7 +207,7 @@ mod tests {
             let readers: Vec<_> = (0..4)
                 .map(|_| {
                     scope.spawn(|| {
-                        let mut view = PolicyView::default();
+                        let mut view = published.view();
                         loop {
                             // Read the flag first: once it is set, the edit has returned.
                             let after = revoked.load(Ordering::Acquire);

@@ -57,7 +57,7 @@ pub fn serve(
         }
         None => Connection::with_codings(&limits, codings, accepted),
     };
-    let kept = KeptByConnection::default();
+    let kept = endpoint.kept_for_new_connection();
     let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits, kept };
     let close = drive(&mut connection, &mut socket, &mut handler);
     *spare = Some(connection);
