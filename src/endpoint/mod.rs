@@ -37,8 +37,8 @@
 //! checked first, a probe without a token would get a 401 and could send such a client into an
 //! authorization flow instead of falling back.
 //!
-//! Pure apart from the shared state, which no request holds during I/O: the policy and the
-//! session table. The policy is written by the control plane and published by a version number
+//! Pure apart from the shared state, under no lock during I/O: the policy and the session
+//! table. The policy is written by the control plane and published by a version number
 //! (see `published`): a request reads the version, a load that writes nothing, and runs stages 5
 //! to 8 under the one state of the policy its connection holds for that version, so an edit is in
 //! force from the very next request on every connection and never changes a state under a request
@@ -177,7 +177,7 @@ pub enum Route {
 /// ([`LastSession`]) and the state of the policy it read last ([`PolicyView`]). Dropped with the
 /// connection.
 #[derive(Debug)]
-pub struct KeptByConnection {
+pub(crate) struct KeptByConnection {
     session: LastSession,
     policy: PolicyView,
 }
@@ -236,12 +236,14 @@ impl Endpoint {
     }
 
     /// What a new connection starts with: no session yet, and the policy as published now.
-    pub fn kept_for_new_connection(&self) -> KeptByConnection {
+    pub(crate) fn kept_for_new_connection(&self) -> KeptByConnection {
         KeptByConnection { session: LastSession::default(), policy: self.policy.view() }
     }
 
     /// The control plane: revocations and revision changes, in force for every request that
-    /// starts after the returned edit is dropped (see [`PolicyView`]).
+    /// starts after the returned edit is dropped (see [`PolicyView`]). Requests already past
+    /// stage 5 are not waited for: they finish under the state they read, so an `initialize`
+    /// that was already running may still open its session.
     pub fn policy_mut(&self) -> PolicyEdit<'_> {
         self.policy.edit()
     }
@@ -285,8 +287,9 @@ impl Endpoint {
     }
 
     /// Stages 4 to 8 for an admitted request and its complete body, on a connection that kept
-    /// `kept` from its earlier requests (and keeps it for its next one).
-    pub fn respond(
+    /// `kept` from its earlier requests (and keeps it for its next one). Crate-private: `kept`
+    /// must come from this endpoint, which only the server's connections guarantee.
+    pub(crate) fn respond(
         &self,
         route: Route,
         head: &RequestHead<'_>,
@@ -311,7 +314,7 @@ impl Endpoint {
         result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
     }
 
-    /// [`Endpoint::admit`] then [`Endpoint::respond`], for callers that already hold the body,
+    /// [`Endpoint::admit`] then stages 4 to 8, for callers that already hold the body,
     /// as the only request of its connection.
     pub fn handle(
         &self,
