@@ -298,18 +298,13 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         kept: &mut KeptByConnection,
     ) -> Reply {
-        let last = &mut kept.session;
+        let (policy, last) = (self.policy.current(&mut kept.policy), &mut kept.session);
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
             Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
-            Route::McpPost => {
-                let policy = self.policy.current(&mut kept.policy);
-                self.post(policy, head, body, clock, random, last)
-            }
-            Route::McpGet => self.get(self.policy.current(&mut kept.policy), head, clock, last),
-            Route::McpDelete => {
-                self.delete(self.policy.current(&mut kept.policy), head, clock, last)
-            }
+            Route::McpPost => self.post(policy, head, body, clock, random, last),
+            Route::McpGet => self.get(policy, head, clock, last),
+            Route::McpDelete => self.delete(policy, head, clock, last),
         };
         result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
     }

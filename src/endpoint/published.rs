@@ -4,10 +4,10 @@
 //! The control plane edits the one published policy under a mutex and, before letting go of it,
 //! counts the edit in a version number. A connection keeps the policy it read last with the
 //! version it was read at ([`PolicyView`]): read under the mutex when the connection starts, and
-//! again only when a request finds that the number moved. Each request reads the version (a load,
-//! never a write, so the cache line it sits on stays shared by every core). An edit never changes a state a connection holds:
-//! `Arc::make_mut` copies it first when anyone still holds it, so a request sees one state from
-//! stage 5 to stage 8.
+//! again only when a request finds that the number moved. Each request reads the version (a
+//! load, never a write, so the cache line it sits on stays shared by every core). An edit never
+//! changes a state a connection holds: `Arc::make_mut` copies it first when anyone still holds
+//! it, so a request sees one state from stage 5 to stage 8.
 //!
 //! What an edit means for requests: every request that reads the version after the edit has
 //! returned runs under the new state (the very next request, on any connection); a request that
@@ -40,7 +40,7 @@ pub(crate) struct PublishedPolicy {
 /// the lines every request reads.
 #[derive(Clone, Debug)]
 #[repr(align(128))]
-pub(crate) struct OwnLines<T>(T);
+struct OwnLines<T>(T);
 
 /// The state of the policy one connection read last, and the version it was read at: the
 /// published one when the connection starts ([`PublishedPolicy::view`]), replaced by
@@ -128,20 +128,11 @@ mod tests {
 
     use super::*;
     use crate::auth::fixtures::{Fixture, Role};
+    use crate::server::fill_os_random;
 
     /// A published fixture policy and the token of [`Role::Full`].
     fn published() -> (PublishedPolicy, String) {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut fill = |buf: &mut [u8]| {
-            for byte in buf {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *byte = state.to_le_bytes()[0];
-            }
-            Ok(())
-        };
-        let fixture = Fixture::build(8765, SystemTime::now(), &mut fill).unwrap();
+        let fixture = Fixture::build(8765, SystemTime::now(), &mut fill_os_random).unwrap();
         let token = format!("Bearer {}", fixture.token(Role::Full));
         (PublishedPolicy::new(fixture.policy), token)
     }
