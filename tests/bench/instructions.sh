@@ -11,6 +11,9 @@
 #                                 event) + the GET that resumes it (one operation = both)
 #   loopback-mcp-http unauthorized  initialize without a token, on a fresh connection each (401)
 #   raw-limit ping                the same ping request, without session or token
+#   raw-limit-matched ping        with MATCHED=1: the same, to raw-limit built as side_by_side.sh
+#                                 builds it for MATCHED=1 and started with `matched` (the
+#                                 work-matched ceiling, RAW_LIMIT_MATCHED_STEPS steps if set)
 # Each is run with N1 and N2 requests; (Ir at N2 - Ir at N1) / (N2 - N1) is the cost of one more
 # request, with start-up, the session set-up and shut-down cancelled out. ROUNDS rounds,
 # interleaved across the servers and routes; the medians are reported. Per request: total Ir (all
@@ -20,7 +23,11 @@
 # posix_memalign, aligned_alloc and memalign: every new block; realloc and free apart), then the
 # ratio to raw-limit, a table of where the instructions go (groups such as the allocator, UTF-8
 # validation, SipHash, header field scanning, media types, JSON decoding; see callgrind_costs.py)
-# and the top TOP functions of the ping route by inclusive and self Ir.
+# and the top TOP functions of the ping route by inclusive and self Ir. Per route, also the code it
+# runs through: the 64-byte lines of code holding an instruction run at least once per operation
+# (callgrind's --dump-instr=yes counts; callgrind_costs.py says how). With MATCHED=1, the MATCH
+# line gives the step count at which raw-limit-matched would cost this server's ping, SHA-256
+# apart: pass it to side_by_side.sh as RAW_LIMIT_MATCHED_STEPS to rematch the ceiling.
 # The server is stopped with SIGTERM, on which callgrind writes its output.
 #
 # What it does not do: it counts user-space instructions only (no kernel time, no system calls,
@@ -29,7 +36,7 @@
 #
 #   tests/bench/instructions.sh [N1] [N2] [ROUNDS]           defaults: 1000 6000 3
 #   TOP=15 (functions listed for ping; 0 for none), KEEP_DIR=DIR (keep the callgrind output files
-#   there, e.g. for callgrind_annotate)
+#   there, e.g. for callgrind_annotate), MATCHED=1 (measure raw-limit-matched too)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n1=${1:-1000}
@@ -41,6 +48,8 @@ for n in "$n1" "$n2" "$rounds"; do
 done
 [ "$n2" -gt "$n1" ] || { echo "N2 must be larger than N1" >&2; exit 2; }
 [[ $top =~ ^[0-9]+$ ]] || { echo "TOP must be a number" >&2; exit 2; }
+matched=${MATCHED:-0}
+[[ $matched =~ ^[01]$ ]] || { echo "MATCHED must be 0 or 1" >&2; exit 2; }
 
 source tests/bench/lib.sh
 need valgrind "apt-get install valgrind"
@@ -62,8 +71,14 @@ echo "building loopback-mcp-http and raw-limit (release)..." >&2
 cargo build --release --quiet
 CARGO_TARGET_DIR=$PWD/target/bench-peers cargo build --release --quiet --locked \
   --manifest-path tests/bench/raw-limit/Cargo.toml
+if [ "$matched" = 1 ]; then
+  # The same build as side_by_side.sh's for MATCHED=1 (same flags, same target directory).
+  RUSTFLAGS="-C llvm-args=-align-all-functions=6" CARGO_TARGET_DIR=$PWD/target/bench-peers-aligned \
+    cargo build --release --quiet --locked --manifest-path tests/bench/raw-limit/Cargo.toml
+fi
 ours_bin=$PWD/target/release/loopback-mcp-http
 raw_bin=$PWD/target/bench-peers/release/raw-limit
+matched_bin=$PWD/target/bench-peers-aligned/release/raw-limit
 if [ -n "${KEEP_DIR:-}" ]; then mkdir -p "$KEEP_DIR"; fi
 
 # What `wait_until` shows when a wait times out.
@@ -76,8 +91,8 @@ gone() { ! kill -0 "$1" 2> /dev/null; }
 # appends one JSON line to $work/summary.jsonl.
 measure() {
   local server=$1 route=$2 n=$3 round=$4 out="$work/callgrind.$1.$2.$3.$4.out" url token=""
-  local grind=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$work/run.valgrind")
-  local t0=$SECONDS
+  local grind=(valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" --log-file="$work/run.valgrind")
+  local t0=$SECONDS steps=()
   rm -f "$work"/run.*
   if [ "$server" = loopback-mcp-http ]; then
     # Room for every session of the run, and a lifetime longer than any run.
@@ -87,15 +102,21 @@ measure() {
     wait_until 120 "loopback-mcp-http's start line" test -s "$work/run.stdout"
     read -r url token <<< "$(serve_url_and_token "$work/run.stdout")"
   else
-    local port
+    local port mode=()
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    "${grind[@]}" "$raw_bin" "$port" < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
+    local bin=$raw_bin
+    if [ "$server" = raw-limit-matched ]; then bin=$matched_bin mode=(matched); fi
+    "${grind[@]}" "$bin" "$port" "${mode[@]}" < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
     server_pid=$!
-    wait_until 120 "raw-limit's start line" grep -q listening "$work/run.stderr"
+    wait_until 120 "$server's start line" grep -q listening "$work/run.stderr"
+    if [ "$server" = raw-limit-matched ]; then
+      steps=("$(sed -n 's/.*matched: \([0-9][0-9]*\) steps.*/\1/p' "$work/run.stderr")")
+      [ -n "${steps[0]}" ] || { echo "raw-limit-matched's start line gave no step count" >&2; cat "$work/run.stderr" >&2; exit 1; }
+    fi
     url=http://127.0.0.1:$port/mcp
   fi
   local drive_route=$route
-  [ "$server" = raw-limit ] && drive_route=raw-ping
+  [ "$server" != loopback-mcp-http ] && drive_route=raw-ping
   if ! timeout 1800 python3 "$bench/drive.py" --url "$url" --token "$token" --route "$drive_route" \
     --count "$n" --timeout 60 > "$work/run.drive"; then
     echo "the driver failed against $server ($route, N=$n)" >&2
@@ -106,15 +127,17 @@ measure() {
   wait "$server_pid" 2> /dev/null || true
   server_pid=
   grep -q '^totals:' "$out" || { echo "callgrind wrote no totals for $server $route N=$n" >&2; cat "$work/run.valgrind" >&2; exit 1; }
-  python3 "$bench/callgrind_costs.py" summarize "$out" "$server/$route" "$n" "$round" >> "$work/summary.jsonl"
+  python3 "$bench/callgrind_costs.py" summarize "$out" "$server/$route" "$n" "$round" "${steps[@]}" >> "$work/summary.jsonl"
   echo "round $round/$rounds $server $route N=$n: $(tail -n 1 "$work/summary.jsonl" | python3 -c 'import json,sys; r = json.load(sys.stdin); print("Ir={:,} mallocs={:,}".format(r["ir"], r["mallocs"]))') ($((SECONDS - t0)) s; $(cat "$work/run.drive"))" >&2
   if [ -n "${KEEP_DIR:-}" ]; then cp "$out" "$KEEP_DIR/"; fi
   rm -f "$out"
 }
 
+targets=("loopback-mcp-http ping" "loopback-mcp-http resources" "loopback-mcp-http initialize"
+  "loopback-mcp-http poll" "loopback-mcp-http reconnect" "loopback-mcp-http unauthorized" "raw-limit ping")
+[ "$matched" = 1 ] && targets+=("raw-limit-matched ping")
 for round in $(seq 1 "$rounds"); do
-  for target in "loopback-mcp-http ping" "loopback-mcp-http resources" "loopback-mcp-http initialize" \
-    "loopback-mcp-http poll" "loopback-mcp-http reconnect" "loopback-mcp-http unauthorized" "raw-limit ping"; do
+  for target in "${targets[@]}"; do
     read -r server route <<< "$target"
     for n in "$n1" "$n2"; do
       measure "$server" "$route" "$n" "$round"

@@ -50,6 +50,8 @@
 #   MATCHED=1 adds raw-limit-matched: raw-limit built with every function on a 64-byte line of its
 #   own (CARGO_TARGET_DIR=target/bench-peers-aligned) and started with `matched`, so that it runs
 #   about as many instructions and lines of code per ping as this server and still checks nothing.
+#   RAW_LIMIT_MATCHED_STEPS=N builds it with N steps instead of its default; `MATCHED=1
+#   tests/bench/instructions.sh` prints the N that matches today's tree (its MATCH line).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
@@ -454,7 +456,11 @@ if "n/a" in intervals:
 if "raw-limit-matched" in data:
     pairs = [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"])
              for a, b in zip(data["loopback-mcp-http"], data["raw-limit-matched"])]
-    print("\nthis server over raw-limit-matched, round by round: requests/s "
+    start = open(os.path.join(sys.argv[1], "matched.err")).read()
+    steps = re.search(r"matched: (\d+) steps", start)
+    if not steps:
+        sys.exit(f"raw-limit-matched's start line gave no step count: {start!r}")
+    print(f"\nthis server over raw-limit-matched ({steps.group(1)} steps), round by round: requests/s "
           + " ".join(f"{x:.2f}" for x, _ in pairs)
           + f"; median {lower_median(x for x, _ in pairs):.2f} ({interval_text(x for x, _ in pairs)}),"
           + f" p99 median {lower_median(y for _, y in pairs):.2f} ({interval_text(y for _, y in pairs)})")

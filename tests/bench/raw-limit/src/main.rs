@@ -11,7 +11,8 @@
 //! `raw-limit PORT matched` also runs, once per request after reading it, a fixed chain of
 //! distinct arithmetic functions (written by build.rs) that costs about as many instructions and
 //! lines of code as this server's own work on a ping: a work-matched ceiling that still checks
-//! nothing (tests/bench/README.md says how it was matched and what it showed).
+//! nothing (tests/bench/README.md says how it was matched and what it showed; build.rs how to
+//! rematch it). Its start line says how many steps it takes.
 //! Usage: raw-limit [PORT] [matched] (default 18084), loopback only.
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -88,7 +89,11 @@ fn main() {
         Some(other) => panic!("unknown mode {other:?}: raw-limit [PORT] [matched]"),
     };
     let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind");
-    eprintln!("raw-limit listening on 127.0.0.1:{port}");
+    if matched {
+        eprintln!("raw-limit listening on 127.0.0.1:{port}, matched: {} steps", work::STEPS);
+    } else {
+        eprintln!("raw-limit listening on 127.0.0.1:{port}");
+    }
     for stream in listener.incoming().flatten() {
         thread::spawn(move || serve(stream, matched));
     }
