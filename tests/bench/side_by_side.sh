@@ -52,7 +52,18 @@
 #   about as many instructions and lines of code per ping as this server and still checks nothing.
 #   RAW_LIMIT_MATCHED_STEPS=N builds it with N steps instead of its default; `MATCHED=1
 #   tests/bench/instructions.sh` prints the N that matches today's tree (its MATCH line).
+#   CAPPED=1 adds raw-limit-capped: raw-limit started with `capped`, so that it ends every
+#   connection after its 1000th request as this server does (wrk reconnects at once): the ceiling
+#   with this server's connection lifetime as well as its answer shape; this server's
+#   round-by-round ratio to it is printed with its median and interval.
+#   CANDIDATE=PATH adds another build of this server (a scratch copy of the tree, built with
+#   `cargo build --release`; PATH is its binary), started with the same flags and measured like
+#   the tree's own build, each with a fresh session every run: its round-by-round ratio to this
+#   build (requests/s and p99) is printed with its median and interval. The way to try a change
+#   against the tree it changes, in the same rounds, rather than across runs.
 set -euo pipefail
+# CANDIDATE may be given relative to the caller's directory; the script then moves to the tree's.
+candidate=${CANDIDATE:+$(realpath -- "$CANDIDATE")}
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
 connections=${2:-16}
@@ -118,9 +129,9 @@ if [ "$matched" = 1 ]; then
 fi
 
 # A free loopback port for each peer (the OS picks them; a tiny race with other programs).
-read -r raw_port tiny_port rmcp_port control_port matched_port <<< "$(python3 -c '
+read -r raw_port tiny_port rmcp_port control_port matched_port capped_port <<< "$(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(5)]
+socks = [socket.socket() for _ in range(6)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))')"
 
@@ -134,11 +145,19 @@ declare -A pid url bearer needs_session
 # request (`requests_per_connection_max`) and wrk reconnects at once; with exactly one worker per
 # connection, the new connection can arrive before the closing worker has handed its socket to the
 # lingering set and given its place back, and it gets the 503 a full pool answers at once (the
-# pool's promise; `workers.sh` shows it). The peers it is compared with never end a connection.
+# pool's promise; `workers.sh` shows it). Of the peers, only raw-limit-capped (CAPPED=1) ends a
+# connection.
 workers=$((connections * 2 > 64 ? connections * 2 : 64))
 "${server_cpu[@]}" "$PWD/target/release/loopback-mcp-http" serve --workers "$workers" --max-sessions 64 \
   --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
 pid[loopback-mcp-http]=$!
+if [ -n "$candidate" ]; then
+  [ -x "$candidate" ] || { echo "CANDIDATE=$candidate is not an executable" >&2; exit 2; }
+  "${server_cpu[@]}" "$candidate" serve --workers "$workers" --max-sessions 64 \
+    --max-sessions-per-principal 64 < /dev/null > "$work/candidate.json" 2> "$work/candidate.err" & pids+=($!)
+  pid[candidate]=$!
+  servers+=(candidate)
+fi
 "${server_cpu[@]}" "$peers/raw-limit" "$raw_port" > /dev/null 2> "$work/raw.err" & pids+=($!)
 pid[raw-limit]=$!
 control=${CONTROL:-0}
@@ -152,6 +171,12 @@ if [ "$matched" = 1 ]; then
     > /dev/null 2> "$work/matched.err" & pids+=($!)
   pid[raw-limit-matched]=$!
   servers+=(raw-limit-matched)
+fi
+capped=${CAPPED:-0}
+if [ "$capped" = 1 ]; then
+  "${server_cpu[@]}" "$peers/raw-limit" "$capped_port" capped > /dev/null 2> "$work/capped.err" & pids+=($!)
+  pid[raw-limit-capped]=$!
+  servers+=(raw-limit-capped)
 fi
 if [ "$skip_tiny" != 1 ]; then
   "${server_cpu[@]}" "$peers/tiny-http-peer" "$tiny_port" > /dev/null 2> "$work/tiny.err" & pids+=($!)
@@ -170,18 +195,25 @@ show_logs() {
 }
 listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2> /dev/null; }
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
+[ -z "$candidate" ] || wait_until 10 "the candidate's start line" test -s "$work/candidate.json"
 wait_until 10 "raw-limit on port $raw_port" listening "$raw_port"
 [ "$control" != 1 ] || wait_until 10 "the second raw-limit on port $control_port" listening "$control_port"
 [ "$matched" != 1 ] || wait_until 10 "raw-limit-matched on port $matched_port" listening "$matched_port"
+[ "$capped" != 1 ] || wait_until 10 "raw-limit-capped on port $capped_port" listening "$capped_port"
 [ "$skip_tiny" = 1 ] || wait_until 10 "tiny-http-peer on port $tiny_port" listening "$tiny_port"
 [ "$skip_rmcp" = 1 ] || wait_until 10 "rmcp-peer on port $rmcp_port" listening "$rmcp_port"
 for p in "${pids[@]}"; do kill -0 "$p" || { echo "a server exited at start" >&2; cat "$work"/*.err >&2; exit 1; }; done
 read -r "url[loopback-mcp-http]" token <<< "$(serve_url_and_token "$work/ours.json")"
 bearer[loopback-mcp-http]=$token
 needs_session[loopback-mcp-http]=1
+if [ -n "$candidate" ]; then
+  read -r "url[candidate]" "bearer[candidate]" <<< "$(serve_url_and_token "$work/candidate.json")"
+  needs_session[candidate]=1
+fi
 url[raw-limit]=http://127.0.0.1:$raw_port/mcp
 url[raw-limit-2]=http://127.0.0.1:$control_port/mcp
 url[raw-limit-matched]=http://127.0.0.1:$matched_port/mcp
+url[raw-limit-capped]=http://127.0.0.1:$capped_port/mcp
 url[tiny_http]=http://127.0.0.1:$tiny_port/mcp
 url[rmcp]=http://127.0.0.1:$rmcp_port/mcp
 needs_session[rmcp]=1
@@ -192,6 +224,7 @@ needs_session[rmcp]=1
 bearer[raw-limit]=$token
 bearer[raw-limit-2]=$token
 bearer[raw-limit-matched]=$token
+bearer[raw-limit-capped]=$token
 bearer[tiny_http]=$token
 bearer[rmcp]=$token
 no_session=$(printf '0%.0s' $(seq 48))
@@ -465,6 +498,20 @@ if "raw-limit-matched" in data:
           + f"; median {lower_median(x for x, _ in pairs):.2f} ({interval_text(x for x, _ in pairs)}),"
           + f" p99 median {lower_median(y for _, y in pairs):.2f} ({interval_text(y for _, y in pairs)})")
 
+def paired(title, over, under):
+    # One server over another, round by round (each pair from the same round), with the medians.
+    pairs = [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"]) for a, b in zip(data[over], data[under])]
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    print(f"\n{title}, round by round: requests/s " + " ".join(f"{x:.2f}" for x in xs)
+          + f"; median {lower_median(xs):.2f} ({interval_text(xs)}); p99 " + " ".join(f"{y:.2f}" for y in ys)
+          + f"; median {lower_median(ys):.2f} ({interval_text(ys)})")
+# The ceiling with this server's connection lifetime (CAPPED=1), in the same round.
+if "raw-limit-capped" in data:
+    paired("this server over raw-limit-capped", "loopback-mcp-http", "raw-limit-capped")
+# A candidate build of this server (CANDIDATE=PATH) against the tree's build, in the same round.
+if "candidate" in data:
+    paired("the candidate over this server", "candidate", "loopback-mcp-http")
+
 placement = os.environ["PLACEMENT"]
 print(f"\n{rounds} rounds of {seconds} s, {connections} connections, {placement}, medians over rounds:")
 print("| server | median requests/s | rps range | median p99 µs | p99 range µs | median p50 µs | user µs/req | sys µs/req | wakeups/req | wrk µs/req | wrk CPUs busy | idle RSS MiB | busy RSS MiB | VmHWM MiB | not good, warm-up incl. |")
@@ -492,7 +539,8 @@ def cpu_ratio(n):
 ratios = f"RATIOS cpu_per_req_ours/raw={cpu_ratio('loopback-mcp-http'):.3f}"
 if "raw-limit-2" in data:
     ratios += f" cpu_per_req_control/raw={cpu_ratio('raw-limit-2'):.3f}"
-for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp"), ("raw-limit-matched", "matched")]:
+for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp"), ("raw-limit-matched", "matched"),
+               ("raw-limit-capped", "capped")]:
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")
         ratios += f" rps_ours/{key}={o / m:.3f} p99_ours/{key}={po / pm:.3f}"

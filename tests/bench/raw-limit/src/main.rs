@@ -13,16 +13,60 @@
 //! lines of code as this server's own work on a ping: a work-matched ceiling that still checks
 //! nothing (tests/bench/README.md says how it was matched and what it showed; build.rs how to
 //! rematch it). Its start line says how many steps it takes.
-//! Usage: raw-limit [PORT] [matched] (default 18084), loopback only.
+//! `raw-limit PORT capped` ends each connection after its 1000th request, as loopback-mcp-http
+//! does (`requests_per_connection_max`): that answer carries `Connection: close`, then the write
+//! half is shut and what the peer still sends is read and dropped until it closes, within this
+//! server's drain budgets (its lingering, done here by the connection's own thread). A client
+//! such as wrk then reconnects, so this ceiling pays for the same connection lifetime as the
+//! server it is compared with.
+//! Usage: raw-limit [PORT] [matched] [capped] (default 18084), loopback only.
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::thread;
+use std::time::Duration;
 
 mod work {
     include!(concat!(env!("OUT_DIR"), "/work.rs"));
 }
 
 const BODY: &str = r#"{"id":1000000001,"jsonrpc":"2.0","result":{}}"#;
+
+/// The requests a connection carries in `capped` mode, loopback-mcp-http's default
+/// `requests_per_connection_max`.
+const REQUESTS_PER_CONNECTION: u32 = 1000;
+
+/// What the command line asked for.
+#[derive(Clone, Copy)]
+struct Modes {
+    matched: bool,
+    capped: bool,
+}
+
+/// The answer, with `Connection: close` when it is the connection's last.
+fn answer(last: bool) -> String {
+    let connection = if last { "Connection: close\r\n" } else { "" };
+    format!(
+        "HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: application/json\r\n\
+         Cache-Control: no-store\r\n{connection}Content-Length: {}\r\n\r\n{}",
+        BODY.len(),
+        BODY
+    )
+}
+
+/// After the last answer: the write half shut, then whatever the peer still sends dropped until
+/// it closes, so that it reads that answer rather than a reset.
+fn linger(mut stream: TcpStream, chunk: &mut [u8]) {
+    let _ = stream.shutdown(Shutdown::Write);
+    // This server's drain budgets: 250 ms and 64 KiB.
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(250)));
+    let mut drained = 0;
+    while drained <= 64 * 1024 {
+        match stream.read(chunk) {
+            Ok(n) if n > 0 => drained += n,
+            _ => return,
+        }
+    }
+}
 
 fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
@@ -35,16 +79,12 @@ fn header_value<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-fn serve(mut stream: TcpStream, matched: bool) {
+fn serve(mut stream: TcpStream, modes: Modes) {
     let _ = stream.set_nodelay(true);
-    let response = format!(
-        "HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: application/json\r\n\
-         Cache-Control: no-store\r\nContent-Length: {}\r\n\r\n{}",
-        BODY.len(),
-        BODY
-    );
+    let (response, last_response) = (answer(false), answer(true));
     let mut buf: Vec<u8> = Vec::with_capacity(8192);
     let mut chunk = [0u8; 8192];
+    let mut served = 0u32;
     loop {
         // Read until a complete head is buffered.
         let head_end = loop {
@@ -72,29 +112,41 @@ fn serve(mut stream: TcpStream, matched: bool) {
             }
         }
         buf.drain(..head_end + body_len);
-        if matched {
+        if modes.matched {
             std::hint::black_box(work::run(std::hint::black_box(body_len as u64)));
         }
-        if stream.write_all(response.as_bytes()).is_err() || close {
+        served += 1;
+        let last = modes.capped && served == REQUESTS_PER_CONNECTION;
+        let bytes = if last { &last_response } else { &response };
+        if stream.write_all(bytes.as_bytes()).is_err() || close {
             return;
+        }
+        if last {
+            return linger(stream, &mut chunk);
         }
     }
 }
 
 fn main() {
     let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(18084);
-    let matched = match std::env::args().nth(2).as_deref() {
-        None => false,
-        Some("matched") => true,
-        Some(other) => panic!("unknown mode {other:?}: raw-limit [PORT] [matched]"),
-    };
-    let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind");
-    if matched {
-        eprintln!("raw-limit listening on 127.0.0.1:{port}, matched: {} steps", work::STEPS);
-    } else {
-        eprintln!("raw-limit listening on 127.0.0.1:{port}");
+    let mut modes = Modes { matched: false, capped: false };
+    for mode in std::env::args().skip(2) {
+        match mode.as_str() {
+            "matched" => modes.matched = true,
+            "capped" => modes.capped = true,
+            other => panic!("unknown mode {other:?}: raw-limit [PORT] [matched] [capped]"),
+        }
     }
+    let listener = TcpListener::bind(("127.0.0.1", port)).expect("bind");
+    let mut start = format!("raw-limit listening on 127.0.0.1:{port}");
+    if modes.matched {
+        start += &format!(", matched: {} steps", work::STEPS);
+    }
+    if modes.capped {
+        start += &format!(", capped: {REQUESTS_PER_CONNECTION} requests per connection");
+    }
+    eprintln!("{start}");
     for stream in listener.incoming().flatten() {
-        thread::spawn(move || serve(stream, matched));
+        thread::spawn(move || serve(stream, modes));
     }
 }
