@@ -63,7 +63,11 @@
 #   against the tree it changes, in the same rounds, rather than across runs.
 set -euo pipefail
 # CANDIDATE may be given relative to the caller's directory; the script then moves to the tree's.
-candidate=${CANDIDATE:+$(realpath -- "$CANDIDATE")}
+candidate=${CANDIDATE:+$(realpath -m -- "$CANDIDATE")}
+if [ -n "$candidate" ] && ! { [ -f "$candidate" ] && [ -x "$candidate" ]; }; then
+  echo "CANDIDATE=$CANDIDATE is not an executable file" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
 connections=${2:-16}
@@ -152,7 +156,6 @@ workers=$((connections * 2 > 64 ? connections * 2 : 64))
   --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
 pid[loopback-mcp-http]=$!
 if [ -n "$candidate" ]; then
-  [ -x "$candidate" ] || { echo "CANDIDATE=$candidate is not an executable" >&2; exit 2; }
   "${server_cpu[@]}" "$candidate" serve --workers "$workers" --max-sessions 64 \
     --max-sessions-per-principal 64 < /dev/null > "$work/candidate.json" 2> "$work/candidate.err" & pids+=($!)
   pid[candidate]=$!
@@ -485,26 +488,23 @@ print("| 95 % interval of the median | " + " | ".join(intervals) + " |")
 if "n/a" in intervals:
     print("(the interval needs six rounds at least)")
 
+def paired(title, over, under):
+    # One server over another, round by round (each pair from the same round), with the medians.
+    pairs = [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"])
+             for a, b in zip(data[over], data[under])]
+    parts = []
+    for label, values in (("requests/s", [x for x, _ in pairs]), ("p99", [y for _, y in pairs])):
+        each = " ".join(f"{v:.2f}" for v in values)
+        parts.append(f"{label} {each}; median {lower_median(values):.2f} ({interval_text(values)})")
+    print(f"\n{title}, round by round: " + "; ".join(parts))
 # This server against the work-matched ceiling (MATCHED=1), in the same round.
 if "raw-limit-matched" in data:
-    pairs = [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"])
-             for a, b in zip(data["loopback-mcp-http"], data["raw-limit-matched"])]
     start = open(os.path.join(sys.argv[1], "matched.err")).read()
     steps = re.search(r"matched: (\d+) steps", start)
     if not steps:
         sys.exit(f"raw-limit-matched's start line gave no step count: {start!r}")
-    print(f"\nthis server over raw-limit-matched ({steps.group(1)} steps), round by round: requests/s "
-          + " ".join(f"{x:.2f}" for x, _ in pairs)
-          + f"; median {lower_median(x for x, _ in pairs):.2f} ({interval_text(x for x, _ in pairs)}),"
-          + f" p99 median {lower_median(y for _, y in pairs):.2f} ({interval_text(y for _, y in pairs)})")
-
-def paired(title, over, under):
-    # One server over another, round by round (each pair from the same round), with the medians.
-    pairs = [(a["rps"] / b["rps"], a["p99_us"] / b["p99_us"]) for a, b in zip(data[over], data[under])]
-    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
-    print(f"\n{title}, round by round: requests/s " + " ".join(f"{x:.2f}" for x in xs)
-          + f"; median {lower_median(xs):.2f} ({interval_text(xs)}); p99 " + " ".join(f"{y:.2f}" for y in ys)
-          + f"; median {lower_median(ys):.2f} ({interval_text(ys)})")
+    paired(f"this server over raw-limit-matched ({steps.group(1)} steps)", "loopback-mcp-http",
+           "raw-limit-matched")
 # The ceiling with this server's connection lifetime (CAPPED=1), in the same round.
 if "raw-limit-capped" in data:
     paired("this server over raw-limit-capped", "loopback-mcp-http", "raw-limit-capped")
@@ -544,8 +544,14 @@ for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp"), ("
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")
         ratios += f" rps_ours/{key}={o / m:.3f} p99_ours/{key}={po / pm:.3f}"
-if "raw-limit-matched" in data:
-    ratios += f" cpu_per_req_matched/raw={cpu_ratio('raw-limit-matched'):.3f}"
+for n, key in [("raw-limit-matched", "matched"), ("raw-limit-capped", "capped")]:
+    if n in data:
+        ratios += f" cpu_per_req_{key}/raw={cpu_ratio(n):.3f}"
+if "candidate" in data:
+    c, pc = med(data["candidate"], "rps"), med(data["candidate"], "p99_us")
+    ratios += f" rps_candidate/ours={c / o:.3f} p99_candidate/ours={pc / po:.3f}"
+    cpu_candidate = cpu_per_req("candidate") / cpu_per_req("loopback-mcp-http")
+    ratios += f" cpu_per_req_candidate/ours={cpu_candidate:.3f}"
 if "raw-limit-2" in data:
     c, pc = med(data["raw-limit-2"], "rps"), med(data["raw-limit-2"], "p99_us")
     r, pr = med(data["raw-limit"], "rps"), med(data["raw-limit"], "p99_us")

@@ -19,11 +19,11 @@
 //! server's drain budgets (its lingering, done here by the connection's own thread). A client
 //! such as wrk then reconnects, so this ceiling pays for the same connection lifetime as the
 //! server it is compared with.
-//! Usage: raw-limit [PORT] [matched] [capped] (default 18084), loopback only.
-use std::io::{Read, Write};
+//! Usage: raw-limit [PORT [matched] [capped]] (default 18084), loopback only.
+use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod work {
     include!(concat!(env!("OUT_DIR"), "/work.rs"));
@@ -31,9 +31,14 @@ mod work {
 
 const BODY: &str = r#"{"id":1000000001,"jsonrpc":"2.0","result":{}}"#;
 
-/// The requests a connection carries in `capped` mode, loopback-mcp-http's default
-/// `requests_per_connection_max`.
+/// The requests a connection carries in `capped` mode: loopback-mcp-http's default
+/// `requests_per_connection_max` (`Limits::DEFAULT` in its src/limits.rs).
 const REQUESTS_PER_CONNECTION: u32 = 1000;
+
+/// How long, and how many bytes, the peer is drained after the last answer: loopback-mcp-http's
+/// default `drain_timeout` and `drain_bytes_max`.
+const DRAIN_TIME: Duration = Duration::from_millis(250);
+const DRAIN_BYTES: usize = 64 * 1024;
 
 /// What the command line asked for.
 #[derive(Clone, Copy)]
@@ -54,16 +59,23 @@ fn answer(last: bool) -> String {
 }
 
 /// After the last answer: the write half shut, then whatever the peer still sends dropped until
-/// it closes, so that it reads that answer rather than a reset.
+/// it closes, so that it reads that answer rather than a reset; never past one deadline and one
+/// byte budget (then the socket is closed, as loopback-mcp-http's lingering set does).
 fn linger(mut stream: TcpStream, chunk: &mut [u8]) {
     let _ = stream.shutdown(Shutdown::Write);
-    // This server's drain budgets: 250 ms and 64 KiB.
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(250)));
+    let deadline = Instant::now() + DRAIN_TIME;
     let mut drained = 0;
-    while drained <= 64 * 1024 {
-        match stream.read(chunk) {
-            Ok(n) if n > 0 => drained += n,
-            _ => return,
+    while drained < DRAIN_BYTES {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        let room = chunk.len().min(DRAIN_BYTES - drained);
+        match stream.read(&mut chunk[..room]) {
+            Ok(0) => return,
+            Ok(n) => drained += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return,
         }
     }
 }
@@ -115,8 +127,10 @@ fn serve(mut stream: TcpStream, modes: Modes) {
         if modes.matched {
             std::hint::black_box(work::run(std::hint::black_box(body_len as u64)));
         }
-        served += 1;
-        let last = modes.capped && served == REQUESTS_PER_CONNECTION;
+        let last = modes.capped && {
+            served += 1;
+            served == REQUESTS_PER_CONNECTION
+        };
         let bytes = if last { &last_response } else { &response };
         if stream.write_all(bytes.as_bytes()).is_err() || close {
             return;
