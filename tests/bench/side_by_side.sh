@@ -152,12 +152,14 @@ declare -A pid url bearer needs_session
 # pool's promise; `workers.sh` shows it). Of the peers, only raw-limit-capped (CAPPED=1) ends a
 # connection.
 workers=$((connections * 2 > 64 ? connections * 2 : 64))
-"${server_cpu[@]}" "$PWD/target/release/loopback-mcp-http" serve --workers "$workers" --max-sessions 64 \
-  --max-sessions-per-principal 64 < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
+# The tree's build and a candidate (CANDIDATE=PATH) start with the same flags.
+serve_flags=(serve --workers "$workers" --max-sessions 64 --max-sessions-per-principal 64)
+"${server_cpu[@]}" "$PWD/target/release/loopback-mcp-http" "${serve_flags[@]}" \
+  < /dev/null > "$work/ours.json" 2> "$work/ours.err" & pids+=($!)
 pid[loopback-mcp-http]=$!
 if [ -n "$candidate" ]; then
-  "${server_cpu[@]}" "$candidate" serve --workers "$workers" --max-sessions 64 \
-    --max-sessions-per-principal 64 < /dev/null > "$work/candidate.json" 2> "$work/candidate.err" & pids+=($!)
+  "${server_cpu[@]}" "$candidate" "${serve_flags[@]}" \
+    < /dev/null > "$work/candidate.json" 2> "$work/candidate.err" & pids+=($!)
   pid[candidate]=$!
   servers+=(candidate)
 fi
@@ -539,8 +541,8 @@ def cpu_ratio(n):
 ratios = f"RATIOS cpu_per_req_ours/raw={cpu_ratio('loopback-mcp-http'):.3f}"
 if "raw-limit-2" in data:
     ratios += f" cpu_per_req_control/raw={cpu_ratio('raw-limit-2'):.3f}"
-for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp"), ("raw-limit-matched", "matched"),
-               ("raw-limit-capped", "capped")]:
+for n, key in [("raw-limit", "raw"), ("tiny_http", "tiny"), ("rmcp", "rmcp"),
+               ("raw-limit-matched", "matched"), ("raw-limit-capped", "capped")]:
     if n in data:
         m, pm = med(data[n], "rps"), med(data[n], "p99_us")
         ratios += f" rps_ours/{key}={o / m:.3f} p99_ours/{key}={po / pm:.3f}"
