@@ -807,3 +807,63 @@ fn extra_hosts_extend_the_host_allowlist_for_a_proxy_in_front() {
     let bad = ServerConfig { extra_hosts: vec!["a b".into()], ..ServerConfig::default() };
     assert!(matches!(server::bind(bad), Err(ServerError::Host(_))));
 }
+
+#[test]
+fn a_client_that_reconnects_after_each_closing_answer_is_never_refused() {
+    let limits = Limits { requests_in_processing_max: 2, ..Limits::DEFAULT };
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    // No credentials: a 401, whose answer closes the connection.
+    let unauthenticated = req(
+        &t,
+        "POST",
+        "/mcp",
+        &[("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")],
+        init_body(),
+    );
+    let mut refused = 0;
+    for _ in 0..2000 {
+        let response = t.raw(&unauthenticated).unwrap();
+        assert_eq!(response.field_str("connection"), Some("close"));
+        match response.status {
+            401 => {}
+            503 => refused += 1,
+            other => panic!("a {other}"),
+        }
+    }
+    assert_eq!(refused, 0, "reconnections refused for a worker about to be free");
+}
+
+#[test]
+fn probes_behind_stalled_final_writes_are_refused_at_once() {
+    let limits = Limits { requests_per_connection_max: 1 << 20, ..Limits::DEFAULT };
+    let workers = limits.requests_in_processing_max;
+    let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    let discovery = req(&t, "GET", "/.well-known/oauth-protected-resource/mcp", &[], "");
+    let last =
+        req(&t, "GET", "/.well-known/oauth-protected-resource/mcp", &[("Connection", "close")], "");
+    // Each connection asks for more than the socket buffers hold, the last answer closing it,
+    // and never reads: every worker ends up stalled in writing its connection's answers.
+    let mut flood = discovery.repeat(20000);
+    flood.extend_from_slice(&last);
+    let stalled: Vec<TcpStream> = (0..workers)
+        .map(|_| {
+            let mut stream = TcpStream::connect(t.server.address()).unwrap();
+            stream.set_write_timeout(Some(Duration::from_millis(500))).unwrap();
+            let _ = stream.write_all(&flood);
+            stream
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(200));
+    for probe in 0..5 {
+        let started = Instant::now();
+        let response = t.raw(&discovery).unwrap();
+        let waited = started.elapsed();
+        assert_eq!(
+            (response.status, error_code(&response).as_str()),
+            (503, "overloaded"),
+            "{probe}"
+        );
+        assert!(waited < Duration::from_secs(1), "probe {probe} waited {waited:?}");
+    }
+    drop(stalled);
+}

@@ -8,16 +8,15 @@
 //! costs no extra system call and no extra clock reading per request) and the
 //! [`Endpoint`] as a [`Handler`] (admission and replies, whose panics become a 500 for that
 //! request, serialized straight into the machine's buffer with the `Date` of the shell's clock).
-//! A connection that ends politely is handed to the [`LingerSet`] with its write half shut; one
-//! that ends at once is dropped. Either way, the worker's place in the pool is given back only
-//! after that, when this function returns.
+//! [`serve`] returns a connection that ends politely, its last response written, for the worker
+//! to hand to the lingering set once it has given back its place in the pool; one that ends at
+//! once is dropped here.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::linger::LingerSet;
 use crate::endpoint::{Clock, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route};
 use crate::http::connection::{Close, Connection, Handler, Io, Refused, Request, Transport, drive};
 use crate::http::date::DateCache;
@@ -34,16 +33,16 @@ const TIMEOUT_TOLERANCE: Duration = Duration::from_millis(5);
 /// A finished connection whose buffers the worker keeps for its next one.
 pub type SpareConnection = Connection<Route>;
 
-/// Serves every request of one connection, then closes it or hands it to `lingering`. The
-/// connection runs in `spare`'s buffers when there are some (renewed: nothing of the previous
-/// connection is read again), and leaves its own there for the next one.
+/// Serves every request of one connection, then closes it, or returns it when it ends politely
+/// (its last response written) so that it can linger. The connection runs in `spare`'s buffers
+/// when there are some (renewed: nothing of the previous connection is read again), and leaves
+/// its own there for the next one.
 pub fn serve(
     stream: TcpStream,
     endpoint: &Endpoint,
     fill_random: &mut FillRandom<'_>,
-    lingering: &LingerSet,
     spare: &mut Option<SpareConnection>,
-) {
+) -> Option<TcpStream> {
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
     let limits = *endpoint.limits();
@@ -61,9 +60,7 @@ pub fn serve(
     let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits, kept };
     let close = drive(&mut connection, &mut socket, &mut handler);
     *spare = Some(connection);
-    if close == Close::Polite {
-        lingering.add(socket.stream, Instant::now());
-    }
+    (close == Close::Polite).then_some(socket.stream)
 }
 
 /// The endpoint as the connection's handler: the receive order's checks and answers, each reply

@@ -8,8 +8,10 @@
 //! lingering set. So does every connection a worker ends politely (an error, a request that asked
 //! to close, the per-connection budget): its write half is shut and the sweeper drains what the
 //! peer still sends, within the drain budgets, so the client reads its last response rather than
-//! a reset. A worker holds its place in the pool until its connection is handed to the
-//! lingering set or dropped, its last response written; then it is free for the next one. No
+//! a reset. A worker holds its place in the pool until its connection's last response is written
+//! (or the connection is dropped); it gives the place back before it hands the connection to the
+//! lingering set, so a client that reconnects as soon as it has read that response is never
+//! refused for a worker that is only waiting for the set's lock. No
 //! thread is ever started per connection, no queue is unbounded, and no peer's silence delays
 //! another's answer: a connection that arrives while every worker is busy (writing included) gets
 //! its 503 at once.
@@ -36,8 +38,9 @@
 //! `Connection: close` and `Retry-After: 1` goes out in one non-blocking write (a fresh socket's send buffer always takes
 //! a few hundred bytes), and the connection joins the lingering set. So does every connection a
 //! worker ends politely (an error, `Connection: close`, the last request of its budget). A worker
-//! holds its place in the pool until its connection is handed to the lingering set (its last
-//! response written) or dropped; only then does the acceptor count it free. So a connection that
+//! holds its place in the pool until its connection's last response is written (or the connection
+//! is dropped); only then does the acceptor count it free, and only then does the worker hand the
+//! connection to the lingering set. So a connection that
 //! arrives while every worker is busy, one of them still writing a last response to a peer that does
 //! not read, gets its 503 at once instead of waiting behind that write (until this change the place
 //! was given back just before the last response was written, and such a connection was accepted and
@@ -261,7 +264,8 @@ impl BoundServer {
             let worker = move || {
                 // The worker's connection buffers, kept from one connection to the next.
                 let mut spare = None;
-                run_worker(&handoff, |s| serve_one(s, &lingering, &endpoint, &mut spare))
+                let serve = |s| serve_one(s, &endpoint, &mut spare);
+                run_worker(&handoff, serve, |done| lingering.add(done, Instant::now()))
             };
             spawn("worker", worker).map_err(abandon)?;
         }
@@ -291,32 +295,40 @@ pub fn fill_os_random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
     getrandom::fill(buf).map_err(|e| RandomUnavailable { os_error: e.raw_os_error() })
 }
 
-/// A worker: serves one connection after another, and gives its place back only once `serve`
-/// has returned, that is once the connection's last response is written and the socket lingers
-/// or is closed.
-fn run_worker<T>(handoff: &Handoff<T>, mut serve: impl FnMut(T)) {
+/// A worker: serves one connection after another. It gives its place back once `serve` has
+/// returned, that is once the connection's last response is written, and only then lets go of a
+/// connection that `serve` returned (hands it to the lingering set): a client that reads its
+/// last response and reconnects at once finds the place free, whatever that hand-off waits for.
+fn run_worker<T, L>(
+    handoff: &Handoff<T>,
+    mut serve: impl FnMut(T) -> Option<L>,
+    mut let_go: impl FnMut(L),
+) {
     while let Some(stream) = handoff.take() {
-        serve(stream);
+        let done = serve(stream);
         handoff.finished();
+        if let Some(done) = done {
+            let_go(done);
+        }
     }
 }
 
 /// One connection, as a worker serves it, in the buffers of the worker's previous connection
-/// when there is one (`spare`).
+/// when there is one (`spare`); the connection when it is to linger.
 fn serve_one(
     stream: TcpStream,
-    lingering: &LingerSet,
     endpoint: &Endpoint,
     spare: &mut Option<connection::SpareConnection>,
-) {
+) -> Option<TcpStream> {
     // The endpoint's own panics are already answered 500; this keeps the worker alive through any
     // other one (the connection is dropped, and so are its buffers: the next one starts afresh).
     let served = panic::catch_unwind(AssertUnwindSafe(|| {
-        connection::serve(stream, endpoint, &mut fill_os_random, lingering, spare)
+        connection::serve(stream, endpoint, &mut fill_os_random, spare)
     }));
-    if served.is_err() {
+    served.unwrap_or_else(|_| {
         *spare = None;
-    }
+        None
+    })
 }
 
 fn run_acceptor(
@@ -405,6 +417,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_worker_gives_its_place_back_before_it_lets_go_of_its_connection() {
+        let handoff = Arc::new(Handoff::new(1));
+        let (letting_go_tx, letting_go) = mpsc::channel();
+        let (release, release_rx) = mpsc::channel::<()>();
+        let worker = {
+            let handoff = Arc::clone(&handoff);
+            thread::spawn(move || {
+                // Letting go waits, as a hand-off to a lingering set whose lock is held would.
+                let let_go = |connection: u32| {
+                    letting_go_tx.send(connection).unwrap();
+                    release_rx.recv().unwrap();
+                };
+                run_worker(&handoff, Some, let_go)
+            })
+        };
+        assert_eq!(handoff.offer(1), Ok(()));
+        assert_eq!(letting_go.recv(), Ok(1));
+        // The last response is written: a client reconnecting now is taken, not refused.
+        assert_eq!(handoff.offer(2), Ok(()));
+        release.send(()).unwrap();
+        assert_eq!(letting_go.recv(), Ok(2));
+        release.send(()).unwrap();
+        handoff.close();
+        worker.join().unwrap();
+    }
+
+    #[test]
     fn a_worker_holds_its_place_until_its_connection_is_done_with() {
         let handoff = Arc::new(Handoff::new(1));
         let (inside_tx, inside) = mpsc::channel();
@@ -412,11 +451,13 @@ mod tests {
         let worker = {
             let handoff = Arc::clone(&handoff);
             thread::spawn(move || {
-                run_worker(&handoff, |connection: u32| {
+                let serve = |connection: u32| {
                     // Still serving: writing its last response to a peer that does not read, say.
                     inside_tx.send(connection).unwrap();
                     finish_rx.recv().unwrap();
-                })
+                    None::<()>
+                };
+                run_worker(&handoff, serve, |()| {})
             })
         };
         assert_eq!(handoff.offer(1), Ok(()));
