@@ -25,7 +25,7 @@ usage: loopback-mcp-http demo [--trace | --trace-bytes]
        loopback-mcp-http serve [--port N] [--allow-origin URL]... [--allow-host HOST:PORT]...
                                [--max-sessions N] [--max-sessions-per-principal N]
                                [--session-ttl-secs N] [--workers N] [--bind 127.0.0.1]
-                               [--chunked]
+                               [--chunked] [--announce FILE]
        loopback-mcp-http control <serve's JSON line file> <revoke|bump-revision> <role>
        loopback-mcp-http inspect <request|response|response-to-head|json|sse|chunked|connection>
                                  [FILE]
@@ -48,6 +48,7 @@ serve     runs the server on 127.0.0.1 and prints one JSON line (URL, metadata U
           origins, protocol version, a token per fixture role, its control file). Lines on stdin,
           when it is not a terminal, are control commands: `revoke <role>` and
           `bump-revision <role>`, each answered by one JSON line.
+          --announce FILE writes that line to FILE instead, created new with mode 0600.
           --chunked also accepts request bodies in the chunked coding (alone: any other
           Transfer-Encoding keeps its 400 or 501), decoded strictly before the JSON is read.
 control   sends one control command to a running serve through its owner-only control channel

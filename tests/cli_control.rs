@@ -1,6 +1,7 @@
 //! The control channel as a black box: `serve` names an owner-only file, `loopback-mcp-http
 //! control` proves its secret and gets the reply, and anyone without the secret is refused with
-//! nothing done. No token ever crosses the channel.
+//! nothing done. No token ever crosses the channel, and none is written to a file others could
+//! read.
 
 mod common;
 
@@ -10,9 +11,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use common::serve::{BIN, Serve};
+use common::serve::{BIN, ScratchDir, Serve};
 use loopback_mcp_http::client::HttpConnection;
 use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::json::{self, Value};
@@ -23,18 +24,16 @@ use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 struct Running {
     _serve: Serve,
     hello: Value,
-    /// Where the announcement line was saved, as README saves it.
+    /// The announcement file, written by `serve --announce`.
     saved: PathBuf,
+    dir: ScratchDir,
 }
 
 fn start() -> Running {
-    let mut serve = Serve::start(&[]);
-    let hello = serve.line();
-    let port = hello.get("url").and_then(Value::as_str).unwrap().split(':').nth(2).unwrap();
-    let saved =
-        std::env::temp_dir().join(format!("control-test-{}.json", port.trim_end_matches("/mcp")));
-    fs::write(&saved, json::encode(&hello)).unwrap();
-    Running { _serve: serve, hello, saved }
+    let dir = ScratchDir::new("control");
+    let saved = dir.join("serve.json");
+    let (serve, hello) = Serve::announced(&[], &saved);
+    Running { _serve: serve, hello, saved, dir }
 }
 
 impl Running {
@@ -76,11 +75,14 @@ impl Running {
     }
 }
 
-/// Runs `control` with these words after the saved announcement.
-fn control(saved: &Path, words: &[&str]) -> (i32, String, String) {
+/// Runs `control` with these words after the saved announcement: its exit status, stdout and
+/// stderr, and how long it took.
+fn control(saved: &Path, words: &[&str]) -> (i32, String, String, Duration) {
+    let started = Instant::now();
     let output = Command::new(BIN).arg("control").arg(saved).args(words).output().unwrap();
+    let took = started.elapsed();
     let text = |b: &[u8]| String::from_utf8_lossy(b).trim_end().to_owned();
-    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr), took)
 }
 
 /// One raw line on the control port, and the reply.
@@ -107,19 +109,42 @@ fn the_control_file_is_its_owners_alone_and_holds_no_token() {
 }
 
 #[test]
+fn serve_announce_writes_its_line_owner_only_and_refuses_a_file_that_exists() {
+    let running = start();
+    let mode = fs::metadata(&running.saved).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let written = fs::read_to_string(&running.saved).unwrap();
+    assert!(written.ends_with("}\n") && written.matches('\n').count() == 1, "{written:?}");
+    assert!(written.contains(running.token("full")));
+    // An existing file, a symbolic link and a directory are each refused, untouched.
+    let link = running.dir.join("link.json");
+    std::os::unix::fs::symlink(running.dir.join("elsewhere.json"), &link).unwrap();
+    for path in [running.saved.clone(), link, running.dir.0.clone()] {
+        let before = fs::symlink_metadata(&path).unwrap().len();
+        let output = Command::new(BIN).args(["serve", "--announce"]).arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{}: {stderr}", path.display());
+        assert!(stderr.contains("--announce") && stderr.contains("usage:"), "{stderr}");
+        assert!(output.stdout.is_empty(), "nothing printed, no token above all");
+        assert_eq!(fs::symlink_metadata(&path).unwrap().len(), before);
+    }
+    assert!(!running.dir.join("elsewhere.json").exists(), "the link was not followed");
+}
+
+#[test]
 fn control_revokes_and_bumps_on_the_next_request_and_prints_the_reply() {
     let running = start();
     assert_eq!(running.initialize_status("full"), 200);
-    let (code, out, _) = control(&running.saved, &["revoke", "full"]);
+    let (code, out, _, _) = control(&running.saved, &["revoke", "full"]);
     assert_eq!((code, out.as_str()), (0, r#"{"command":"revoke","ok":true,"role":"full"}"#));
     assert_eq!(running.initialize_status("full"), 401, "the very next request");
     assert_eq!(running.initialize_status("other_subject"), 200);
-    let (code, out, _) = control(&running.saved, &["bump-revision", "other_subject"]);
+    let (code, out, _, _) = control(&running.saved, &["bump-revision", "other_subject"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(r#""revision":2"#), "{out}");
     assert_eq!(running.initialize_status("other_subject"), 401);
     // A mistake names what there is.
-    let (code, out, _) = control(&running.saved, &["revoke", "ful"]);
+    let (code, out, _, _) = control(&running.saved, &["revoke", "ful"]);
     assert_eq!(code, 1);
     assert!(
         out.contains(r#""error":"unknown_role""#) && out.contains(r#""connect_only""#),
@@ -128,6 +153,20 @@ fn control_revokes_and_bumps_on_the_next_request_and_prints_the_reply() {
     for token in running.tokens() {
         assert!(!out.contains(&token), "a token crossed the channel");
     }
+}
+
+#[test]
+fn control_also_reads_a_line_saved_from_stdout() {
+    let dir = ScratchDir::new("control-stdout");
+    let mut serve = Serve::start(&[]);
+    let hello = serve.line();
+    let saved = dir.join("saved.json");
+    fs::write(&saved, json::encode(&hello)).unwrap();
+    let (code, out, _, _) = control(&saved, &["revoke", "connect_only"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, r#"{"command":"revoke","ok":true,"role":"connect_only"}"#)
+    );
 }
 
 #[test]
@@ -154,8 +193,8 @@ fn a_line_without_the_secret_is_refused_and_does_nothing() {
 #[test]
 fn control_refuses_a_control_file_others_could_read() {
     let running = start();
-    let copy_dir = std::env::temp_dir().join(format!("control-open-{}", running.address().port()));
-    fs::create_dir_all(&copy_dir).unwrap();
+    let copy_dir = running.dir.join("open");
+    fs::create_dir(&copy_dir).unwrap();
     fs::set_permissions(&copy_dir, fs::Permissions::from_mode(0o700)).unwrap();
     let copy = copy_dir.join("control");
     fs::copy(running.text("control"), &copy).unwrap();
@@ -166,11 +205,11 @@ fn control_refuses_a_control_file_others_could_read() {
     }
     let saved = copy_dir.join("serve.json");
     fs::write(&saved, json::encode(&hello)).unwrap();
-    let (code, out, err) = control(&saved, &["revoke", "full"]);
+    let (code, out, err, _) = control(&saved, &["revoke", "full"]);
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(err.contains("mode 644"), "{err}");
     assert_eq!(running.initialize_status("full"), 200, "nothing was sent");
-    let (code, _, err) = control(Path::new("/nonexistent/serve.json"), &["revoke", "full"]);
+    let (code, _, err, _) = control(Path::new("/nonexistent/serve.json"), &["revoke", "full"]);
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/serve.json"), "{err}");
 }

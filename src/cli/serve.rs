@@ -10,9 +10,19 @@
 //!
 //! End of stdin does not stop the server (so it can run with stdin closed). `--chunked` makes it
 //! decode chunked request bodies too; the line then also says `"transfer_codings":["chunked"]`.
+//!
+//! `--announce FILE` writes the announcement line to FILE instead of stdout. The line holds a
+//! bearer token for every role, so FILE is created new with mode 0600, before the server binds:
+//! an existing FILE is refused (exit 2), never truncated or followed. The line is written to a
+//! sibling file of the same mode and renamed over FILE once whole, so a reader that waits for FILE
+//! to be non-empty reads the whole line. Redirecting stdout (`> FILE`) would create FILE under the
+//! shell's umask, readable by every local user under the usual one.
 
-use std::io::{self, BufRead, IsTerminal};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::net::IpAddr;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -20,14 +30,15 @@ use super::args::Flags;
 use super::control;
 use loopback_mcp_http::auth::fixtures::Fixture;
 use loopback_mcp_http::http::TransferCodings;
-use loopback_mcp_http::json::{Object, Value};
+use loopback_mcp_http::json::{self, Object, Value};
 use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
-const FLAGS: [&str; 8] = [
+const FLAGS: [&str; 9] = [
+    "announce",
     "port",
     "allow-origin",
     "allow-host",
@@ -38,8 +49,8 @@ const FLAGS: [&str; 8] = [
     "bind",
 ];
 
-/// Reads the flags into a server configuration.
-fn config(args: &[String]) -> Result<ServerConfig, String> {
+/// Reads the flags into a server configuration, and the file `--announce` names.
+fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
     let flags = Flags::parse_with_switches(args, &FLAGS, &["chunked"])?;
     let mut config = ServerConfig::default();
     let mut limits = Limits::DEFAULT;
@@ -72,29 +83,34 @@ fn config(args: &[String]) -> Result<ServerConfig, String> {
     if flags.has("chunked") {
         config.request_codings = TransferCodings::Chunked;
     }
-    Ok(config)
+    Ok((config, flags.one("announce")?))
 }
 
 /// Runs the server until the process is killed. A flag problem is returned as a usage error.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let config = config(args)?;
-    let (server, fixture) = match start_with_fixture(config) {
+    let (config, announce) = config(args)?;
+    let announce = announce.map(Announce::reserve).transpose()?;
+    let (server, fixture, channel) = match start(config) {
         Ok(started) => started,
-        Err(e) => {
-            eprintln!("error: {e}");
-            // A refused configuration is a usage error; anything later is a failure.
-            let usage = matches!(e, StartError::Bind(_));
-            return Ok(if usage { ExitCode::from(2) } else { ExitCode::FAILURE });
+        Err(code) => {
+            announce.iter().for_each(Announce::abandon);
+            return Ok(code);
         }
     };
-    let channel = match control::open(server.shared_endpoint()) {
-        Ok(channel) => channel,
-        Err(e) => {
-            eprintln!("error: cannot open the control channel: {e}");
-            return Ok(ExitCode::FAILURE);
+    let line = announcement(&server, &fixture, &channel);
+    match &announce {
+        None => super::print_line(&line),
+        Some(announce) => {
+            if let Err(e) = announce.write(&line) {
+                eprintln!(
+                    "error: cannot write the announcement to {}: {e}",
+                    announce.path.display()
+                );
+                announce.abandon();
+                return Ok(ExitCode::FAILURE);
+            }
         }
-    };
-    super::print_line(&announcement(&server, &fixture, &channel));
+    }
     // A terminal is never read: a background job reading one would be stopped by the shell.
     if !io::stdin().is_terminal() {
         control_loop(server.endpoint());
@@ -103,6 +119,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     loop {
         std::thread::park();
     }
+}
+
+/// The server, its fixture and its control channel; the exit status when one did not start.
+fn start(config: ServerConfig) -> Result<(RunningServer, Fixture, control::Channel), ExitCode> {
+    let (server, fixture) = start_with_fixture(config).map_err(|e| {
+        eprintln!("error: {e}");
+        // A refused configuration is a usage error; anything later is a failure.
+        if matches!(e, StartError::Bind(_)) { ExitCode::from(2) } else { ExitCode::FAILURE }
+    })?;
+    let channel = control::open(server.shared_endpoint()).map_err(|e| {
+        eprintln!("error: cannot open the control channel: {e}");
+        ExitCode::FAILURE
+    })?;
+    Ok((server, fixture, channel))
 }
 
 /// The line printed at start.
@@ -128,6 +158,45 @@ fn announcement(server: &RunningServer, fixture: &Fixture, channel: &control::Ch
         line.insert("transfer_codings".into(), Value::Array(vec!["chunked".into()]));
     }
     Value::Object(line)
+}
+
+/// The owner-only file `--announce` names, created empty before the server starts.
+struct Announce {
+    path: PathBuf,
+}
+
+impl Announce {
+    /// Creates `path` new, mode 0600; an existing file (or anything else at that path) is refused.
+    fn reserve(path: PathBuf) -> Result<Announce, String> {
+        owner_only_new(&path)
+            .map_err(|e| format!("--announce {}: {e} (it must name a new file)", path.display()))?;
+        Ok(Announce { path })
+    }
+
+    /// Removes the reserved file of a server that did not start.
+    fn abandon(&self) {
+        let _ = fs::remove_file(&self.path);
+    }
+
+    /// Writes `line` and its LF into a new sibling file, then renames it over the reserved one,
+    /// so that the file is either empty or whole.
+    fn write(&self, line: &Value) -> io::Result<()> {
+        let name = self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let partial = self.path.with_file_name(format!(".{name}.{}.partial", std::process::id()));
+        let mut text = json::encode(line);
+        text.push('\n');
+        let written = owner_only_new(&partial).and_then(|mut f| f.write_all(text.as_bytes()));
+        let renamed = written.and_then(|()| fs::rename(&partial, &self.path));
+        if renamed.is_err() {
+            let _ = fs::remove_file(&partial);
+        }
+        renamed
+    }
+}
+
+/// A new file only its owner can read and write; never an existing one, nor a symbolic link.
+fn owner_only_new(path: &Path) -> io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)
 }
 
 /// Answers control commands until stdin ends.
