@@ -64,7 +64,9 @@
 //! | client: interim (1xx) responses before the final one | 4<!-- limit: interim_responses_max --> | the exchange fails | client |
 //! | client: resumptions of one request's stream | 3<!-- limit: client_resumptions_max --> | `resumptions_exhausted` | client |
 //! | client: one request, every resumption and wait included | 30 s<!-- limit: client_request_deadline --> | `request_deadline_passed` | client |
-//! | `serve` control line on stdin | 256 bytes<!-- limit: control_line_bytes_max --> | answered `line_too_long`, skipped whole | `serve` |
+//! | a control command (the verb, the space and the role; not the secret, nor the CR and LF) | 256 bytes<!-- limit: control_line_bytes_max --> | answered `line_too_long`, never run | `serve`, on stdin and on the control channel |
+//! | one control connection's line, from its accept to its LF | 2 s<!-- limit: control_line_deadline -->, in total | closed, its line never run | control channel |
+//! | control connections open at once | 32<!-- limit: control_connections_max --> | a new one is answered `busy` and closed at once, never queued | control channel |
 //!
 //! The worker count has a ceiling of 1024: each worker is a thread with its own stack and buffers,
 //! blocked on one connection at a time, and on two cores a thousand of them only add context switches
@@ -211,8 +213,18 @@ pub struct Limits {
     /// Interim (1xx) responses a client reads before the final one. One more: the exchange
     /// fails, so a server cannot keep a client reading `100 Continue` forever.
     pub interim_responses_max: usize,
-    /// Longest line `serve` reads on its control plane (stdin); a longer one is refused whole.
+    /// Longest control command `serve` runs, on stdin and on the control channel alike: the
+    /// verb, the space and the role, not the secret before them nor the CR and LF after them. A
+    /// longer one is refused whole and never run.
     pub control_line_bytes_max: usize,
+    /// Longest time a control connection has for its whole line, from its accept to its LF: a
+    /// total, not a per-read timeout. Past it the connection is closed and its line never runs,
+    /// so a command its client saw fail never takes effect later.
+    pub control_line_deadline: Duration,
+    /// Control connections served at once, each on its own thread for at most
+    /// `control_line_deadline`. One more is answered `busy` and closed at once, never queued
+    /// behind the others.
+    pub control_connections_max: usize,
 }
 
 /// A relation between two budgets that a hand-built [`Limits`] broke.
@@ -352,6 +364,8 @@ impl Limits {
         client_request_deadline: Duration::from_secs(30),
         interim_responses_max: 4,
         control_line_bytes_max: 256,
+        control_line_deadline: Duration::from_secs(2),
+        control_connections_max: 32,
     };
 
     /// The most bytes a complete request head can occupy under these budgets: leading empty
@@ -421,7 +435,7 @@ impl Limits {
             ("sse_event_bytes_max", self.sse_event_bytes_max),
             ("control_line_bytes_max", self.control_line_bytes_max),
         ];
-        let counts: [(&'static str, usize); 13] = [
+        let counts: [(&'static str, usize); 14] = [
             ("chunks_per_body_max", self.chunks_per_body_max),
             ("trailer_fields_max", self.trailer_fields_max),
             ("client_resumptions_max", self.client_resumptions_max),
@@ -435,6 +449,7 @@ impl Limits {
             ("sse_stream_events_max", self.sse_stream_events_max),
             ("requests_in_processing_max", self.requests_in_processing_max),
             ("interim_responses_max", self.interim_responses_max),
+            ("control_connections_max", self.control_connections_max),
         ];
         if let Err(e) = within(&bytes, BYTES_CEILING) {
             return Err(e);
@@ -461,7 +476,7 @@ impl Limits {
 
     /// Every duration non-zero and at most [`DURATION_CEILING`].
     const fn check_durations(&self) -> Result<(), LimitsError> {
-        let durations: [(&'static str, Duration); 13] = [
+        let durations: [(&'static str, Duration); 14] = [
             ("client_request_deadline", self.client_request_deadline),
             ("socket_read_timeout", self.socket_read_timeout),
             ("socket_write_timeout", self.socket_write_timeout),
@@ -475,6 +490,7 @@ impl Limits {
             ("stream_retry", self.stream_retry),
             ("session_ttl", self.session_ttl),
             ("client_io_timeout", self.client_io_timeout),
+            ("control_line_deadline", self.control_line_deadline),
         ];
         let mut i = 0;
         while i < durations.len() {

@@ -1,16 +1,20 @@
 //! The control channel as a black box: `serve` names an owner-only file, `loopback-mcp-http
 //! control` proves its secret and gets the reply, and anyone without the secret is refused with
-//! nothing done. No token ever crosses the channel, and none is written to a file others could
-//! read.
+//! nothing done. No local peer can hold the channel: idle, trickling and late connections ahead
+//! of the owner delay nothing, and a line that misses its deadline never runs. No token ever
+//! crosses the channel, and none is written to a file others could read.
 
 mod common;
 
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use common::serve::{BIN, ScratchDir, Serve};
@@ -21,8 +25,11 @@ use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::Id;
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 
+const DEADLINE: Duration = Limits::DEFAULT.control_line_deadline;
+const SLOTS: usize = Limits::DEFAULT.control_connections_max;
+
 struct Running {
-    _serve: Serve,
+    serve: Serve,
     hello: Value,
     /// The announcement file, written by `serve --announce`.
     saved: PathBuf,
@@ -33,7 +40,7 @@ fn start() -> Running {
     let dir = ScratchDir::new("control");
     let saved = dir.join("serve.json");
     let (serve, hello) = Serve::announced(&[], &saved);
-    Running { _serve: serve, hello, saved, dir }
+    Running { serve, hello, saved, dir }
 }
 
 impl Running {
@@ -73,6 +80,12 @@ impl Running {
         let Some(Value::Object(tokens)) = self.hello.get("tokens") else { panic!("no tokens") };
         tokens.values().filter_map(Value::as_str).map(str::to_owned).collect()
     }
+
+    /// The revision `bump-revision full` reports, through the stdin control plane.
+    fn bump_on_stdin(&mut self) -> u64 {
+        let reply = self.serve.control("bump-revision full");
+        reply.get("revision").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap()
+    }
 }
 
 /// Runs `control` with these words after the saved announcement: its exit status, stdout and
@@ -93,6 +106,21 @@ fn raw_line(port: u16, line: &[u8]) -> String {
     let mut reply = String::new();
     BufReader::new(stream).read_line(&mut reply).unwrap();
     reply.trim_end().to_owned()
+}
+
+/// Connections to the control port that send nothing.
+fn idle(port: u16, n: usize) -> Vec<TcpStream> {
+    (0..n).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect()
+}
+
+/// The reply waiting on `stream`, or what ended it.
+fn read_reply(mut stream: &TcpStream) -> String {
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut reply = Vec::new();
+    match stream.read_to_end(&mut reply) {
+        Ok(_) => String::from_utf8_lossy(&reply).trim_end().to_owned(),
+        Err(e) => format!("error: {e}"),
+    }
 }
 
 #[test]
@@ -212,4 +240,152 @@ fn control_refuses_a_control_file_others_could_read() {
     let (code, _, err, _) = control(Path::new("/nonexistent/serve.json"), &["revoke", "full"]);
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/serve.json"), "{err}");
+}
+
+/// The owner's `revoke full` behind whatever `ahead` holds open: answered within the line
+/// deadline and a second, and in force on the next request.
+fn owner_revokes_in_time(running: &Running, ahead: &str) {
+    let (code, out, err, took) = control(&running.saved, &["revoke", "full"]);
+    assert_eq!(code, 0, "behind {ahead}: {out} {err}");
+    assert!(took < DEADLINE + Duration::from_secs(1), "behind {ahead}: took {took:?}");
+    assert_eq!(running.initialize_status("full"), 401, "behind {ahead}: the next request");
+}
+
+#[test]
+fn twenty_idle_connections_ahead_do_not_delay_the_owner() {
+    let running = start();
+    let (port, _) = running.channel();
+    let held = idle(port, 20);
+    thread::sleep(Duration::from_millis(100));
+    owner_revokes_in_time(&running, "20 idle connections");
+    // Each idle one is answered at its own deadline, and nothing of it ran.
+    for stream in &held {
+        assert_eq!(read_reply(stream), r#"{"error":"deadline_passed","ok":false}"#);
+    }
+}
+
+#[test]
+fn a_trickling_connection_ahead_does_not_delay_the_owner_and_ends_at_its_deadline() {
+    let running = start();
+    let (port, _) = running.channel();
+    let mut trickler = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let opened = Instant::now();
+    let stop = Arc::new(AtomicBool::new(false));
+    let trickling = {
+        let (mut stream, stop) = (trickler.try_clone().unwrap(), Arc::clone(&stop));
+        thread::spawn(move || {
+            // A byte every 300 ms, never a newline: each read is prompt, the line never ends.
+            while !stop.load(Ordering::Relaxed) && stream.write_all(b"x").is_ok() {
+                thread::sleep(Duration::from_millis(300));
+            }
+        })
+    };
+    thread::sleep(Duration::from_millis(100));
+    owner_revokes_in_time(&running, "a trickling connection");
+    let reply = read_reply(&trickler);
+    let ended = opened.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    trickling.join().unwrap();
+    assert_eq!(reply, r#"{"error":"deadline_passed","ok":false}"#);
+    assert!(ended < DEADLINE + Duration::from_secs(1), "the trickler was held {ended:?}");
+    let _ = trickler.write_all(b"\n");
+}
+
+#[test]
+fn a_line_that_arrives_after_its_deadline_never_runs() {
+    let mut running = start();
+    let (port, secret) = running.channel();
+    let late = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    thread::sleep(DEADLINE + Duration::from_millis(500));
+    // A valid line, past the deadline: the connection was answered and closed already.
+    let _ = (&late).write_all(format!("{secret} bump-revision full\n").as_bytes());
+    assert_eq!(read_reply(&late), r#"{"error":"deadline_passed","ok":false}"#);
+    thread::sleep(Duration::from_millis(200));
+    assert_eq!(running.bump_on_stdin(), 2, "the late line raised the revision");
+}
+
+#[test]
+fn a_connection_past_every_slot_is_answered_busy_at_once_and_the_owner_tries_again() {
+    let mut running = start();
+    let (port, _) = running.channel();
+    let held = idle(port, SLOTS);
+    thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    let extra = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    assert_eq!(read_reply(&extra), r#"{"error":"busy","ok":false}"#);
+    assert!(started.elapsed() < Duration::from_secs(1), "busy after {:?}", started.elapsed());
+    // The owner's command meets the same; it runs nothing, waits one deadline (every idle one
+    // ahead is closed by then) and tries once more.
+    let (code, out, err, took) = control(&running.saved, &["bump-revision", "full"]);
+    assert_eq!(code, 0, "{out} {err}");
+    assert!(err.contains("busy") && err.contains("nothing ran"), "{err}");
+    assert!(out.contains(r#""revision":2"#), "{out}");
+    assert!(took < 2 * DEADLINE + Duration::from_secs(1), "took {took:?}");
+    drop(held);
+    assert_eq!(running.bump_on_stdin(), 3, "the command ran once");
+}
+
+#[test]
+fn a_peer_that_keeps_every_slot_held_gets_nothing_run_and_the_owner_is_told() {
+    let mut running = start();
+    let (port, _) = running.channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    // More holders than slots: whichever connection the channel closes is reopened at once.
+    let holders: Vec<_> = (0..SLOTS + 8)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) {
+                        read_reply(&stream);
+                    }
+                    thread::sleep(Duration::from_millis(1));
+                }
+            })
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(200));
+    let (code, out, err, _) = control(&running.saved, &["bump-revision", "full"]);
+    stop.store(true, Ordering::Relaxed);
+    holders.into_iter().for_each(|h| h.join().unwrap());
+    thread::sleep(Duration::from_millis(100));
+    let now = running.bump_on_stdin();
+    // Whatever the race for a freed slot gave the owner, what it was told is what happened.
+    if code == 0 {
+        assert!(out.contains(r#""revision":2"#), "{out}");
+        assert_eq!(now, 3, "it ran once");
+    } else {
+        assert_eq!((code, out.as_str()), (1, ""));
+        assert!(err.contains("keeps every one of its connections open"), "{err}");
+        assert!(err.contains("Nothing ran"), "{err}");
+        assert_eq!(now, 2, "a command reported as not run never ran");
+    }
+}
+
+#[test]
+fn a_command_at_the_budget_runs_and_one_byte_more_is_refused_on_both_paths() {
+    let mut running = start();
+    let (port, secret) = running.channel();
+    let max = Limits::DEFAULT.control_line_bytes_max;
+    // "revoke", spaces, a role: a command that runs, of exactly `len` bytes.
+    let command =
+        |role: &str, len: usize| format!("revoke{}{role}", " ".repeat(len - 6 - role.len()));
+    let too_long = r#"{"error":"line_too_long","ok":false}"#;
+    let roles = ["full", "connect_only", "other_subject", "unicode"];
+    for (i, ending) in ["\n", "\r\n"].into_iter().enumerate() {
+        let (on_channel, on_stdin) = (roles[2 * i], roles[2 * i + 1]);
+        let over =
+            raw_line(port, format!("{secret} {}{ending}", command(on_channel, max + 1)).as_bytes());
+        assert_eq!(over, too_long, "channel, {ending:?}");
+        let at =
+            raw_line(port, format!("{secret} {}{ending}", command(on_channel, max)).as_bytes());
+        assert!(at.contains(r#""ok":true"#), "channel, {ending:?}: {at}");
+        let stdin = running.serve.stdin.as_mut().unwrap();
+        write!(stdin, "{}{ending}{}{ending}", command(on_stdin, max + 1), command(on_stdin, max))
+            .unwrap();
+        stdin.flush().unwrap();
+        assert_eq!(json::encode(&running.serve.line()), too_long, "stdin, {ending:?}");
+        let at = json::encode(&running.serve.line());
+        assert!(at.contains(r#""ok":true"#), "stdin, {ending:?}: {at}");
+    }
 }

@@ -121,6 +121,8 @@ fn budget(name: &str) -> Option<Amount> {
         "client_request_deadline" => Time(l.client_request_deadline),
         "interim_responses_max" => Count(l.interim_responses_max),
         "control_line_bytes_max" => Bytes(l.control_line_bytes_max),
+        "control_line_deadline" => Time(l.control_line_deadline),
+        "control_connections_max" => Count(l.control_connections_max),
         "request_head_bytes_max" => Bytes(l.request_head_bytes_max()),
         _ => return None,
     })
@@ -269,6 +271,7 @@ fn no_duration_or_size_equal_to_a_budget_goes_unmarked() {
         "client_io_timeout",
         "client_request_deadline",
         "control_line_bytes_max",
+        "control_line_deadline",
     ];
     let budgets: Vec<Amount> = names.iter().filter_map(|n| budget(n)).collect();
     let mut unmarked = Vec::new();

@@ -12,12 +12,41 @@
 //!   ANNOUNCEMENT VERB ROLE` reads the file, sends `SECRET VERB ROLE` on one line, and prints the
 //!   one-line reply where the person typed the command.
 //!
-//! Who can reach it: any local process can connect to the port, but only one that can read the
-//! file (the user who started `serve`, or root) knows the secret. A line without the right
-//! secret is answered `not_authorized` and does nothing; the secrets are compared by their SHA-256
-//! digests, so the comparison's time says nothing about the secret. Every connection gets one
-//! line within the read timeout and one reply, then is closed; lines are bounded by
-//! `control_line_bytes_max`. Replies name roles, never tokens: no token crosses the channel.
+//! # Who can reach the channel, and who can hold it
+//!
+//! Any local process can connect to the port (`ss -ltn` shows it), but only one that can read the
+//! file (the user who started `serve`, or root) knows the secret. A line without the right secret
+//! is answered `not_authorized` and runs nothing. The secrets are compared by their SHA-256
+//! digests, so the comparison's time says nothing about the secret.
+//!
+//! Since connecting needs no secret, no connection may make the owner wait:
+//!
+//! - connections are answered concurrently, each on a thread of its own, at most
+//!   `control_connections_max` (32<!-- limit: control_connections_max -->) at once. One more is
+//!   answered `busy` at once and closed; it is never queued behind the others;
+//! - a connection has one deadline for its whole line, from its accept to its LF:
+//!   `control_line_deadline` (2 s<!-- limit: control_line_deadline -->), however the bytes
+//!   trickle in. At the deadline it is answered `deadline_passed` and closed;
+//! - a command runs only when its whole line arrived within that deadline, right before its reply
+//!   is written. So a connection that was refused, or closed at its deadline, ran nothing, and
+//!   nothing it sends later is ever read: a command its client reported as failed never takes
+//!   effect later, and trying it again runs it once.
+//!
+//! So an idle or trickling peer delays no one else, and the owner's command is answered within
+//! the deadline while a slot is free. The limiting case is a local process that keeps every slot
+//! taken by opening a new connection as soon as one is closed. The owner then gets `busy`; nothing
+//! runs. The `control` command tries once more after one line deadline, when every connection
+//! that was ahead of it has been closed, and if the channel is still full it says that some
+//! process keeps it full and that the command did not run. `serve`'s stdin is not affected.
+//!
+//! # The line budget
+//!
+//! `control_line_bytes_max` (256 bytes<!-- limit: control_line_bytes_max -->) counts the same
+//! bytes on both paths: the command, that is the verb, the space and the role. Neither the secret
+//! and the space after it (on the channel) nor the line's CR and LF count. A longer command is
+//! answered `line_too_long` and never run.
+//!
+//! Replies name roles, never tokens: no token crosses the channel.
 //!
 //! Not here: removing the directory when `serve` is killed (it holds a secret for a port nobody
 //! listens on any more, readable by its owner only), and any command beyond the two.
@@ -29,6 +58,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::digest::Digest;
@@ -39,8 +70,156 @@ use loopback_mcp_http::server::fill_os_random;
 
 /// Bytes of the secret, drawn from the operating system (shown as twice as many hex digits).
 const SECRET_BYTES: usize = 32;
+/// The secret as the line carries it: two hex digits a byte.
+const SECRET_HEX_BYTES: usize = 2 * SECRET_BYTES;
 /// The largest file the `control` command reads (an announcement line, the control file).
 const FILE_BYTES_MAX: u64 = 64 * 1024;
+
+/// A control command's verb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verb {
+    /// The role's token stops working.
+    Revoke,
+    /// The role's subject moves to a new authorization revision.
+    BumpRevision,
+}
+
+impl Verb {
+    const ALL: [Verb; 2] = [Verb::Revoke, Verb::BumpRevision];
+
+    const fn name(self) -> &'static str {
+        match self {
+            Verb::Revoke => "revoke",
+            Verb::BumpRevision => "bump-revision",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Verb> {
+        Verb::ALL.into_iter().find(|v| v.name() == name)
+    }
+}
+
+/// Why a control line ran nothing. Each is one stable code in the reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The command is longer than `control_line_bytes_max`.
+    LineTooLong,
+    /// The line does not start with the channel's secret and a space.
+    NotAuthorized,
+    /// Every control connection was taken: closed at once, nothing read.
+    Busy,
+    /// The line's LF did not arrive within `control_line_deadline`.
+    DeadlinePassed,
+    /// Not two words, a verb and a role.
+    Usage,
+    /// The first word is not a verb.
+    UnknownCommand,
+    /// The second word is not a fixture role (the reply lists those there are).
+    UnknownRole,
+    /// The policy knows no token of that role.
+    UnknownToken,
+    /// The policy knows no subject of that role.
+    UnknownSubject,
+}
+
+impl Refusal {
+    const ALL: [Refusal; 9] = [
+        Refusal::LineTooLong,
+        Refusal::NotAuthorized,
+        Refusal::Busy,
+        Refusal::DeadlinePassed,
+        Refusal::Usage,
+        Refusal::UnknownCommand,
+        Refusal::UnknownRole,
+        Refusal::UnknownToken,
+        Refusal::UnknownSubject,
+    ];
+
+    /// The code the reply carries.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Refusal::LineTooLong => "line_too_long",
+            Refusal::NotAuthorized => "not_authorized",
+            Refusal::Busy => "busy",
+            Refusal::DeadlinePassed => "deadline_passed",
+            Refusal::Usage => "usage: revoke <role> | bump-revision <role>",
+            Refusal::UnknownCommand => "unknown_command",
+            Refusal::UnknownRole => "unknown_role",
+            Refusal::UnknownToken => "unknown_token",
+            Refusal::UnknownSubject => "unknown_subject",
+        }
+    }
+
+    fn from_code(code: &str) -> Option<Refusal> {
+        Refusal::ALL.into_iter().find(|r| r.code() == code)
+    }
+
+    /// The reply line.
+    pub fn reply(self) -> Value {
+        let mut reply = Object::new();
+        reply.insert("ok".into(), false.into());
+        reply.insert("error".into(), self.code().into());
+        if self == Refusal::UnknownRole {
+            let roles = Role::ALL.iter().map(|r| Value::from(r.name())).collect();
+            reply.insert("roles".into(), Value::Array(roles));
+        }
+        Value::Object(reply)
+    }
+}
+
+/// The command a line carries once its LF is cut off: the line without its CR, when that is
+/// within `max` bytes. The one rule for the budget, on stdin and on the channel alike.
+pub fn command_within(line: &[u8], max: usize) -> Result<&[u8], Refusal> {
+    let command = line.strip_suffix(b"\r").unwrap_or(line);
+    if command.len() > max { Err(Refusal::LineTooLong) } else { Ok(command) }
+}
+
+/// The command of a channel line (its LF cut off): it must start with the secret and a space,
+/// and the rest must be within `max` bytes.
+fn authorized<'l>(line: &'l [u8], secret: &Digest, max: usize) -> Result<&'l [u8], Refusal> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let space = line.iter().position(|&b| b == b' ').ok_or(Refusal::NotAuthorized)?;
+    let (given, command) = (&line[..space], &line[space + 1..]);
+    if Digest::of(given) != *secret {
+        return Err(Refusal::NotAuthorized);
+    }
+    command_within(command, max)
+}
+
+/// Runs one control command (`VERB ROLE`) and says what happened.
+pub fn execute(endpoint: &Endpoint, command: &[u8]) -> Value {
+    match run_command(endpoint, command) {
+        Ok(reply) => reply,
+        Err(refusal) => refusal.reply(),
+    }
+}
+
+fn run_command(endpoint: &Endpoint, command: &[u8]) -> Result<Value, Refusal> {
+    let text = std::str::from_utf8(command).map_err(|_| Refusal::Usage)?;
+    let mut words = text.split_ascii_whitespace();
+    let (Some(verb), Some(role), None) = (words.next(), words.next(), words.next()) else {
+        return Err(Refusal::Usage);
+    };
+    let role = Role::from_name(role).ok_or(Refusal::UnknownRole)?;
+    let verb = Verb::from_name(verb).ok_or(Refusal::UnknownCommand)?;
+    let mut reply = Object::new();
+    match verb {
+        Verb::Revoke => {
+            if !role.revoke_in(&mut endpoint.policy_mut()) {
+                return Err(Refusal::UnknownToken);
+            }
+        }
+        Verb::BumpRevision => {
+            let revision =
+                role.bump_revision_in(&mut endpoint.policy_mut()).ok_or(Refusal::UnknownSubject)?;
+            reply.insert("revision".into(), Value::from(revision));
+        }
+    }
+    reply.insert("ok".into(), true.into());
+    reply.insert("command".into(), verb.name().into());
+    reply.insert("role".into(), role.name().into());
+    Ok(Value::Object(reply))
+}
 
 /// The channel `serve` opened: the file that names it. The listener runs on its own thread.
 pub struct Channel {
@@ -63,7 +242,7 @@ pub fn open(endpoint: Arc<Endpoint>) -> io::Result<Channel> {
     contents.insert("secret".into(), secret.as_str().into());
     let mut out = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file)?;
     out.write_all(json::encode(&Value::Object(contents)).as_bytes())?;
-    let expected = Digest::of(secret.as_bytes());
+    let expected = Arc::new(Digest::of(secret.as_bytes()));
     std::thread::Builder::new()
         .name("loopback-mcp-control".into())
         .spawn(move || serve_channel(&listener, &endpoint, &expected))?;
@@ -74,78 +253,147 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Answers control connections one after the other, for as long as the process lives.
-fn serve_channel(listener: &TcpListener, endpoint: &Endpoint, secret: &Digest) {
-    for stream in listener.incoming().flatten() {
-        let _ = answer(stream, endpoint, secret);
+/// One of the `control_connections_max` places; given back when dropped, by the thread that
+/// answered its connection (whether it returned or panicked).
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    /// A place, unless all are taken. Only the channel's one accepting thread takes places, and
+    /// the others only give them back, so the count cannot pass `max` between the load and the add.
+    fn take(open: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
+        if open.load(Ordering::Acquire) >= max {
+            return None;
+        }
+        open.fetch_add(1, Ordering::AcqRel);
+        Some(Slot(Arc::clone(open)))
     }
 }
 
-/// One connection: one line within the read timeout, one reply.
-fn answer(stream: TcpStream, endpoint: &Endpoint, secret: &Digest) -> io::Result<()> {
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Accepts control connections for as long as the process lives: each one is answered on a
+/// thread of its own while a place is free, and refused `busy` at once otherwise.
+fn serve_channel(listener: &TcpListener, endpoint: &Arc<Endpoint>, secret: &Arc<Digest>) {
+    let limits = *endpoint.limits();
+    let open = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else {
+            // Out of file descriptors, say: pause rather than spin.
+            std::thread::sleep(limits.accept_error_pause);
+            continue;
+        };
+        let deadline = Instant::now() + limits.control_line_deadline;
+        let Some(slot) = Slot::take(&open, limits.control_connections_max) else {
+            refuse_busy(&stream);
+            continue;
+        };
+        let (endpoint, secret) = (Arc::clone(endpoint), Arc::clone(secret));
+        let answer_one = move || {
+            let _slot = slot;
+            answer(&stream, &endpoint, &secret, deadline);
+        };
+        // A thread the system refuses to start drops the closure: the connection is closed
+        // unanswered and its place given back.
+        let _ =
+            std::thread::Builder::new().name("loopback-mcp-control-line".into()).spawn(answer_one);
+    }
+}
+
+/// The `busy` reply, in one non-blocking write (a fresh socket's send buffer always takes it).
+/// What the peer already sent is read once without waiting, so the close is an orderly one that
+/// lets the peer read the reply, rather than a reset that may discard it.
+fn refuse_busy(stream: &TcpStream) {
+    if stream.set_nonblocking(true).is_err() {
+        return;
+    }
+    let _ = write_reply(stream, &Refusal::Busy.reply());
+    let _ = (&*stream).read(&mut [0u8; 512]);
+}
+
+/// One connection: one line within the deadline, then one reply. The command runs only here,
+/// after its whole line arrived in time.
+fn answer(stream: &TcpStream, endpoint: &Endpoint, secret: &Digest, deadline: Instant) {
     let limits = endpoint.limits();
-    stream.set_read_timeout(Some(limits.socket_read_timeout))?;
-    stream.set_write_timeout(Some(limits.socket_write_timeout))?;
-    let max = limits.control_line_bytes_max + 2 * SECRET_BYTES + 1;
-    let mut line = Vec::new();
-    let reply = match BufReader::new(&stream).take(max as u64 + 1).read_until(b'\n', &mut line) {
-        Ok(_) if line.len() > max => failure("line_too_long"),
-        Ok(_) => authorized(&line, secret)
-            .map_or(failure("not_authorized"), |command| execute(endpoint, command)),
-        Err(_) => failure("no_command"),
-    };
-    let mut reply = json::encode(&reply);
-    reply.push('\n');
-    (&stream).write_all(reply.as_bytes())
-}
-
-/// The command of a line that starts with the secret and a space, or `None`.
-fn authorized<'l>(line: &'l [u8], secret: &Digest) -> Option<&'l str> {
-    let text = std::str::from_utf8(line).ok()?.trim_end_matches(['\r', '\n']);
-    let (given, command) = text.split_once(' ')?;
-    (Digest::of(given.as_bytes()) == *secret).then_some(command)
-}
-
-/// A refusal line.
-pub fn failure(error: &str) -> Value {
-    let mut reply = Object::new();
-    reply.insert("ok".into(), false.into());
-    reply.insert("error".into(), error.into());
-    Value::Object(reply)
-}
-
-/// Runs one control command (`VERB ROLE`) and says what happened; a role that is not one gets
-/// the list of those there are.
-pub fn execute(endpoint: &Endpoint, text: &str) -> Value {
-    let mut words = text.split_ascii_whitespace();
-    let (Some(verb), Some(role_name), None) = (words.next(), words.next(), words.next()) else {
-        return failure("usage: revoke <role> | bump-revision <role>");
-    };
-    let Some(role) = Role::from_name(role_name) else {
-        let Value::Object(mut reply) = failure("unknown_role") else { unreachable!() };
-        let roles = Role::ALL.iter().map(|r| Value::from(r.name())).collect();
-        reply.insert("roles".into(), Value::Array(roles));
-        return Value::Object(reply);
-    };
-    let mut reply = Object::new();
-    match verb {
-        "revoke" => {
-            if !role.revoke_in(&mut endpoint.policy_mut()) {
-                return failure("unknown_token");
+    // The secret, its space, the command, and the CR; the LF ends the line.
+    let mut line = vec![0u8; SECRET_HEX_BYTES + 1 + limits.control_line_bytes_max + 1 + 1];
+    let reply = match read_line_by(stream, &mut line, deadline) {
+        LineRead::Line(end) => {
+            match authorized(&line[..end], secret, limits.control_line_bytes_max) {
+                Ok(command) => execute(endpoint, command),
+                Err(refusal) => refusal.reply(),
             }
         }
-        "bump-revision" => match role.bump_revision_in(&mut endpoint.policy_mut()) {
-            Some(revision) => {
-                reply.insert("revision".into(), Value::from(revision));
-            }
-            None => return failure("unknown_subject"),
-        },
-        _ => return failure("unknown_command"),
+        LineRead::TooLong => Refusal::LineTooLong.reply(),
+        LineRead::DeadlinePassed => Refusal::DeadlinePassed.reply(),
+        LineRead::Ended => return,
+    };
+    if stream.set_write_timeout(Some(limits.socket_write_timeout)).is_ok() {
+        let _ = write_reply(stream, &reply);
     }
-    reply.insert("ok".into(), true.into());
-    reply.insert("command".into(), verb.into());
-    reply.insert("role".into(), role.name().into());
-    Value::Object(reply)
+}
+
+fn write_reply(mut stream: &TcpStream, reply: &Value) -> io::Result<()> {
+    let mut line = json::encode(reply);
+    line.push('\n');
+    stream.write_all(line.as_bytes())
+}
+
+/// How reading a control line ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineRead {
+    /// A whole line: this many bytes before its LF.
+    Line(usize),
+    /// The buffer filled with no LF: the line is longer than any the channel runs.
+    TooLong,
+    /// The deadline passed before the LF.
+    DeadlinePassed,
+    /// The peer closed, or the socket failed, before the LF.
+    Ended,
+}
+
+/// Reads into `buf` until an LF, `buf` is full, or `deadline`: one deadline for the whole line,
+/// whatever the number of reads.
+fn read_line_by(mut stream: &TcpStream, buf: &mut [u8], deadline: Instant) -> LineRead {
+    let mut filled = 0;
+    loop {
+        if let Some(lf) = buf[..filled].iter().position(|&b| b == b'\n') {
+            return LineRead::Line(lf);
+        }
+        if filled == buf.len() {
+            return LineRead::TooLong;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return LineRead::DeadlinePassed;
+        }
+        if stream.set_read_timeout(Some(left)).is_err() {
+            return LineRead::Ended;
+        }
+        match stream.read(&mut buf[filled..]) {
+            Ok(0) => return LineRead::Ended,
+            Ok(n) => filled += n,
+            Err(e) => match e.kind() {
+                // A wait that ended early or on time: the deadline check above decides.
+                io::ErrorKind::Interrupted
+                | io::ErrorKind::WouldBlock
+                | io::ErrorKind::TimedOut => {}
+                _ => return LineRead::Ended,
+            },
+        }
+    }
+}
+
+/// What one attempt of the `control` command got.
+enum Attempt {
+    /// A reply line.
+    Replied(String),
+    /// Nothing ran, and nothing will: refused `busy` or at its deadline, or closed without a
+    /// reply. The same line may be sent again.
+    NotRun(&'static str),
 }
 
 /// `control ANNOUNCEMENT VERB ROLE`.
@@ -160,18 +408,87 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    match send(port, &format!("{secret} {verb} {role}\n")) {
-        Ok(reply) => {
-            println!("{}", reply.trim_end());
-            let ok = json::decode(reply.as_bytes(), Limits::DEFAULT.json_depth_max)
-                .is_ok_and(|v| v.get("ok") == Some(&Value::from(true)));
-            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let line = format!("{secret} {verb} {role}\n");
+    let reply = match send_until_taken(port, &line) {
+        Ok(reply) => reply,
+        Err(problem) => {
+            eprintln!("error: {problem}");
+            return Ok(ExitCode::FAILURE);
         }
-        Err(e) => {
-            eprintln!("error: the control channel at 127.0.0.1:{port} did not answer: {e}");
-            Ok(ExitCode::FAILURE)
-        }
+    };
+    println!("{}", reply.trim_end());
+    let ok = json::decode(reply.as_bytes(), Limits::DEFAULT.json_depth_max)
+        .is_ok_and(|v| v.get("ok") == Some(&Value::from(true)));
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Sends `line`, and once more after one line deadline if the first attempt ran nothing: by then
+/// every connection that was ahead of it has been answered or closed.
+fn send_until_taken(port: u16, line: &str) -> Result<String, String> {
+    let wait = Limits::DEFAULT.control_line_deadline;
+    let not_answered = |e: io::Error| {
+        format!("the control channel at 127.0.0.1:{port} did not answer: {e} (is serve running?)")
+    };
+    match attempt(port, line).map_err(not_answered)? {
+        Attempt::Replied(reply) => return Ok(reply),
+        Attempt::NotRun(why) => eprintln!(
+            "control: the channel {why}; nothing ran. Trying once more in {} s.",
+            wait.as_secs()
+        ),
     }
+    std::thread::sleep(wait);
+    match attempt(port, line).map_err(not_answered)? {
+        Attempt::Replied(reply) => Ok(reply),
+        Attempt::NotRun(why) => Err(format!(
+            "the control channel at 127.0.0.1:{port} {why} again: some local process keeps every \
+             one of its connections open. Nothing ran, so the same command may be sent again; \
+             serve's stdin takes it too. `ss -tn 'dport = :{port}'` lists the connections."
+        )),
+    }
+}
+
+/// One connection: the line, and the reply or the sign that nothing ran. An error only when no
+/// connection could be made at all.
+fn attempt(port: u16, line: &str) -> io::Result<Attempt> {
+    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let timeout = Limits::DEFAULT.client_io_timeout;
+    let mut stream = TcpStream::connect_timeout(&address, timeout)?;
+    stream.set_read_timeout(Some(timeout))?;
+    stream.set_write_timeout(Some(timeout))?;
+    // A channel that refused the connection may close it before the line is written.
+    let _ = stream.write_all(line.as_bytes());
+    let mut reply = String::new();
+    match BufReader::new(stream.take(FILE_BYTES_MAX)).read_line(&mut reply) {
+        Ok(_) if reply.is_empty() => {
+            return Ok(Attempt::NotRun("closed the connection unanswered"));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::ConnectionReset => {
+            return Ok(Attempt::NotRun("closed the connection unanswered"));
+        }
+        Err(e) => return Err(e),
+    }
+    let refusal = json::decode(reply.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
+        .ok()
+        .and_then(|v| v.get("error").and_then(Value::as_str).and_then(Refusal::from_code));
+    Ok(match refusal {
+        Some(Refusal::Busy) => {
+            Attempt::NotRun("is busy: every connection it serves at once is taken")
+        }
+        Some(Refusal::DeadlinePassed) => {
+            Attempt::NotRun("closed the connection before the line arrived")
+        }
+        Some(
+            Refusal::LineTooLong
+            | Refusal::NotAuthorized
+            | Refusal::Usage
+            | Refusal::UnknownCommand
+            | Refusal::UnknownRole
+            | Refusal::UnknownToken
+            | Refusal::UnknownSubject,
+        )
+        | None => Attempt::Replied(reply),
+    })
 }
 
 /// The port and secret of the channel an announcement names, after checking that the file
@@ -225,39 +542,53 @@ fn check_owner_only(file: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Sends one line and reads the one-line reply.
-fn send(port: u16, line: &str) -> io::Result<String> {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let timeout = Limits::DEFAULT.client_io_timeout;
-    let mut stream = TcpStream::connect_timeout(&address, timeout)?;
-    stream.set_read_timeout(Some(timeout))?;
-    stream.set_write_timeout(Some(timeout))?;
-    stream.write_all(line.as_bytes())?;
-    let mut reply = String::new();
-    BufReader::new(stream.take(FILE_BYTES_MAX)).read_line(&mut reply)?;
-    if reply.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "closed without a reply"));
-    }
-    Ok(reply)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn only_a_line_that_starts_with_the_secret_is_a_command() {
+    fn only_a_line_that_starts_with_the_secret_and_a_space_is_a_command() {
         let secret = Digest::of(b"s3cret");
-        let cases: [(&[u8], Option<&str>); 6] = [
-            (b"s3cret revoke full\n", Some("revoke full")),
-            (b"s3cret revoke full\r\n", Some("revoke full")),
-            (b"s3creT revoke full\n", None),
-            (b"revoke full\n", None),
-            (b"s3cret\n", None),
-            (b"\xffs3cret revoke full\n", None),
+        type Case<'a> = (&'a [u8], Result<&'a [u8], Refusal>);
+        let cases: [Case; 7] = [
+            (b"s3cret revoke full", Ok(b"revoke full")),
+            (b"s3cret revoke full\r", Ok(b"revoke full")),
+            (b"s3creT revoke full", Err(Refusal::NotAuthorized)),
+            (b"revoke full", Err(Refusal::NotAuthorized)),
+            (b"s3cret", Err(Refusal::NotAuthorized)),
+            (b"\xffs3cret revoke full", Err(Refusal::NotAuthorized)),
+            (b"s3cret  revoke full", Ok(b" revoke full")),
         ];
         for (line, expected) in cases {
-            assert_eq!(authorized(line, &secret), expected, "{:?}", String::from_utf8_lossy(line));
+            let got = authorized(line, &secret, 256);
+            assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn the_budget_counts_the_command_alone_on_both_paths() {
+        let max = Limits::DEFAULT.control_line_bytes_max;
+        let secret = Digest::of(b"s3cret");
+        // "revoke", spaces, "full": a command that runs, of exactly `len` bytes.
+        let command = |len: usize| format!("revoke{}full", " ".repeat(len - 10));
+        for (len, ending, fits) in
+            [(max, "", true), (max, "\r", true), (max + 1, "", false), (max + 1, "\r", false)]
+        {
+            let expected =
+                if fits { Ok(command(len).into_bytes()) } else { Err(Refusal::LineTooLong) };
+            let stdin = format!("{}{ending}", command(len));
+            let got = command_within(stdin.as_bytes(), max).map(<[u8]>::to_vec);
+            assert_eq!(got, expected, "stdin, {len} bytes {ending:?}");
+            let channel = format!("s3cret {}{ending}", command(len));
+            let got = authorized(channel.as_bytes(), &secret, max).map(<[u8]>::to_vec);
+            assert_eq!(got, expected, "channel, {len} bytes {ending:?}");
+        }
+    }
+
+    #[test]
+    fn every_refusal_has_its_own_code() {
+        for refusal in Refusal::ALL {
+            assert_eq!(Refusal::from_code(refusal.code()), Some(refusal));
         }
     }
 }

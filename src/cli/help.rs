@@ -81,7 +81,7 @@ pub const USAGES: [Usage; 19] = [
     Usage {
         path: &["control"],
         synopsis: "loopback-mcp-http control <serve's JSON line file> <revoke|bump-revision> <role>",
-        text: "Sends one control command to a running `serve` and prints its one-line JSON reply.\nThe file holds serve's first line (`serve --announce FILE` writes it); it names serve's\nowner-only control file, whose secret the command proves. `revoke ROLE` ends that role's token;\n`bump-revision ROLE` moves its subject to a new authorization revision, so every earlier token\nof it stops working. Both take effect on the server's very next request.\nExit 0 when the command was done, 1 when refused.",
+        text: "Sends one control command to a running `serve` and prints its one-line JSON reply.\nThe file holds serve's first line (`serve --announce FILE` writes it); it names serve's\nowner-only control file, whose secret the command proves. `revoke ROLE` ends that role's token;\n`bump-revision ROLE` moves its subject to a new authorization revision, so every earlier token\nof it stops working. Both take effect on the server's very next request. When the channel is\nbusy, nothing runs, and the command tries once more after the channel's line deadline.\nExit 0 when the command was done, 1 when it was refused or did not run.",
         list: Listed::Roles,
     },
     Usage {

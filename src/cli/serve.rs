@@ -207,18 +207,17 @@ fn control_loop(endpoint: &loopback_mcp_http::endpoint::Endpoint) {
     let max = endpoint.limits().control_line_bytes_max;
     loop {
         line.clear();
-        match read_bounded_line(&mut input, &mut line, max) {
-            Ok(None) => return,
-            Ok(Some(false)) => super::print_line(&control::failure("line_too_long")),
-            Ok(Some(true)) => {
-                let text = String::from_utf8_lossy(&line);
-                let text = text.trim();
-                if !text.is_empty() {
-                    super::print_line(&control::execute(endpoint, text));
-                }
-            }
-            Err(_) => return,
-        }
+        // Room for the command and a CR: the budget counts the command alone.
+        let reply = match read_bounded_line(&mut input, &mut line, max + 1) {
+            Ok(None) | Err(_) => return,
+            Ok(Some(false)) => control::Refusal::LineTooLong.reply(),
+            Ok(Some(true)) => match control::command_within(&line, max) {
+                Ok(command) if command.trim_ascii().is_empty() => continue,
+                Ok(command) => control::execute(endpoint, command),
+                Err(refusal) => refusal.reply(),
+            },
+        };
+        super::print_line(&reply);
     }
 }
 
@@ -255,25 +254,40 @@ fn read_bounded_line(
 mod tests {
     use super::*;
 
-    #[test]
-    fn control_lines_hold_at_max_and_refuse_max_plus_one() {
-        let max = Limits::DEFAULT.control_line_bytes_max;
-        let (at_max, over) = ("x".repeat(max), "x".repeat(max + 1));
-        let input = format!("revoke full\n{at_max}\n{over}\nbump-revision full\nlast");
+    /// Every line of `input` as the stdin loop reads it: the command, or why it is refused.
+    fn commands(input: &str, max: usize) -> Vec<Result<String, control::Refusal>> {
         let mut reader = io::BufReader::with_capacity(16, input.as_bytes());
-        let mut seen = Vec::new();
-        let mut line = Vec::new();
-        while let Some(ok) = read_bounded_line(&mut reader, &mut line, max).unwrap() {
-            seen.push((ok, String::from_utf8(line.clone()).unwrap()));
+        let (mut seen, mut line) = (Vec::new(), Vec::new());
+        while let Some(fits) = read_bounded_line(&mut reader, &mut line, max + 1).unwrap() {
+            let command = if fits {
+                control::command_within(&line, max).map(|c| String::from_utf8_lossy(c).into_owned())
+            } else {
+                Err(control::Refusal::LineTooLong)
+            };
+            seen.push(command);
             line.clear();
         }
+        seen
+    }
+
+    #[test]
+    fn stdin_commands_hold_at_max_and_are_refused_at_max_plus_one_with_lf_or_crlf() {
+        let max = Limits::DEFAULT.control_line_bytes_max;
+        let (at_max, over) = ("x".repeat(max), "x".repeat(max + 1));
+        let input = format!(
+            "revoke full\n{at_max}\n{at_max}\r\n{over}\n{over}\r\n{over}x\r\nbump-revision full\r\nlast"
+        );
+        let too_long = || Err(control::Refusal::LineTooLong);
         let expected = vec![
-            (true, "revoke full".to_owned()),
-            (true, at_max),
-            (false, String::new()),
-            (true, "bump-revision full".to_owned()),
-            (true, "last".to_owned()),
+            Ok("revoke full".to_owned()),
+            Ok(at_max.clone()),
+            Ok(at_max),
+            too_long(),
+            too_long(),
+            too_long(),
+            Ok("bump-revision full".to_owned()),
+            Ok("last".to_owned()),
         ];
-        assert_eq!(seen, expected);
+        assert_eq!(commands(&input, max), expected);
     }
 }
