@@ -11,6 +11,10 @@ must run without error; what it prints is not checked.
 
 The blocks run from the repository root, whatever the current directory.
 
+After the blocks, the script prints the `full` token and the mode of the file README's `serve
+--announce` writes: that file must be 0600, and no file under the temporary directory or the
+repository that holds the token may be readable by other users.
+
 At script speed (the default) two more checks follow:
   - reopening: the blocks up to the one that defines `session`, then `session` and a ping six
     times over (past the quota of four live sessions per principal): each opens a fresh session
@@ -45,6 +49,9 @@ INTERACTIVE_SECONDS = 60
 READER_PAUSE_SECONDS = 90
 DEFAULT_SESSION_TTL_SECONDS = 60
 TTL_FLAG = re.compile(r"--session-ttl-secs (\d+)")
+ANNOUNCE_FLAG = re.compile(r'--announce ("[^"]+"|\S+)')
+# The largest file searched for the token; the walkthrough writes only small ones.
+SCANNED_BYTES_MAX = 1 << 20
 # The repository root: README's commands run from there.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -171,7 +178,7 @@ def check_interactive(found):
     """README's first blocks and the control exercise, typed into an interactive bash."""
     setup = [source for source, _ in found[:2]]
     session_block = next(source for source, _ in found if "session() {" in source)
-    control_block = next(source for source, _ in found if " control /tmp/loopback.json revoke " in source)
+    control_block = next(source for source, _ in found if " control " in source and " revoke full" in source)
     typed = "\n".join(setup + [session_block, "jobs", control_block, "jobs", "exit"]) + "\n"
     pid, fd = pty.fork()
     if pid == 0:
@@ -211,6 +218,54 @@ def check_interactive(found):
     return []
 
 
+def epilogue(found):
+    """A last source: the `full` token, then the mode of the file `serve --announce` wrote."""
+    announce = next((m.group(1) for source, _ in found for m in ANNOUNCE_FLAG.finditer(source)), None)
+    if announce is None:
+        sys.exit("readme_walkthrough: README starts serve without --announce")
+    return f'printf "%s\\n" "$TOKEN"; stat -c %a {announce}'
+
+
+def readable_by_others(path):
+    """Whether a user other than the owner could read the file: it grants read to others, and
+    every directory above it grants them search."""
+    if not os.stat(path).st_mode & 0o004:
+        return False
+    parent = os.path.dirname(os.path.abspath(path))
+    while True:
+        if not os.stat(parent).st_mode & 0o001:
+            return False
+        if parent == os.path.dirname(parent):
+            return True
+        parent = os.path.dirname(parent)
+
+
+def check_tokens(printed):
+    """The announcement is 0600, and no file others can read holds the token."""
+    lines = printed.rstrip("\n").split("\n")
+    if len(lines) != 2 or not lines[0]:
+        return [f"the epilogue printed {lines!r}, not the token and a mode"]
+    token, mode = lines
+    failures = [] if mode == "600" else [f"serve --announce wrote a file of mode {mode}, not 600"]
+    exposed = []
+    for top in (tempfile.gettempdir(), ROOT):
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if d not in ("target", ".git", "node_modules")]
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    if os.path.islink(path) or os.path.getsize(path) > SCANNED_BYTES_MAX:
+                        continue
+                    with open(path, "rb") as f:
+                        if token.encode() in f.read() and readable_by_others(path):
+                            exposed.append(path)
+                except OSError:
+                    continue
+    if exposed:
+        failures.append("a token in files other users can read: " + ", ".join(exposed))
+    return failures
+
+
 def main():
     args = sys.argv[1:]
     factor = None
@@ -225,8 +280,10 @@ def main():
     else:
         sources, pause = paced(found, factor)
     timeout = TIMEOUT_SECONDS + pause * len(found)
-    printed, returncode, stdout = run_script(sources, timeout)
+    printed, returncode, stdout = run_script(sources + [epilogue(found)], timeout)
     failures = compare(found, printed, returncode, stdout)
+    if not failures:
+        failures += check_tokens(printed.get(len(sources), ""))
     if factor is None and not failures:
         failures += check_reopening(found)
         failures += check_interactive(found)
