@@ -10,6 +10,7 @@
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc;
+use crate::mcp::method::{Capability, Method, NOTIFICATIONS_MESSAGE};
 use crate::mcp::session::LogLevel;
 use crate::mcp::uri;
 
@@ -33,10 +34,9 @@ pub fn initialize_params_valid(params: &Object) -> bool {
 pub fn initialize_result(result: &mut ObjectWriter<'_>) {
     result
         .object("capabilities", |capabilities| {
-            capabilities
-                .object("logging", |_| {})
-                .object("resources", |_| {})
-                .object("tools", |_| {});
+            for capability in Capability::ALL.into_iter().filter(|c| Method::advertised(*c)) {
+                capabilities.object(capability.name(), |_| {});
+            }
         })
         .string("protocolVersion", PROTOCOL_VERSION)
         .object("serverInfo", |info| {
@@ -73,6 +73,20 @@ pub enum Tool {
     TestReconnection,
 }
 
+impl Tool {
+    /// The tool's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Tool::TestReconnection => TEST_RECONNECTION,
+        }
+    }
+
+    /// The tool of a name, if it is one.
+    pub fn from_name(name: &str) -> Option<Tool> {
+        [Tool::TestReconnection].into_iter().find(|tool| tool.name() == name)
+    }
+}
+
 /// The `tools/list` result: `test_reconnection` alone, taking no arguments.
 pub fn tools_list_result(result: &mut ObjectWriter<'_>) {
     result.objects("tools", [TEST_RECONNECTION], |tool, name| {
@@ -95,8 +109,7 @@ pub fn tool_called(params: &Object) -> Result<Tool, &'static str> {
     let arguments_ok = params.get("arguments").is_none_or(|a| a.as_object().is_some());
     match params.get("name").and_then(Value::as_str) {
         _ if !arguments_ok => Err("tool_arguments_invalid"),
-        Some(TEST_RECONNECTION) => Ok(Tool::TestReconnection),
-        Some(_) => Err("tool_unknown"),
+        Some(name) => Tool::from_name(name).ok_or("tool_unknown"),
         None => Err("tool_name_missing"),
     }
 }
@@ -119,7 +132,7 @@ pub fn log_level(params: &Object) -> Option<LogLevel> {
 
 /// The text of a `notifications/message` at `level` whose data names `event`.
 pub fn log_message(level: LogLevel, event: &str) -> String {
-    jsonrpc::notification_text("notifications/message", 160, |params| {
+    jsonrpc::notification_text(NOTIFICATIONS_MESSAGE, 160, |params| {
         params
             .object("data", |data| {
                 data.string("event", event);

@@ -74,16 +74,18 @@ use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
 use crate::http::chars;
 use crate::http::media::{Accept, MediaType};
-use crate::http::{BodyFraming, Method, Occurrence, RequestHead, Status, TransferCodings};
+use crate::http::{self, BodyFraming, Occurrence, RequestHead, Status, TransferCodings};
 use crate::json::{self, Object, ObjectWriter};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
+use crate::mcp::method::{self, Access, Answer, Lifecycle, Method, MethodName};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable,
 };
 use crate::mcp::stream::{CursorError, Delivered, KeptBudget, Start};
 use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
+use methods::Tool;
 use stream::{PrimeOnly, SseBody};
 
 pub use crate::mcp::session::LastSession;
@@ -419,40 +421,46 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         last: &mut LastSession,
     ) -> Result<Reply, Rejection> {
-        let value = json::decode(body, self.limits().json_depth_max)
+        let value = json::decode_sharing(body, self.limits().json_depth_max, shared_word)
             .map_err(|e| Rejection::Json(e.kind))?;
         let message = Message::from_value(value).map_err(Rejection::Message)?;
-        let requirement = requirement_of(&message);
+        let named = match &message {
+            Message::Request { method, .. } => MethodName::of_request(method),
+            Message::Notification { method, .. } => MethodName::of_notification(method),
+            Message::Response { .. } => MethodName::Unknown,
+        };
+        let requirement = requirement_of(named.access());
         let principal = Endpoint::authenticate(policy, head, clock, requirement)?;
-        match message {
-            Message::Request { id, method, params } if method == "initialize" => {
-                // Stages 6 and 7 of initialize: no session yet, and the scope to open one.
-                if head.fields.get("mcp-session-id").is_some() {
-                    return Err(Rejection::SessionOnInitialize);
-                }
-                Endpoint::authorize(policy, principal, scope::CONNECT)?;
-                self.initialize(&id, &params, principal, clock, random)
+        if let (Message::Request { id, params, .. }, Lifecycle::Opens) =
+            (&message, lifecycle(named))
+        {
+            // Stages 6 and 7 of initialize: no session yet, and the scope to open one.
+            if head.fields.get("mcp-session-id").is_some() {
+                return Err(Rejection::SessionOnInitialize);
             }
-            message => {
-                let (_, session) = self.session_for(head, principal, clock, last)?;
-                match message {
-                    Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
-                    Message::Notification { method, .. } => {
-                        Endpoint::authorize(policy, principal, requirement)?;
-                        if method == "notifications/initialized" {
-                            session.mark_initialized();
-                        }
-                        Ok(Reply::empty(Status::Accepted))
+            Endpoint::authorize(policy, principal, requirement)?;
+            return self.initialize(id, params, principal, clock, random);
+        }
+        let (_, session) = self.session_for(head, principal, clock, last)?;
+        match message {
+            Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
+            Message::Notification { .. } => {
+                Endpoint::authorize(policy, principal, requirement)?;
+                notified(session, named);
+                Ok(Reply::empty(Status::Accepted))
+            }
+            Message::Request { .. }
+                if lifecycle(named) == Lifecycle::Initialized && !session.is_initialized() =>
+            {
+                Err(Rejection::NotInitialized)
+            }
+            Message::Request { id, params, .. } => {
+                Endpoint::authorize(policy, principal, requirement)?;
+                match named {
+                    MethodName::Request(method, answer) => {
+                        self.call(session, &id, (method, answer), &params, principal)
                     }
-                    Message::Request { method, .. }
-                        if method != "ping" && !session.is_initialized() =>
-                    {
-                        Err(Rejection::NotInitialized)
-                    }
-                    Message::Request { id, method, params } => {
-                        Endpoint::authorize(policy, principal, requirement)?;
-                        self.call(session, &id, &method, &params, principal)
-                    }
+                    MethodName::Notification(_) | MethodName::Unknown => Ok(method_not_found(&id)),
                 }
             }
         }
@@ -485,44 +493,55 @@ impl Endpoint {
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
     }
 
-    /// Stage 8 for requests inside an initialized session.
+    /// Stage 8 for a request in a live session that its lifecycle rule admits.
     fn call(
         &self,
         session: &Session,
         id: &Id,
-        method: &str,
+        (method, answer): (Method, Answer),
         params: &Object,
         principal: &Principal,
     ) -> Result<Reply, Rejection> {
-        let json_reply = |result: fn(&mut ObjectWriter<'_>)| {
-            Ok(Reply::json_text(jsonrpc::result_text(id, SMALL_RESULT_BYTES, result)))
+        let result = |capacity, write: &dyn Fn(&mut ObjectWriter<'_>)| {
+            Ok(jsonrpc::result_text(id, capacity, |result| write(result)))
         };
-        let json_error =
-            |code, message| Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)));
-        match method {
-            "ping" => json_reply(methods::empty_result),
-            "logging/setLevel" => match methods::log_level(params) {
+        let answered = match method {
+            Method::Ping => result(SMALL_RESULT_BYTES, &methods::empty_result),
+            Method::LoggingSetLevel => match methods::log_level(params) {
                 Some(level) => {
                     session.set_log_level(level);
-                    json_reply(methods::empty_result)
+                    result(SMALL_RESULT_BYTES, &methods::empty_result)
                 }
-                None => json_error(code::INVALID_PARAMS, "log_level_invalid"),
+                None => Err((code::INVALID_PARAMS, "log_level_invalid")),
             },
-            "resources/list" => {
+            Method::ResourcesList => {
                 let response = jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, |result| {
                     methods::resources_list_result(&principal.tenant, result);
                 });
                 session.notify(LogLevel::Info, || {
                     methods::log_message(LogLevel::Info, "resources_listed")
                 });
+                Ok(response)
+            }
+            Method::ToolsList => result(SMALL_RESULT_BYTES, &methods::tools_list_result),
+            Method::ToolsCall => match methods::tool_called(params) {
+                Ok(Tool::TestReconnection) => return self.test_reconnection(session, id),
+                Err(message) => Err((code::INVALID_PARAMS, message)),
+            },
+            // Never called: initialize opens its session before any call, and the notifications
+            // are no request's method. Answered as a method this server does not implement.
+            Method::Initialize
+            | Method::NotificationsInitialized
+            | Method::NotificationsCancelled => return Ok(method_not_found(id)),
+        };
+        match (answered, answer) {
+            (Err((code, message)), _) => {
+                Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)))
+            }
+            (Ok(response), Answer::Json) => Ok(Reply::json_text(response)),
+            (Ok(response), Answer::EventStream) => {
                 self.post_stream(session, [response], Ending::AfterResponse)
             }
-            "tools/list" => json_reply(methods::tools_list_result),
-            "tools/call" => match methods::tool_called(params) {
-                Ok(methods::Tool::TestReconnection) => self.test_reconnection(session, id),
-                Err(message) => json_error(code::INVALID_PARAMS, message),
-            },
-            _ => json_error(code::METHOD_NOT_FOUND, "method_not_found"),
         }
     }
 
@@ -638,29 +657,68 @@ fn refusal(refused: session::Refusal) -> Rejection {
     }
 }
 
-/// What a message needs from its token: `resources/list` reads tenant data; everything else
-/// only takes part in the session. That includes `tools/call`: the one tool, `test_reconnection`,
-/// reads no tenant data and reaches no resource (it only shows how a stream resumes), so
-/// `mcp:connect` is all it needs, and the tenant ACL does not apply. A tool that reached data
-/// would get a scope of its own, and its 403 would name it for a step-up.
-fn requirement_of(message: &Message) -> Requirement {
-    match message {
-        Message::Request { method, .. } if method == "resources/list" => scope::READ_RESOURCES,
-        _ => scope::CONNECT,
+/// The scopes an access needs. `tools/call` needs only `mcp:connect`: the one tool,
+/// `test_reconnection`, reads no tenant data and reaches no resource (it only shows how a stream
+/// resumes), so the tenant ACL does not apply. A tool that reached data would get an access of
+/// its own, and its 403 would name the scope for a step-up.
+const fn requirement_of(access: Access) -> Requirement {
+    match access {
+        Access::Connect => scope::CONNECT,
+        Access::ReadResources => scope::READ_RESOURCES,
     }
+}
+
+/// When in a session's life a request may come: its method's rule, and for a name that is no
+/// request here the strictest (its -32601 comes only in an initialized session). Notifications
+/// are accepted at any time in a live session.
+fn lifecycle(named: MethodName) -> Lifecycle {
+    match named {
+        MethodName::Request(method, _) | MethodName::Notification(method) => method.row().lifecycle,
+        MethodName::Unknown => Lifecycle::Initialized,
+    }
+}
+
+/// What a notification does in its session: `notifications/initialized` ends the handshake; any
+/// other is accepted and does nothing.
+fn notified(session: &Session, named: MethodName) {
+    match named {
+        MethodName::Notification(Method::NotificationsInitialized) => session.mark_initialized(),
+        MethodName::Notification(
+            Method::Initialize
+            | Method::Ping
+            | Method::NotificationsCancelled
+            | Method::ResourcesList
+            | Method::ToolsList
+            | Method::ToolsCall
+            | Method::LoggingSetLevel,
+        )
+        | MethodName::Request(..)
+        | MethodName::Unknown => {}
+    }
+}
+
+/// The -32601 of a request whose method this server does not implement.
+fn method_not_found(id: &Id) -> Reply {
+    Reply::json_text(jsonrpc::error_text(Some(id), code::METHOD_NOT_FOUND, "method_not_found"))
+}
+
+/// The static copy of a word of an MCP message: the protocol's words, and the fixture's tool
+/// names.
+fn shared_word(text: &str) -> Option<&'static str> {
+    method::shared_word(text).or_else(|| Tool::from_name(text).map(Tool::name))
 }
 
 fn route(head: &RequestHead<'_>) -> Result<Route, Rejection> {
     match head.target {
         MCP_PATH => match head.method {
-            Method::Post => Ok(Route::McpPost),
-            Method::Get => Ok(Route::McpGet),
-            Method::Delete => Ok(Route::McpDelete),
+            http::Method::Post => Ok(Route::McpPost),
+            http::Method::Get => Ok(Route::McpGet),
+            http::Method::Delete => Ok(Route::McpDelete),
             _ => Err(Rejection::MethodNotAllowed { allow: MCP_ALLOW }),
         },
         metadata::PATH_FOR_MCP | metadata::PATH_ROOT => match head.method {
             // HEAD is answered like GET, without content (the shell frames it).
-            Method::Get | Method::Head => Ok(Route::Metadata),
+            http::Method::Get | http::Method::Head => Ok(Route::Metadata),
             _ => Err(Rejection::MethodNotAllowed { allow: METADATA_ALLOW }),
         },
         // Asterisk-form: the server as a whole (RFC 9110 §9.3.7), which the parser admits for

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::stack::Stack;
-use super::value::{self, Key, Number, Object, Value, number_len};
+use super::value::{self, Key, Number, Object, Value, Words, number_len};
 
 /// Why an input is not strict JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,9 +78,15 @@ impl std::error::Error for JsonError {}
 /// Decodes exactly one JSON value from `input`, with arrays and objects nested at most
 /// `depth_max` deep.
 pub fn decode(input: &[u8], depth_max: usize) -> Result<Value, JsonError> {
+    decode_sharing(input, depth_max, value::no_words)
+}
+
+/// [`decode`], borrowing the static copy `words` has of a key or string instead of allocating
+/// one.
+pub fn decode_sharing(input: &[u8], depth_max: usize, words: Words) -> Result<Value, JsonError> {
     let text = std::str::from_utf8(input)
         .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
-    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new() };
+    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new(), words };
     let value = decoder.value()?;
     decoder.skip_whitespace();
     if decoder.pos < input.len() {
@@ -102,6 +108,7 @@ struct Decoder<'a> {
     pos: usize,
     depth_max: usize,
     stack: Stack<Open>,
+    words: Words,
 }
 
 impl<'a> Decoder<'a> {
@@ -172,7 +179,7 @@ impl<'a> Decoder<'a> {
                 self.key()?;
                 return Ok(None);
             }
-            b'"' => Value::String(value::shared(self.string()?)),
+            b'"' => Value::String(value::shared(self.string()?, self.words)),
             b't' => self.literal("true", Value::Bool(true))?,
             b'f' => self.literal("false", Value::Bool(false))?,
             b'n' => self.literal("null", Value::Null)?,
@@ -241,7 +248,7 @@ impl<'a> Decoder<'a> {
             if members.contains_key(&key) {
                 return Err(JsonError { kind: JsonErrorKind::DuplicateKey, offset: start });
             }
-            *pending = value::shared(key);
+            *pending = value::shared(key, self.words);
         }
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! The JSON value: [`Value`], [`Number`] (its exact text), [`Object`] (members in key order,
-//! with the protocol's words shared), and the constructors code builds values with.
+//! with the words a decoder was given shared), and the constructors code builds values with.
 //!
 //! Most objects are small (a JSON-RPC message has three to five members), so an object is one
 //! vector kept sorted by key: building it allocates once, a lookup is a binary search, and reading
@@ -21,84 +21,26 @@ use std::vec;
 
 use crate::decimal;
 
-/// An object key. The keys of the protocol (`jsonrpc`, `id`, `method`, ...) are borrowed from
-/// one static list, whether they were decoded or written in code; any other key is owned.
+/// An object key: borrowed when the decoder was given a static copy of it (see [`Words`]) or
+/// when code wrote a literal, owned otherwise.
 pub type Key = Cow<'static, str>;
 
-/// The text of a string value, shared the same way: the protocol's words (`2.0`, the method
-/// names, the protocol version) are borrowed from the same static list, any other text is owned.
-/// A typical request then decodes without allocating for its strings.
+/// The text of a string value, shared the same way as a key.
 pub type Text = Cow<'static, str>;
 
-/// Declares the words a decoded key or string shares instead of copying.
-macro_rules! known_words {
-    ($($word:literal),* $(,)?) => {
-        /// The static copy of `text` when it is one of the protocol's words.
-        fn known_word(text: &str) -> Option<&'static str> {
-            match text {
-                $($word => Some($word),)*
-                _ => None,
-            }
-        }
-    };
+/// The static copy of a decoded key or string, when the caller has one. A decoder given the
+/// words of a protocol (its keys, its method names) borrows them instead of allocating; this
+/// module knows no such word itself.
+pub type Words = fn(&str) -> Option<&'static str>;
+
+/// No word is shared: every decoded key and string is owned.
+pub fn no_words(_: &str) -> Option<&'static str> {
+    None
 }
 
-known_words!(
-    // Values.
-    "2.0",
-    "2025-11-25",
-    "ping",
-    "initialize",
-    "notifications/initialized",
-    "notifications/cancelled",
-    "resources/list",
-    "tools/list",
-    "tools/call",
-    "logging/setLevel",
-    "test_reconnection",
-    // Keys.
-    "jsonrpc",
-    "id",
-    "method",
-    "params",
-    "result",
-    "error",
-    "code",
-    "message",
-    "data",
-    "protocolVersion",
-    "capabilities",
-    "clientInfo",
-    "serverInfo",
-    "name",
-    "title",
-    "version",
-    "level",
-    "logger",
-    "cursor",
-    "nextCursor",
-    "resources",
-    "uri",
-    "mimeType",
-    "description",
-    "instructions",
-    "_meta",
-    "progressToken",
-    "roots",
-    "sampling",
-    "elicitation",
-    "experimental",
-    "listChanged",
-    "subscribe",
-    "logging",
-    "tools",
-    "prompts",
-);
-
-/// The key or string for `text`: borrowed from the static list when it is a known word, owned
-/// otherwise.
-pub(super) fn shared(text: Cow<'_, str>) -> Text {
-    match known_word(&text) {
+/// The key or string for `text`: the static copy `words` has for it, owned otherwise.
+pub(super) fn shared(text: Cow<'_, str>, words: Words) -> Text {
+    match words(&text) {
         Some(known) => Cow::Borrowed(known),
         None => Cow::Owned(text.into_owned()),
     }
@@ -576,14 +518,18 @@ mod tests {
     }
 
     #[test]
-    fn protocol_words_are_shared_and_other_text_owned() {
-        assert!(matches!(shared(Cow::Borrowed("jsonrpc")), Cow::Borrowed("jsonrpc")));
-        assert!(matches!(shared(Cow::Owned("method".into())), Cow::Borrowed("method")));
-        assert!(matches!(shared(Cow::Borrowed("2.0")), Cow::Borrowed("2.0")));
-        assert!(matches!(shared(Cow::Borrowed("tools/call")), Cow::Borrowed("tools/call")));
-        assert!(matches!(shared(Cow::Borrowed("Method")), Cow::Owned(k) if k == "Method"));
-        assert!(matches!(shared(Cow::Borrowed("ping ")), Cow::Owned(k) if k == "ping "));
-        assert!(matches!(shared(Cow::Borrowed("x")), Cow::Owned(k) if k == "x"));
+    fn text_is_borrowed_only_when_the_words_have_a_static_copy() {
+        fn words(text: &str) -> Option<&'static str> {
+            (text == "jsonrpc").then_some("jsonrpc")
+        }
+        assert!(matches!(shared(Cow::Borrowed("jsonrpc"), words), Cow::Borrowed("jsonrpc")));
+        assert!(matches!(shared(Cow::Owned("jsonrpc".into()), words), Cow::Borrowed("jsonrpc")));
+        assert!(
+            matches!(shared(Cow::Borrowed("jsonrpc "), words), Cow::Owned(k) if k == "jsonrpc ")
+        );
+        assert!(
+            matches!(shared(Cow::Borrowed("jsonrpc"), no_words), Cow::Owned(k) if k == "jsonrpc")
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The MCP 2025-11-25 subset this server speaks, as pure data and functions.
 //!
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
+//! - [`method`]: the methods a client may send, and every decision about each.
 //! - [`requests`]: the messages a client sends, built as values.
 //! - [`session`]: sessions bound to a principal, their lifetime and capacity.
 //! - [`stream`]: a session's event streams: event ids as positions, the messages kept for
@@ -88,6 +89,7 @@
 //!
 
 pub mod jsonrpc;
+pub mod method;
 pub mod requests;
 pub mod session;
 pub mod stream;

@@ -1,0 +1,372 @@
+//! The MCP methods a client may send this server: one enum, [`Method`], and one row of decisions
+//! per method, [`Method::row`].
+//!
+//! A method name is parsed once, into a [`MethodName`]: a known method of the message's kind, or
+//! a name this server does not implement as such (a request then gets -32601, a notification is
+//! accepted and ignored). Every decision about a method comes from [`Method::row`], one `match`
+//! with no default arm: the access its token needs, when in a session's life it may come, whether
+//! it is a request (and then how it is answered) or a notification, the capability that
+//! advertises it, and the protocol revisions that offer it. A method added to the list below
+//! does not compile until its row is written, nor until every `match` on [`Method`] elsewhere
+//! (the endpoint's dispatch) handles it.
+//!
+//! The words a decoded message shares instead of copying ([`shared_word`]) live here too: the
+//! JSON codec takes them as an argument and knows no protocol word itself.
+//!
+//! Not here: what a method does (the endpoint's business), or which token grants an access (the
+//! token policy's).
+
+use super::PROTOCOL_VERSION;
+
+/// Declares [`Method`] from one list of variants and their wire names: the enum, [`Method::ALL`],
+/// [`Method::name`] and [`Method::from_name`] all come from the same list.
+macro_rules! methods {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// A method a client may call or notify.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Method {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Method {
+            /// Every method, in the order of the list.
+            pub const ALL: [Method; [$($name),*].len()] = [$(Method::$variant),*];
+
+            /// The method's name on the wire.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Method::$variant => $name,)*
+                }
+            }
+
+            /// The method of a wire name, if it is one.
+            pub fn from_name(name: &str) -> Option<Method> {
+                match name {
+                    $($name => Some(Method::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+methods! {
+    /// Opens a session.
+    Initialize = "initialize",
+    /// Answers an empty result: the one request allowed before `notifications/initialized`.
+    Ping = "ping",
+    /// Ends the handshake: requests other than `ping` are allowed from then on.
+    NotificationsInitialized = "notifications/initialized",
+    /// The client gave up on a request of its own.
+    NotificationsCancelled = "notifications/cancelled",
+    /// The tenant's knowledge-base documents.
+    ResourcesList = "resources/list",
+    /// The fixture's tools.
+    ToolsList = "tools/list",
+    /// Calls one of them.
+    ToolsCall = "tools/call",
+    /// Sets the level of the session's `notifications/message`.
+    LoggingSetLevel = "logging/setLevel",
+}
+
+/// The method of the notifications the server sends with a log message.
+pub const NOTIFICATIONS_MESSAGE: &str = "notifications/message";
+
+/// What a method needs from its caller's token. The endpoint turns each into the scopes the
+/// token policy checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Taking part in a session (`mcp:connect`).
+    Connect,
+    /// Reading the tenant's resources, which also passes the tenant ACL.
+    ReadResources,
+}
+
+/// When in a session's life a method may come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// It opens the session, so it carries no session id.
+    Opens,
+    /// Any time in a live session, before `notifications/initialized` too.
+    Anytime,
+    /// Only once the session is initialized.
+    Initialized,
+}
+
+/// How a request is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// One `application/json` response.
+    Json,
+    /// An event stream: a priming event, then what the request produces.
+    EventStream,
+}
+
+/// Whether a method is a request (with an id, and answered) or a notification (202, no body).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Request(Answer),
+    Notification,
+}
+
+/// The capabilities `initialize` advertises, each for the methods whose rows name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Capability {
+    Logging,
+    Resources,
+    Tools,
+}
+
+impl Capability {
+    /// Every capability, in the order the result lists them (their names' order).
+    pub const ALL: [Capability; 3] =
+        [Capability::Logging, Capability::Resources, Capability::Tools];
+
+    /// The capability's key in the `capabilities` object.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Capability::Logging => "logging",
+            Capability::Resources => "resources",
+            Capability::Tools => "tools",
+        }
+    }
+}
+
+/// A protocol revision this crate knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Revision {
+    /// 2025-11-25, the seed's revision: sessions and `initialize`.
+    V2025_11_25,
+}
+
+impl Revision {
+    /// The revision's name on the wire.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Revision::V2025_11_25 => PROTOCOL_VERSION,
+        }
+    }
+}
+
+/// Every decision about one method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub access: Access,
+    pub lifecycle: Lifecycle,
+    pub kind: Kind,
+    /// The capability whose presence in `initialize`'s result tells a client the method exists.
+    pub capability: Option<Capability>,
+    /// The revisions in which the method exists.
+    pub revisions: &'static [Revision],
+}
+
+/// 2025-11-25 alone.
+const LEGACY: &[Revision] = &[Revision::V2025_11_25];
+
+impl Method {
+    /// Every decision about this method.
+    pub const fn row(self) -> Row {
+        use Access::{Connect, ReadResources};
+        use Kind::{Notification, Request};
+        let (access, lifecycle, kind, capability) = match self {
+            Method::Initialize => (Connect, Lifecycle::Opens, Request(Answer::Json), None),
+            Method::Ping => (Connect, Lifecycle::Anytime, Request(Answer::Json), None),
+            Method::NotificationsInitialized => (Connect, Lifecycle::Anytime, Notification, None),
+            Method::NotificationsCancelled => (Connect, Lifecycle::Anytime, Notification, None),
+            Method::ResourcesList => (
+                ReadResources,
+                Lifecycle::Initialized,
+                Request(Answer::EventStream),
+                Some(Capability::Resources),
+            ),
+            Method::ToolsList => {
+                (Connect, Lifecycle::Initialized, Request(Answer::Json), Some(Capability::Tools))
+            }
+            Method::ToolsCall => (
+                Connect,
+                Lifecycle::Initialized,
+                Request(Answer::EventStream),
+                Some(Capability::Tools),
+            ),
+            Method::LoggingSetLevel => {
+                (Connect, Lifecycle::Initialized, Request(Answer::Json), Some(Capability::Logging))
+            }
+        };
+        Row { access, lifecycle, kind, capability, revisions: LEGACY }
+    }
+
+    /// Whether some method's row names `capability`: the capabilities `initialize` advertises.
+    pub fn advertised(capability: Capability) -> bool {
+        Method::ALL.iter().any(|m| m.row().capability == Some(capability))
+    }
+}
+
+/// The method a message names, parsed once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodName {
+    /// A request's method, and how it is answered.
+    Request(Method, Answer),
+    /// A notification's method.
+    Notification(Method),
+    /// A name that is no method of the message's kind here: a request gets -32601, a
+    /// notification is accepted and ignored.
+    Unknown,
+}
+
+impl MethodName {
+    /// What a request (a message with an id) names.
+    pub fn of_request(name: &str) -> MethodName {
+        match Method::from_name(name).map(|method| (method, method.row().kind)) {
+            Some((method, Kind::Request(answer))) => MethodName::Request(method, answer),
+            Some((_, Kind::Notification)) | None => MethodName::Unknown,
+        }
+    }
+
+    /// What a notification (a message without an id) names.
+    pub fn of_notification(name: &str) -> MethodName {
+        match Method::from_name(name).map(|method| (method, method.row().kind)) {
+            Some((method, Kind::Notification)) => MethodName::Notification(method),
+            Some((_, Kind::Request(_))) | None => MethodName::Unknown,
+        }
+    }
+
+    /// The access the message needs: a known method's, and the least for an unknown name (it
+    /// reaches nothing, and a request then gets -32601 in its session).
+    pub const fn access(self) -> Access {
+        match self {
+            MethodName::Request(method, _) | MethodName::Notification(method) => {
+                method.row().access
+            }
+            MethodName::Unknown => Access::Connect,
+        }
+    }
+}
+
+/// Declares [`shared_word`] from a list of words.
+macro_rules! words {
+    ($($word:literal),* $(,)?) => {
+        /// The JSON-RPC and MCP words other than method names: keys, and the version strings.
+        fn message_word(text: &str) -> Option<&'static str> {
+            match text {
+                $($word => Some($word),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+words!(
+    "2.0",
+    "jsonrpc",
+    "id",
+    "method",
+    "params",
+    "result",
+    "error",
+    "code",
+    "message",
+    "data",
+    "protocolVersion",
+    "capabilities",
+    "clientInfo",
+    "serverInfo",
+    "name",
+    "title",
+    "version",
+    "level",
+    "logger",
+    "cursor",
+    "nextCursor",
+    "resources",
+    "uri",
+    "mimeType",
+    "description",
+    "instructions",
+    "_meta",
+    "progressToken",
+    "roots",
+    "sampling",
+    "elicitation",
+    "experimental",
+    "listChanged",
+    "subscribe",
+    "logging",
+    "tools",
+    "prompts",
+);
+
+/// The static copy of `text` when it is one of MCP's words (a key, a method name, a protocol
+/// version), for a decoder that shares such words instead of copying them.
+pub fn shared_word(text: &str) -> Option<&'static str> {
+    if text == PROTOCOL_VERSION {
+        return Some(PROTOCOL_VERSION);
+    }
+    message_word(text).or_else(|| Method::from_name(text).map(Method::name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_reads_back_from_its_name_and_no_two_share_one() {
+        for method in Method::ALL {
+            assert_eq!(Method::from_name(method.name()), Some(method));
+        }
+        let mut names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Method::ALL.len());
+    }
+
+    #[test]
+    fn a_name_is_known_only_for_its_own_kind() {
+        let cases: [(&str, MethodName, MethodName); 5] = [
+            ("ping", MethodName::Request(Method::Ping, Answer::Json), MethodName::Unknown),
+            (
+                "notifications/initialized",
+                MethodName::Unknown,
+                MethodName::Notification(Method::NotificationsInitialized),
+            ),
+            (
+                "resources/list",
+                MethodName::Request(Method::ResourcesList, Answer::EventStream),
+                MethodName::Unknown,
+            ),
+            ("Ping", MethodName::Unknown, MethodName::Unknown),
+            ("server/discover", MethodName::Unknown, MethodName::Unknown),
+        ];
+        for (name, as_request, as_notification) in cases {
+            assert_eq!(MethodName::of_request(name), as_request, "{name}");
+            assert_eq!(MethodName::of_notification(name), as_notification, "{name}");
+        }
+    }
+
+    #[test]
+    fn only_resources_list_reads_tenant_data() {
+        for method in Method::ALL {
+            let expected = if method == Method::ResourcesList {
+                Access::ReadResources
+            } else {
+                Access::Connect
+            };
+            assert_eq!(method.row().access, expected, "{method:?}");
+        }
+        assert_eq!(MethodName::Unknown.access(), Access::Connect);
+    }
+
+    #[test]
+    fn shared_words_are_the_static_copies_and_nothing_else() {
+        let cases: [(&str, Option<&str>); 6] = [
+            ("jsonrpc", Some("jsonrpc")),
+            ("tools/call", Some("tools/call")),
+            ("2025-11-25", Some("2025-11-25")),
+            ("Method", None),
+            ("ping ", None),
+            ("x", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(shared_word(text), expected, "{text}");
+        }
+    }
+}
