@@ -1,12 +1,33 @@
-//! Every budget the project enforces, in one struct, with the reason for each number.
+//! Every budget the project enforces, written once, in one table: the `budgets!` list below.
 //!
 //! Code elsewhere never spells a budget as a literal: it reads it from a [`Limits`] value that was
 //! handed to it. The defaults are sized for a small loopback teaching server, not for production
 //! traffic; a production deployment would derive them from measured message sizes and proxy limits.
 //!
+//! Each row of the list gives a budget's name, its kind (bytes, a count or a duration) with its
+//! default in that kind's unit, its ceiling, and its doc line. From it come the [`Limits`] struct
+//! and [`Limits::DEFAULT`], the magnitude checks of [`Limits::validate`] (every budget non-zero,
+//! unless its row allows zero, and at most its ceiling), the table in [`Limits`]' documentation,
+//! and [`BUDGETS`], which the tests read: the README figures are checked against it, and every
+//! budget in it must have an edge test (at its value and one past it) or a reason it has none. A
+//! row without its ceiling or its doc line does not compile, and a budget cannot be added
+//! anywhere else.
+//!
 //! The relations between budgets (a single header value cannot be larger than the whole header
 //! section, the head deadline must outlast one socket read, ...) are checked at compile time for
 //! [`Limits::DEFAULT`] and at run time by [`Limits::validate`] for values built by hand.
+//!
+//! The ceilings keep derived sizes from overflowing: 1 GiB<!-- not a limit --> for bytes, 2^20
+//! for counts, one day for durations (a deadline is added to the current instant, and a sum past
+//! what the clock holds would panic), 1024 for JSON depth (decoding uses an explicit stack, but
+//! dropping or comparing a decoded value recurses once per level), and 1024 for workers (each is
+//! a thread with its own stack and buffers; on two cores a thousand of them only add context
+//! switches, while connections past the pool get their 503 at once anyway). `serve --workers`
+//! above its ceiling is a usage error (exit status 2).
+//!
+//! The head buffer a server needs follows from the budgets (`Limits::request_head_bytes_max()`,
+//! 14 384 bytes<!-- limit: request_head_bytes_max --> by default), so a peer can never make it
+//! grow. `bind` also refuses a response budget too small for the server's own 503.
 //!
 //! This module does not enforce anything itself; it only names the numbers.
 //!
@@ -14,217 +35,263 @@
 //!
 //! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
 //!
-//! One struct, `Limits` in `src/limits.rs`, holds every number; no other code spells a budget. The
-//! codec budgets (the chunked decoder's among them) are tested at exactly their value and one past
-//! it in `tests/limits.rs`, with the defaults and with a set of small hand-built values, and so are
-//! the ceilings below; the Accept range
-//! budget is tested with the media parser (`tests/media.rs`), the control line in `serve`'s unit test,
-//! the lifecycle budgets (idle, head, per-read, body, per-write, response, drain, requests per
-//! connection) at their edge and one step past it on the connection machine's fake clock
-//! (`tests/connection.rs`), the lingering set's size through the server, and the sessions through
-//! the endpoint and the server. Two are not tested at an edge, because they pace a thread rather than
-//! decide anything: the sweep interval and the pause after a failed `accept`.
-//!
-//! | budget | default | past it | enforced by |
-//! |---|---|---|---|
-//! | request body (`Content-Length`, or a chunked body decoded) | 16 KiB<!-- limit: request_body_bytes_max --> | 413, before any body byte is read (for chunked, before the data of the chunk that would cross it) | request parser, chunked decoder |
-//! | chunk size | 16<!-- limit: chunk_size_digits_max --> hex digits, leading zeros included (the ceiling) | 400 `chunk_size_too_long` at the 17th | chunked decoder |
-//! | extensions of one chunk-size line | 256 bytes<!-- limit: chunk_extension_bytes_max --> | 400, on the byte that crosses it | chunked decoder |
-//! | chunks in one body | 256<!-- limit: chunks_per_body_max -->, the last one included | 400, on the first byte of one more | chunked decoder |
-//! | trailer fields | 8<!-- limit: trailer_fields_max --> lines, 1 KiB<!-- limit: trailer_section_bytes_max --> in all (each value within the header value budget) | 431 | chunked decoder |
-//! | JSON nesting depth | 64<!-- limit: json_depth_max --> | refused (400 at the server) | JSON decoder |
-//! | media ranges in `Accept` | 16<!-- limit: accept_ranges_max --> | refused (400 at the server) | Accept parser |
-//! | one header field value | 2 KiB<!-- limit: header_value_bytes_max --> | 431, on the byte that crosses it | request parser |
-//! | header fields | 32<!-- limit: header_fields_max --> lines, 12 KiB<!-- limit: header_section_bytes_max --> in all | 431 | request parser |
-//! | request target | 2 KiB<!-- limit: request_target_bytes_max -->, and no query at all | 414 / 400 | request parser |
-//! | method | 32 bytes<!-- limit: method_bytes_max --> | 501 (no method that long is implemented) | request parser |
-//! | empty lines before the request line | 1<!-- limit: leading_empty_lines_max --> | 400 | request parser |
-//! | whole response | 64 KiB<!-- limit: response_bytes_max --> | the server never writes one; the client refuses one before reading its body | response writer, response parser |
-//! | one SSE event | 32 KiB<!-- limit: sse_event_bytes_max --> of line bytes | refused | SSE parser |
-//! | SSE events in one stream | 64<!-- limit: sse_stream_events_max --> | refused | SSE parser |
-//! | active sessions | 8<!-- limit: sessions_active_max --> | fails closed (503 with `Retry-After`), nothing built or stored | session table |
-//! | live sessions of one principal | 4<!-- limit: sessions_per_principal_max --> | 429 with `Retry-After`, nothing built; other principals unaffected | session table |
-//! | session lifetime | 60 s<!-- limit: session_ttl --> from creation, never extended | 404 | session table |
-//! | messages kept per session for resuming its streams (GET and POST) | 32<!-- limit: sse_events_kept_per_session_max --> | oldest dropped; a cursor before it: 400 `last_event_id_evicted` | event log |
-//! | bytes of those messages | 64 KiB<!-- limit: sse_bytes_kept_per_session_max --> | the same | event log |
-//! | requests being processed (workers) | 64<!-- limit: requests_in_processing_max -->, at most 1024 | 503 with `Retry-After: 1`; a count above 1024 is refused at start (`serve --workers` exits 2) | worker pool |
-//! | idle connection, before a request's first byte | 5 s<!-- limit: connection_idle_timeout --> | connection closed | connection machine |
-//! | one socket read, once a request has begun | 2 s<!-- limit: socket_read_timeout --> | connection closed, nothing dispatched | connection machine |
-//! | whole request head | 5 s<!-- limit: request_head_deadline --> from its first byte, in total | connection closed, nothing dispatched | connection machine |
-//! | whole request body | 5 s<!-- limit: request_body_deadline --> from the end of the head, in total | connection closed, nothing dispatched | connection machine |
-//! | one socket write without progress | 2 s<!-- limit: socket_write_timeout --> | connection closed | connection machine |
-//! | whole response write | 5 s<!-- limit: response_write_deadline --> | connection closed (the peer stopped reading) | connection machine |
-//! | requests per connection | 1000<!-- limit: requests_per_connection_max --> | the last response says `Connection: close` | connection machine |
-//! | drain after a connection's last response (or its 503) | 64 KiB<!-- limit: drain_bytes_max --> and 250 ms<!-- limit: drain_timeout --> | connection closed | linger |
-//! | lingering connections | 64<!-- limit: connections_lingering_max --> | the oldest is closed at once; a new refusal still gets its 503 first | lingering set |
-//! | sweep of the lingering connections | every 10 ms<!-- limit: linger_sweep_interval --> | (non-blocking reads on each) | sweeper |
-//! | pause after a failed `accept` | 50 ms<!-- limit: accept_error_pause --> | (the acceptor waits, never spins) | acceptor |
-//! | `retry` of every priming event | 1 s<!-- limit: stream_retry --> | (what clients wait before reconnecting) | endpoint |
-//! | client: connect, each read and write | 10 s<!-- limit: client_io_timeout --> | the exchange fails | client |
-//! | client: interim (1xx) responses before the final one | 4<!-- limit: interim_responses_max --> | the exchange fails | client |
-//! | client: resumptions of one request's stream | 3<!-- limit: client_resumptions_max --> | `resumptions_exhausted` | client |
-//! | client: one request, every resumption and wait included | 30 s<!-- limit: client_request_deadline --> | `request_deadline_passed` | client |
-//! | a control command (the verb, the space and the role; not the secret, nor the CR and LF) | 256 bytes<!-- limit: control_line_bytes_max --> | answered `line_too_long`, never run | `serve`, on stdin and on the control channel |
-//! | one control connection's line, from its accept to its LF | 2 s<!-- limit: control_line_deadline -->, in total | closed, its line never run | control channel |
-//! | control connections open at once | 32<!-- limit: control_connections_max --> | a new one is answered `busy` and closed at once, never queued | control channel |
-//!
-//! The worker count has a ceiling of 1024: each worker is a thread with its own stack and buffers,
-//! blocked on one connection at a time, and on two cores a thousand of them only add context switches
-//! (and approach the process's thread limit), while connections past the pool get their 503 at once
-//! anyway. `serve --workers` above it is a usage error (exit status 2) naming
-//! `requests_in_processing_max`; a thread the system refuses to start is reported as that, not as a
-//! failure to listen.
-//!
-//! The head buffer a server needs follows from the budgets (`Limits::request_head_bytes_max()`,
-//! 14 384 bytes<!-- limit: request_head_bytes_max --> by default), so a peer can never make it grow. Hand-built limits go through
-//! `Limits::validate()`, which refuses zero budgets, broken relations (a field value larger than the
-//! header section, more field lines than the section could hold, an SSE event larger than a
-//! response, a head deadline no longer than one read, more trailer lines than the trailer section
-//! could hold) and budgets above a ceiling where derived
-//! sizes could overflow: 1 GiB for bytes, 2^20 for counts, one day for durations (a deadline is added
-//! to the current instant, and a sum past what the clock holds would panic), and 1024 for JSON depth
-//! (decoding uses an explicit stack, but dropping or comparing a decoded value recurses once per
-//! level, and tens of thousands of levels would overflow a worker's stack). `bind` also refuses a
-//! response budget too small for the server's own 503.
-//!
+//! The table of every budget, its default, its ceiling and what it bounds is in [`Limits`]'
+//! documentation (`cargo doc --open`), generated from the same list as the struct.
 
 use std::time::Duration;
 
-/// The budgets of one server or client.
-///
-/// Field names end with their unit (`_bytes_max`, `_max` for counts); durations are typed.
-/// Each budget is tested at exactly its value (accepted) and one past it (refused).
+const KIB: usize = 1024;
+
+/// A budget's amount, in its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest request body: its `Content-Length`, or (under `--chunked`) the decoded bytes of
+pub enum Amount {
+    Bytes(usize),
+    Count(usize),
+    Time(Duration),
+}
+
+/// One row of the budget table, as the tests read it.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// The field's name.
+    pub name: &'static str,
+    /// The amount of the budget in some limits.
+    pub get: fn(&Limits) -> Amount,
+    /// Sets the budget in some limits to an amount of its kind (any other kind is ignored).
+    pub set: fn(&mut Limits, Amount),
+    /// The smallest amount [`Limits::validate`] accepts: zero, or one unit of the kind.
+    pub floor: Amount,
+    /// The largest amount [`Limits::validate`] accepts.
+    pub ceiling: Amount,
+    /// The doc line.
+    pub doc: &'static str,
+}
+
+/// Declares [`Limits`], [`Limits::DEFAULT`], the magnitude checks and [`BUDGETS`] from one list.
+/// A row: its doc line (`///`), then `name: kind DEFAULT UNIT, at most CEILING`, and `, or zero`
+/// when zero is allowed. Kinds and units: `bytes N KiB`, `bytes N bytes`, `count N`,
+/// `duration N s`, `duration N ms`.
+macro_rules! budgets {
+    (@type bytes) => { usize };
+    (@type count) => { usize };
+    (@type duration) => { Duration };
+    (@value bytes $n:literal KiB) => { $n * KIB };
+    (@value bytes $n:literal bytes) => { $n };
+    (@value count $n:literal) => { $n };
+    (@value duration $n:literal s) => { Duration::from_secs($n) };
+    (@value duration $n:literal ms) => { Duration::from_millis($n) };
+    (@amount bytes $v:expr) => { Amount::Bytes($v) };
+    (@amount count $v:expr) => { Amount::Count($v) };
+    (@amount duration $v:expr) => { Amount::Time($v) };
+    (@floor duration) => { Amount::Time(Duration::from_nanos(1)) };
+    (@floor bytes) => { Amount::Bytes(1) };
+    (@floor count) => { Amount::Count(1) };
+    (@floor bytes zero) => { Amount::Bytes(0) };
+    (@floor count zero) => { Amount::Count(0) };
+    (@set bytes $field:expr, $amount:expr) => { if let Amount::Bytes(v) = $amount { $field = v } };
+    (@set count $field:expr, $amount:expr) => { if let Amount::Count(v) = $amount { $field = v } };
+    (@set duration $field:expr, $amount:expr) => { if let Amount::Time(v) = $amount { $field = v } };
+    (@check duration $name:expr, $v:expr, $ceiling:expr $(, $zero:ident)?) => {
+        within_time($name, $v, $ceiling)
+    };
+    (@check $kind:ident $name:expr, $v:expr, $ceiling:expr) => { within($name, $v, 1, $ceiling) };
+    (@check $kind:ident $name:expr, $v:expr, $ceiling:expr, zero) => {
+        within($name, $v, 0, $ceiling)
+    };
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident: $kind:ident $n:literal $($unit:ident)?, at most $ceiling:ident $(, or $zero:ident)?;
+    )*) => {
+        /// The budgets of one server or client.
+        ///
+        /// Field names end with their unit (`_bytes_max`, `_max` for counts); durations are typed.
+        ///
+        /// | budget | default | at most | what it bounds |
+        /// |---|---|---|---|
+        $(#[doc = concat!(
+            "| `", stringify!($name), "` | ", stringify!($n), $(" ", stringify!($unit),)?
+            " | [`", stringify!($ceiling), "`] | ", $($doc,)+ " |"
+        )])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Limits {
+            $($(#[doc = $doc])+ pub $name: budgets!(@type $kind),)*
+        }
+
+        impl Limits {
+            /// The project's budgets.
+            pub const DEFAULT: Limits = Limits {
+                $($name: budgets!(@value $kind $n $($unit)?),)*
+            };
+
+            /// Every budget non-zero (unless its row allows zero) and at most its ceiling.
+            const fn check_magnitudes(&self) -> Result<(), LimitsError> {
+                $(
+                    if let Err(e) =
+                        budgets!(@check $kind stringify!($name), self.$name, $ceiling $(, $zero)?)
+                    {
+                        return Err(e);
+                    }
+                )*
+                Ok(())
+            }
+        }
+
+        /// Every budget, in the order of the table.
+        pub const BUDGETS: [Budget; [$(stringify!($name)),*].len()] = [$(
+            Budget {
+                name: stringify!($name),
+                get: |l| budgets!(@amount $kind l.$name),
+                set: |l, amount| budgets!(@set $kind l.$name, amount),
+                floor: budgets!(@floor $kind $($zero)?),
+                ceiling: budgets!(@amount $kind $ceiling),
+                doc: concat!($($doc),+),
+            },
+        )*];
+    };
+}
+
+budgets! {
+    /// The largest request body: its `Content-Length`, or under `--chunked` the decoded bytes of
     /// its chunks. Over it: 413, decided before any byte of the body (or of the chunk that would
-    /// cross it) is read.
-    pub request_body_bytes_max: usize,
-    /// Longest chunk size of a chunked body, in hex digits, leading zeros included. One more:
-    /// 400. At most [`CHUNK_SIZE_DIGITS_CEILING`], so every size fits in 64 bits: a size that
+    /// cross it) is read. Request parser and chunked decoder.
+    request_body_bytes_max: bytes 16 KiB, at most BYTES_CEILING;
+    /// The longest chunk size of a chunked body, in hex digits, leading zeros included. One
+    /// more: 400 `chunk_size_too_long`. Its ceiling keeps every size within 64 bits: a size that
     /// would overflow is refused at its seventeenth digit, before any arithmetic could wrap.
-    pub chunk_size_digits_max: usize,
-    /// Largest extension part of one chunk-size line: every byte between the size and the CR.
-    /// Over it: 400, on the byte that crosses it.
-    pub chunk_extension_bytes_max: usize,
-    /// Most chunks in one chunked body, the last (zero-size) one included. The first byte of one
-    /// more: 400.
-    pub chunks_per_body_max: usize,
-    /// Most trailer field lines after a chunked body. The first byte of one more: 431.
-    pub trailer_fields_max: usize,
-    /// Largest trailer section: every trailer line with its CRLF, not counting the empty line
-    /// that ends it. Over it: 431.
-    pub trailer_section_bytes_max: usize,
-    /// Deepest nesting of JSON arrays and objects. Over it: 400. At most [`JSON_DEPTH_CEILING`].
-    pub json_depth_max: usize,
-    /// Largest single header field value, counted from its first non-whitespace byte to the end
-    /// of its line. Over it: 431, as soon as the byte that crosses it arrives. A client also
+    chunk_size_digits_max: count 16, at most CHUNK_SIZE_DIGITS_CEILING;
+    /// The largest extension part of one chunk-size line: every byte between the size and the
+    /// CR. Over it: 400, on the byte that crosses it.
+    chunk_extension_bytes_max: bytes 256 bytes, at most BYTES_CEILING;
+    /// The most chunks in one chunked body, the last (zero-size) one included. The first byte of
+    /// one more: 400.
+    chunks_per_body_max: count 256, at most COUNT_CEILING;
+    /// The most trailer field lines after a chunked body, each value within the header value
+    /// budget. The first byte of one more: 431.
+    trailer_fields_max: count 8, at most COUNT_CEILING;
+    /// The largest trailer section: every trailer line with its CRLF, not counting the empty
+    /// line that ends it. Over it: 431.
+    trailer_section_bytes_max: bytes 1 KiB, at most BYTES_CEILING;
+    /// The deepest nesting of JSON arrays and objects. Over it: refused by the JSON decoder (400
+    /// at the server).
+    json_depth_max: count 64, at most JSON_DEPTH_CEILING;
+    /// The largest single header field value, counted from its first non-whitespace byte to the
+    /// end of its line. Over it: 431, as soon as the byte that crosses it arrives. A client also
     /// bounds a response's reason phrase by it.
-    pub header_value_bytes_max: usize,
-    /// Most header field lines in one head. The first byte of one line more: 431.
-    pub header_fields_max: usize,
-    /// Most media ranges in the Accept fields of one request. One more: 400.
-    pub accept_ranges_max: usize,
-    /// Largest header section: every field line with its CRLF, not counting the empty line that
-    /// ends the head. Over it: 431.
-    pub header_section_bytes_max: usize,
-    /// Longest request target (the path; a query is always refused). Over it: 414.
-    pub request_target_bytes_max: usize,
-    /// Longest request method. A longer token cannot be one this server implements: 501.
-    pub method_bytes_max: usize,
-    /// Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). One
-    /// more: 400.
-    pub leading_empty_lines_max: usize,
-    /// Largest whole response (head and body). The server never writes a bigger one; the client
-    /// refuses a bigger one before reading its body.
-    pub response_bytes_max: usize,
+    header_value_bytes_max: bytes 2 KiB, at most BYTES_CEILING;
+    /// The most header field lines in one head. The first byte of one line more: 431.
+    header_fields_max: count 32, at most COUNT_CEILING;
+    /// The most media ranges in the `Accept` fields of one request. One more: refused by the
+    /// Accept parser (400 at the server).
+    accept_ranges_max: count 16, at most COUNT_CEILING;
+    /// The largest header section: every field line with its CRLF, not counting the empty line
+    /// that ends the head. Over it: 431.
+    header_section_bytes_max: bytes 12 KiB, at most BYTES_CEILING;
+    /// The longest request target (the path; a query is always refused, 400). Over it: 414.
+    request_target_bytes_max: bytes 2 KiB, at most BYTES_CEILING;
+    /// The longest request method: the longest registered one is 7 bytes (`CONNECT`,
+    /// `OPTIONS`), and this leaves room for extension methods while keeping the request line
+    /// short. A longer token cannot be one this server implements: 501.
+    method_bytes_max: bytes 32 bytes, at most BYTES_CEILING;
+    /// The empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one).
+    /// One more: 400.
+    leading_empty_lines_max: count 1, at most COUNT_CEILING, or zero;
+    /// The largest whole response, head and body. The server never writes a bigger one; the
+    /// client refuses a bigger one before reading its body.
+    response_bytes_max: bytes 64 KiB, at most BYTES_CEILING;
     /// Sessions alive at once. A new session past it fails closed (503 with `Retry-After`) and
     /// is never stored.
-    pub sessions_active_max: usize,
+    sessions_active_max: count 8, at most COUNT_CEILING;
     /// Sessions alive at once for one principal (subject and tenant, at its current
     /// authorization revision). One more: 429 with `Retry-After`, nothing built; other
     /// principals keep their slots. It may exceed `sessions_active_max`, which then binds.
-    pub sessions_per_principal_max: usize,
-    /// Lifetime of a session, fixed at creation and never extended by use. Afterwards: 404.
-    pub session_ttl: Duration,
-    /// Messages (notifications and responses) one session keeps for resuming its event streams,
-    /// the GET stream and every POST stream together; past it the oldest is dropped, and a
-    /// `Last-Event-ID` that would have resumed before it is refused. Priming events are not kept:
-    /// their ids are positions, nothing to store.
-    pub sse_events_kept_per_session_max: usize,
+    sessions_per_principal_max: count 4, at most COUNT_CEILING;
+    /// The lifetime of a session, fixed at creation and never extended by use. Afterwards: 404.
+    session_ttl: duration 60 s, at most DURATION_CEILING;
+    /// Messages (notifications and responses) one session keeps for resuming its event
+    /// streams, the GET stream and every POST stream together. Past it the oldest is dropped,
+    /// and a `Last-Event-ID` that would have resumed before it is refused (400
+    /// `last_event_id_evicted`). Priming events are not kept: their ids are positions.
+    sse_events_kept_per_session_max: count 32, at most COUNT_CEILING;
     /// Bytes of those kept messages (their encoded JSON), per session; past it the oldest is
     /// dropped, as for the count. At least one event of the largest size.
-    pub sse_bytes_kept_per_session_max: usize,
-    /// Largest single SSE event a client parses: every byte of its lines, comments included.
-    pub sse_event_bytes_max: usize,
-    /// Most SSE events a client accepts from one stream.
-    pub sse_stream_events_max: usize,
-    /// Requests being processed at once: the server runs exactly this many worker threads, each
-    /// serving one connection at a time. One connection more: 503. At most [`WORKERS_CEILING`].
-    pub requests_in_processing_max: usize,
-    /// Longest wait for one socket read once a request has begun (its first byte arrived): a
-    /// read that waits longer ends the connection, with nothing dispatched. Before a request's
+    sse_bytes_kept_per_session_max: bytes 64 KiB, at most BYTES_CEILING;
+    /// The largest single SSE event a client parses: every byte of its lines, comments
+    /// included. Over it: refused.
+    sse_event_bytes_max: bytes 32 KiB, at most BYTES_CEILING;
+    /// The most SSE events a client accepts from one stream. One more: refused.
+    sse_stream_events_max: count 64, at most COUNT_CEILING;
+    /// The workers: requests being processed at once. The server runs exactly this many worker
+    /// threads, each serving one connection at a time. One connection more: 503 with
+    /// `Retry-After: 1`, answered at once.
+    requests_in_processing_max: count 64, at most WORKERS_CEILING;
+    /// The longest wait for one socket read once a request has begun (its first byte arrived):
+    /// a read that waits longer ends the connection, with nothing dispatched. Before a request's
     /// first byte, the idle timeout governs instead.
-    pub socket_read_timeout: Duration,
-    /// Longest time from the first byte of a request head to its last byte: a total deadline, not
-    /// a per-read timeout, so a client trickling one byte at a time cannot hold a worker forever.
-    /// On expiry the connection is closed and nothing is dispatched.
-    pub request_head_deadline: Duration,
-    /// Longest time from the end of a head to the last byte of its body, in total. On expiry the
-    /// connection is closed and nothing is dispatched.
-    pub request_body_deadline: Duration,
-    /// Longest wait for the first byte of the next request on a kept-alive connection.
-    pub connection_idle_timeout: Duration,
-    /// Most requests served on one connection; the last response says `Connection: close`.
-    pub requests_per_connection_max: usize,
-    /// Longest wait for one socket write that makes no progress: a write that waits longer ends
-    /// the connection.
-    pub socket_write_timeout: Duration,
-    /// Longest time to write one whole response, in total: a peer that stops reading (or reads a
-    /// byte now and then) cannot hold a worker beyond it. On expiry the connection is closed.
-    pub response_write_deadline: Duration,
+    socket_read_timeout: duration 2 s, at most DURATION_CEILING;
+    /// The longest time from the first byte of a request head to its last byte: a total, not a
+    /// per-read timeout, so a client trickling one byte at a time cannot hold a worker. On
+    /// expiry the connection is closed and nothing is dispatched.
+    request_head_deadline: duration 5 s, at most DURATION_CEILING;
+    /// The longest time from the end of a head to the last byte of its body, in total. On
+    /// expiry the connection is closed and nothing is dispatched.
+    request_body_deadline: duration 5 s, at most DURATION_CEILING;
+    /// The longest wait for the first byte of the next request on a kept-alive connection. Then
+    /// the connection is closed.
+    connection_idle_timeout: duration 5 s, at most DURATION_CEILING;
+    /// The most requests served on one connection; the last response says `Connection: close`.
+    requests_per_connection_max: count 1000, at most COUNT_CEILING;
+    /// The longest wait for one socket write that makes no progress: a write that waits longer
+    /// ends the connection.
+    socket_write_timeout: duration 2 s, at most DURATION_CEILING;
+    /// The longest time to write one whole response, in total: a peer that stops reading (or
+    /// reads a byte now and then) cannot hold a worker beyond it. On expiry the connection is
+    /// closed.
+    response_write_deadline: duration 5 s, at most DURATION_CEILING;
     /// After a failed `accept` (out of file descriptors, say), the acceptor waits this long
-    /// before it tries again, instead of spinning.
-    pub accept_error_pause: Duration,
+    /// before it tries again, instead of spinning. It paces a thread and decides nothing.
+    accept_error_pause: duration 50 ms, at most DURATION_CEILING;
     /// After a connection's last response (or its 503): at most this many unread bytes are
     /// drained (so the peer reads the response instead of a reset) before it is closed.
-    pub drain_bytes_max: usize,
+    drain_bytes_max: bytes 64 KiB, at most BYTES_CEILING;
     /// After a connection's last response (or its 503): at most this long is spent draining.
-    pub drain_timeout: Duration,
+    drain_timeout: duration 250 ms, at most DURATION_CEILING;
     /// Connections lingering at once: refused with 503 while every worker is busy, or ended
     /// politely by a worker, each draining within the drain budgets. When the set is full, the
     /// oldest lingering connection is closed at once; a newly refused one always gets its 503
     /// written first.
-    pub connections_lingering_max: usize,
-    /// How often the lingering connections are swept (non-blocking reads on each).
-    pub linger_sweep_interval: Duration,
+    connections_lingering_max: count 64, at most COUNT_CEILING;
+    /// How often the lingering connections are swept (non-blocking reads on each). It paces a
+    /// thread and decides nothing.
+    linger_sweep_interval: duration 10 ms, at most DURATION_CEILING;
     /// The `retry` every event stream's priming event tells the client to wait before it
     /// reconnects (after a stream ends without its response, or to poll the GET stream again).
-    pub stream_retry: Duration,
-    /// A client's timeout for connecting and for each read and write.
-    pub client_io_timeout: Duration,
+    stream_retry: duration 1 s, at most DURATION_CEILING;
+    /// A client's timeout for connecting and for each read and write. Past it the exchange
+    /// fails.
+    client_io_timeout: duration 10 s, at most DURATION_CEILING;
     /// How many times a client resumes one request's stream (a GET with `Last-Event-ID` after a
-    /// stream that ended without the response) before it gives up. It never sends the request
-    /// again.
-    pub client_resumptions_max: usize,
+    /// stream that ended without the response) before it gives up with
+    /// `resumptions_exhausted`. It never sends the request again.
+    client_resumptions_max: count 3, at most COUNT_CEILING;
     /// The longest a client's request may take in all, every resumption and the waits before
-    /// them included.
-    pub client_request_deadline: Duration,
+    /// them included. Past it: `request_deadline_passed`.
+    client_request_deadline: duration 30 s, at most DURATION_CEILING;
     /// Interim (1xx) responses a client reads before the final one. One more: the exchange
     /// fails, so a server cannot keep a client reading `100 Continue` forever.
-    pub interim_responses_max: usize,
-    /// Longest control command `serve` runs, on stdin and on the control channel alike: the
-    /// verb, the space and the role, not the secret before them nor the CR and LF after them. A
-    /// longer one is refused whole and never run.
-    pub control_line_bytes_max: usize,
-    /// Longest time a control connection has for its whole line, from its accept to its LF: a
-    /// total, not a per-read timeout. Past it the connection is closed and its line never runs,
-    /// so a command its client saw fail never takes effect later.
-    pub control_line_deadline: Duration,
+    interim_responses_max: count 4, at most COUNT_CEILING;
+    /// The longest control command `serve` runs, on stdin and on the control channel alike:
+    /// the verb, the space and the role, not the secret before them nor the CR and LF after
+    /// them. A longer one is answered `line_too_long` and never run.
+    control_line_bytes_max: bytes 256 bytes, at most BYTES_CEILING;
+    /// The longest time a control connection has for its whole line, from its accept to its LF:
+    /// a total, not a per-read timeout. Past it the connection is answered `deadline_passed`
+    /// and closed, and its line never runs, so a command its client saw fail never takes effect
+    /// later.
+    control_line_deadline: duration 2 s, at most DURATION_CEILING;
     /// Control connections served at once, each on its own thread for at most
     /// `control_line_deadline`. One more is answered `busy` and closed at once, never queued
     /// behind the others.
-    pub control_connections_max: usize,
+    control_connections_max: count 32, at most COUNT_CEILING;
 }
 
 /// A relation between two budgets that a hand-built [`Limits`] broke.
@@ -316,58 +383,7 @@ impl std::fmt::Display for LimitsError {
 
 impl std::error::Error for LimitsError {}
 
-const KIB: usize = 1024;
-
 impl Limits {
-    /// The project's budgets.
-    pub const DEFAULT: Limits = Limits {
-        request_body_bytes_max: 16 * KIB,
-        chunk_size_digits_max: CHUNK_SIZE_DIGITS_CEILING,
-        chunk_extension_bytes_max: 256,
-        chunks_per_body_max: 256,
-        trailer_fields_max: 8,
-        trailer_section_bytes_max: KIB,
-        json_depth_max: 64,
-        header_value_bytes_max: 2 * KIB,
-        header_fields_max: 32,
-        accept_ranges_max: 16,
-        header_section_bytes_max: 12 * KIB,
-        request_target_bytes_max: 2 * KIB,
-        // The longest registered method this crate knows is 7 bytes (CONNECT, OPTIONS); 32
-        // leaves room for extension methods while keeping the request line short.
-        method_bytes_max: 32,
-        leading_empty_lines_max: 1,
-        response_bytes_max: 64 * KIB,
-        sessions_active_max: 8,
-        sessions_per_principal_max: 4,
-        session_ttl: Duration::from_secs(60),
-        sse_events_kept_per_session_max: 32,
-        sse_bytes_kept_per_session_max: 64 * KIB,
-        sse_event_bytes_max: 32 * KIB,
-        sse_stream_events_max: 64,
-        requests_in_processing_max: 64,
-        socket_read_timeout: Duration::from_secs(2),
-        request_head_deadline: Duration::from_secs(5),
-        request_body_deadline: Duration::from_secs(5),
-        connection_idle_timeout: Duration::from_secs(5),
-        requests_per_connection_max: 1000,
-        socket_write_timeout: Duration::from_secs(2),
-        response_write_deadline: Duration::from_secs(5),
-        accept_error_pause: Duration::from_millis(50),
-        drain_bytes_max: 64 * KIB,
-        drain_timeout: Duration::from_millis(250),
-        connections_lingering_max: 64,
-        linger_sweep_interval: Duration::from_millis(10),
-        stream_retry: Duration::from_secs(1),
-        client_io_timeout: Duration::from_secs(10),
-        client_resumptions_max: 3,
-        client_request_deadline: Duration::from_secs(30),
-        interim_responses_max: 4,
-        control_line_bytes_max: 256,
-        control_line_deadline: Duration::from_secs(2),
-        control_connections_max: 32,
-    };
-
     /// The most bytes a complete request head can occupy under these budgets: leading empty
     /// lines, the longest request line, the largest header section and the final CRLF. A server
     /// sizes its head buffer from this, so the peer never drives buffer growth.
@@ -418,107 +434,35 @@ impl Limits {
         }
         Ok(())
     }
-
-    /// Every budget non-zero (except the leading-empty-line allowance) and under its ceiling.
-    const fn check_magnitudes(&self) -> Result<(), LimitsError> {
-        let bytes: [(&'static str, usize); 12] = [
-            ("chunk_extension_bytes_max", self.chunk_extension_bytes_max),
-            ("trailer_section_bytes_max", self.trailer_section_bytes_max),
-            ("sse_bytes_kept_per_session_max", self.sse_bytes_kept_per_session_max),
-            ("drain_bytes_max", self.drain_bytes_max),
-            ("request_body_bytes_max", self.request_body_bytes_max),
-            ("header_value_bytes_max", self.header_value_bytes_max),
-            ("header_section_bytes_max", self.header_section_bytes_max),
-            ("request_target_bytes_max", self.request_target_bytes_max),
-            ("method_bytes_max", self.method_bytes_max),
-            ("response_bytes_max", self.response_bytes_max),
-            ("sse_event_bytes_max", self.sse_event_bytes_max),
-            ("control_line_bytes_max", self.control_line_bytes_max),
-        ];
-        let counts: [(&'static str, usize); 14] = [
-            ("chunks_per_body_max", self.chunks_per_body_max),
-            ("trailer_fields_max", self.trailer_fields_max),
-            ("client_resumptions_max", self.client_resumptions_max),
-            ("requests_per_connection_max", self.requests_per_connection_max),
-            ("connections_lingering_max", self.connections_lingering_max),
-            ("header_fields_max", self.header_fields_max),
-            ("accept_ranges_max", self.accept_ranges_max),
-            ("sessions_active_max", self.sessions_active_max),
-            ("sessions_per_principal_max", self.sessions_per_principal_max),
-            ("sse_events_kept_per_session_max", self.sse_events_kept_per_session_max),
-            ("sse_stream_events_max", self.sse_stream_events_max),
-            ("requests_in_processing_max", self.requests_in_processing_max),
-            ("interim_responses_max", self.interim_responses_max),
-            ("control_connections_max", self.control_connections_max),
-        ];
-        if let Err(e) = within(&bytes, BYTES_CEILING) {
-            return Err(e);
-        }
-        if let Err(e) = within(&counts, COUNT_CEILING) {
-            return Err(e);
-        }
-        if let Err(e) = within(&[("json_depth_max", self.json_depth_max)], JSON_DEPTH_CEILING) {
-            return Err(e);
-        }
-        let workers = [("requests_in_processing_max", self.requests_in_processing_max)];
-        if let Err(e) = within(&workers, WORKERS_CEILING) {
-            return Err(e);
-        }
-        let digits = [("chunk_size_digits_max", self.chunk_size_digits_max)];
-        if let Err(e) = within(&digits, CHUNK_SIZE_DIGITS_CEILING) {
-            return Err(e);
-        }
-        if self.leading_empty_lines_max > COUNT_CEILING {
-            return Err(LimitsError::AboveCeiling("leading_empty_lines_max"));
-        }
-        self.check_durations()
-    }
-
-    /// Every duration non-zero and at most [`DURATION_CEILING`].
-    const fn check_durations(&self) -> Result<(), LimitsError> {
-        let durations: [(&'static str, Duration); 14] = [
-            ("client_request_deadline", self.client_request_deadline),
-            ("socket_read_timeout", self.socket_read_timeout),
-            ("socket_write_timeout", self.socket_write_timeout),
-            ("request_head_deadline", self.request_head_deadline),
-            ("request_body_deadline", self.request_body_deadline),
-            ("connection_idle_timeout", self.connection_idle_timeout),
-            ("response_write_deadline", self.response_write_deadline),
-            ("accept_error_pause", self.accept_error_pause),
-            ("drain_timeout", self.drain_timeout),
-            ("linger_sweep_interval", self.linger_sweep_interval),
-            ("stream_retry", self.stream_retry),
-            ("session_ttl", self.session_ttl),
-            ("client_io_timeout", self.client_io_timeout),
-            ("control_line_deadline", self.control_line_deadline),
-        ];
-        let mut i = 0;
-        while i < durations.len() {
-            let (name, value) = durations[i];
-            if value.is_zero() {
-                return Err(LimitsError::Zero(name));
-            }
-            if value.as_nanos() > DURATION_CEILING.as_nanos() {
-                return Err(LimitsError::AboveCeiling(name));
-            }
-            i += 1;
-        }
-        Ok(())
-    }
 }
 
-/// Each named budget non-zero and at most `ceiling`.
-const fn within(budgets: &[(&'static str, usize)], ceiling: usize) -> Result<(), LimitsError> {
-    let mut i = 0;
-    while i < budgets.len() {
-        let (name, value) = budgets[i];
-        if value == 0 {
-            return Err(LimitsError::Zero(name));
-        }
-        if value > ceiling {
-            return Err(LimitsError::AboveCeiling(name));
-        }
-        i += 1;
+/// A budget of bytes or a count between `floor` and `ceiling`.
+const fn within(
+    name: &'static str,
+    value: usize,
+    floor: usize,
+    ceiling: usize,
+) -> Result<(), LimitsError> {
+    if value < floor {
+        return Err(LimitsError::Zero(name));
+    }
+    if value > ceiling {
+        return Err(LimitsError::AboveCeiling(name));
+    }
+    Ok(())
+}
+
+/// A duration non-zero and at most `ceiling`.
+const fn within_time(
+    name: &'static str,
+    value: Duration,
+    ceiling: Duration,
+) -> Result<(), LimitsError> {
+    if value.is_zero() {
+        return Err(LimitsError::Zero(name));
+    }
+    if value.as_nanos() > ceiling.as_nanos() {
+        return Err(LimitsError::AboveCeiling(name));
     }
     Ok(())
 }

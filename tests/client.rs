@@ -5,12 +5,14 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::thread;
+use std::time::{Duration, Instant};
 
-use loopback_mcp_http::client::ClientError;
 use loopback_mcp_http::client::mcp::{McpClient, McpError, ReplyRule};
 use loopback_mcp_http::client::trace::Trace;
+use loopback_mcp_http::client::{ClientError, HttpConnection};
 use loopback_mcp_http::http::ResponseErrorKind;
 use loopback_mcp_http::json::{self, object};
+use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 
 /// A server that answers each of `replies` to one request, in order, on one connection, and
@@ -212,4 +214,62 @@ fn a_resumption_that_fails_is_a_typed_error() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The final response after `interim` interim ones, and the limits the client reads it with.
+fn after_interim(interim: usize, limits: &Limits) -> Result<u16, ClientError> {
+    let reply =
+        format!("{}{}", "HTTP/1.1 100 Continue\r\n\r\n".repeat(interim), json_reply("", "{}"));
+    let (address, server) = fake(vec![reply]);
+    let mut conn = HttpConnection::connect(address, limits).unwrap();
+    let outcome = conn.exchange(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").map(|r| r.status);
+    drop(conn);
+    server.join().unwrap();
+    outcome
+}
+
+#[test]
+fn interim_responses_hold_at_max_and_fail_one_past_it() {
+    for limits in [Limits::DEFAULT, Limits { interim_responses_max: 1, ..Limits::DEFAULT }] {
+        let max = limits.interim_responses_max;
+        assert_eq!(after_interim(max, &limits).map_err(|e| e.code()), Ok(200), "{max}");
+        assert_eq!(
+            after_interim(max + 1, &limits).map_err(|e| e.code()),
+            Err("too_many_interim_responses"),
+            "{max} + 1"
+        );
+    }
+}
+
+#[test]
+fn a_silent_server_fails_the_exchange_at_the_io_timeout_and_not_before() {
+    let timeout = Duration::from_millis(300);
+    let limits = Limits { client_io_timeout: timeout, ..Limits::DEFAULT };
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut conn = HttpConnection::connect(listener.local_addr().unwrap(), &limits).unwrap();
+    let (_silent, _) = listener.accept().unwrap();
+    let started = Instant::now();
+    let outcome = conn.exchange(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    let waited = started.elapsed();
+    assert!(matches!(outcome, Err(ClientError::Io(_))), "{outcome:?}");
+    assert!(waited >= timeout, "gave up after {waited:?}");
+    assert!(waited < timeout * 5, "waited {waited:?}");
+}
+
+#[test]
+fn resumptions_hold_at_max_and_stop_one_past_it() {
+    let max = Limits::DEFAULT.client_resumptions_max;
+    let empty = |n: usize| stream_reply("200 OK", &format!("id: t-p1-{n}\nretry: 1\ndata:\n\n"));
+    // The first stream and `max` resumptions end without the response; the last one brings it.
+    let mut replies: Vec<String> = (1..=max).map(empty).collect();
+    replies.push(stream_reply(
+        "200 OK",
+        &format!("id: t-p1-{}\nretry: 1\ndata:\n\n{RESULT}", max + 1),
+    ));
+    let (outcome, _) = call_tool_against(replies);
+    assert_eq!(outcome.map_err(|e| e.code()), Ok(max));
+    // One more resumption would be needed: the client stops at its budget.
+    let (outcome, requests) = call_tool_against((1..=max + 1).map(empty).collect());
+    assert_eq!(outcome.map_err(|e| e.code()), Err("resumptions_exhausted"));
+    assert_eq!(requests.len(), 2 + max, "initialize, the call and {max} resumptions");
 }

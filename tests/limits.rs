@@ -15,8 +15,9 @@ use loopback_mcp_http::json::{self, JsonErrorKind};
 use std::time::Duration;
 
 use loopback_mcp_http::limits::{
-    BYTES_CEILING, CHUNK_SIZE_DIGITS_CEILING, COUNT_CEILING, DURATION_CEILING, JSON_DEPTH_CEILING,
-    Limits, LimitsError, PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE, WORKERS_CEILING,
+    Amount, BUDGETS, BYTES_CEILING, CHUNK_SIZE_DIGITS_CEILING, COUNT_CEILING, DURATION_CEILING,
+    JSON_DEPTH_CEILING, Limits, LimitsError, PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE,
+    WORKERS_CEILING,
 };
 use loopback_mcp_http::sse::{self, SseErrorKind};
 
@@ -423,55 +424,260 @@ fn one_event_of_the_largest_size_always_fits_a_response_with_its_head_and_primin
     assert_eq!(capacity_binds.validate(), Ok(()));
 }
 
-#[test]
-fn ceilings_hold_at_max_and_refuse_max_plus_one() {
-    let d = Limits::DEFAULT;
-    let one_ns = Duration::from_nanos(1);
-    // (at the ceiling, one past it, the budget named in the refusal)
-    let cases: [(Limits, Limits, &str); 8] = [
-        (
-            Limits { chunk_size_digits_max: CHUNK_SIZE_DIGITS_CEILING, ..d },
-            Limits { chunk_size_digits_max: CHUNK_SIZE_DIGITS_CEILING + 1, ..d },
-            "chunk_size_digits_max",
-        ),
-        (
-            Limits { requests_in_processing_max: WORKERS_CEILING, ..d },
-            Limits { requests_in_processing_max: WORKERS_CEILING + 1, ..d },
-            "requests_in_processing_max",
-        ),
-        (
-            Limits { sessions_per_principal_max: COUNT_CEILING, ..d },
-            Limits { sessions_per_principal_max: COUNT_CEILING + 1, ..d },
-            "sessions_per_principal_max",
-        ),
-        (
-            Limits { json_depth_max: JSON_DEPTH_CEILING, ..d },
-            Limits { json_depth_max: JSON_DEPTH_CEILING + 1, ..d },
-            "json_depth_max",
-        ),
-        (
-            Limits { request_body_bytes_max: BYTES_CEILING, ..d },
-            Limits { request_body_bytes_max: BYTES_CEILING + 1, ..d },
-            "request_body_bytes_max",
-        ),
-        (
-            Limits { sessions_active_max: COUNT_CEILING, ..d },
-            Limits { sessions_active_max: COUNT_CEILING + 1, ..d },
-            "sessions_active_max",
-        ),
-        (
-            Limits { session_ttl: DURATION_CEILING, ..d },
-            Limits { session_ttl: DURATION_CEILING + one_ns, ..d },
-            "session_ttl",
-        ),
-        (
-            Limits { response_write_deadline: DURATION_CEILING, ..d },
-            Limits { response_write_deadline: DURATION_CEILING + one_ns, ..d },
-            "response_write_deadline",
-        ),
-    ];
-    for (at_max, over, name) in cases {
-        assert_eq!(at_max.validate(), Ok(()), "{name} at its ceiling");
-        assert_eq!(over.validate(), Err(LimitsError::AboveCeiling(name)), "{name} past it");
+/// An amount one step past `amount` in its kind: one more byte or count, one more nanosecond.
+fn one_past(amount: Amount) -> Amount {
+    match amount {
+        Amount::Bytes(n) => Amount::Bytes(n + 1),
+        Amount::Count(n) => Amount::Count(n + 1),
+        Amount::Time(d) => Amount::Time(d + Duration::from_nanos(1)),
     }
+}
+
+/// An amount one step below `amount` in its kind, if there is one.
+fn one_below(amount: Amount) -> Option<Amount> {
+    match amount {
+        Amount::Bytes(n) => n.checked_sub(1).map(Amount::Bytes),
+        Amount::Count(n) => n.checked_sub(1).map(Amount::Count),
+        Amount::Time(d) => d.checked_sub(Duration::from_nanos(1)).map(Amount::Time),
+    }
+}
+
+/// Whether `limits` was refused for the magnitude of the budget `name` itself (a relation to
+/// another budget may still refuse it).
+fn refused_for(limits: &Limits, name: &str) -> bool {
+    matches!(limits.validate(), Err(LimitsError::Zero(n) | LimitsError::AboveCeiling(n)) if n == name)
+}
+
+#[test]
+fn every_budget_holds_at_its_floor_and_ceiling_and_is_refused_one_step_outside() {
+    for budget in BUDGETS {
+        let with = |amount| {
+            let mut limits = Limits::DEFAULT;
+            (budget.set)(&mut limits, amount);
+            assert_eq!((budget.get)(&limits), amount, "{} was not set", budget.name);
+            limits
+        };
+        for held in [budget.floor, budget.ceiling] {
+            assert!(!refused_for(&with(held), budget.name), "{} at {held:?}", budget.name);
+        }
+        let over = with(one_past(budget.ceiling));
+        assert_eq!(over.validate(), Err(LimitsError::AboveCeiling(budget.name)));
+        if let Some(under) = one_below(budget.floor) {
+            assert_eq!(with(under).validate(), Err(LimitsError::Zero(budget.name)));
+        }
+    }
+    let names: Vec<&str> = BUDGETS.iter().map(|b| b.name).collect();
+    assert!(names.contains(&"chunk_size_digits_max") && names.len() >= 43, "{names:?}");
+    // The ceilings the rows name.
+    let ceiling = |name| BUDGETS.iter().find(|b| b.name == name).map(|b| b.ceiling);
+    assert_eq!(ceiling("chunk_size_digits_max"), Some(Amount::Count(CHUNK_SIZE_DIGITS_CEILING)));
+    assert_eq!(ceiling("requests_in_processing_max"), Some(Amount::Count(WORKERS_CEILING)));
+    assert_eq!(ceiling("json_depth_max"), Some(Amount::Count(JSON_DEPTH_CEILING)));
+    assert_eq!(ceiling("request_body_bytes_max"), Some(Amount::Bytes(BYTES_CEILING)));
+    assert_eq!(ceiling("sessions_active_max"), Some(Amount::Count(COUNT_CEILING)));
+    assert_eq!(ceiling("session_ttl"), Some(Amount::Time(DURATION_CEILING)));
+}
+
+/// Where a budget is tested at its edge: at its value (held) and one past it (refused).
+enum Edge {
+    /// This test, in this file.
+    Test(&'static str, &'static str),
+    /// Nothing to be past: the budget paces a thread or is announced to clients, and this test
+    /// checks that it is used.
+    Paces(&'static str, &'static str, &'static str),
+}
+
+/// Every budget and the test of its edge. A budget added to the table without a row here fails
+/// `every_budget_has_an_edge_test`, which names it.
+const EDGES: [(&str, Edge); 43] = {
+    use Edge::{Paces, Test};
+    const LIMITS: &str = "tests/limits.rs";
+    const CONNECTION: &str = "tests/connection.rs";
+    const REQUEST: &str = "request_budgets_hold_at_max_and_refuse_max_plus_one";
+    const CHUNKED: &str = "chunked_budgets_hold_at_max_and_refuse_max_plus_one";
+    const WRITES: &str =
+        "writes_wait_one_write_timeout_without_progress_and_the_response_deadline_in_all";
+    const DRAIN: &str = "a_linger_drains_until_the_peer_closes_its_deadline_or_its_byte_budget";
+    [
+        ("request_body_bytes_max", Test(LIMITS, REQUEST)),
+        ("chunk_size_digits_max", Test(LIMITS, CHUNKED)),
+        ("chunk_extension_bytes_max", Test(LIMITS, CHUNKED)),
+        ("chunks_per_body_max", Test(LIMITS, CHUNKED)),
+        ("trailer_fields_max", Test(LIMITS, CHUNKED)),
+        ("trailer_section_bytes_max", Test(LIMITS, CHUNKED)),
+        ("json_depth_max", Test(LIMITS, "json_depth_holds_at_max_and_refuses_max_plus_one")),
+        ("header_value_bytes_max", Test(LIMITS, REQUEST)),
+        ("header_fields_max", Test(LIMITS, REQUEST)),
+        ("accept_ranges_max", Test("tests/media.rs", "the_number_of_ranges_is_a_budget")),
+        ("header_section_bytes_max", Test(LIMITS, REQUEST)),
+        ("request_target_bytes_max", Test(LIMITS, REQUEST)),
+        ("method_bytes_max", Test(LIMITS, REQUEST)),
+        ("leading_empty_lines_max", Test(LIMITS, REQUEST)),
+        (
+            "response_bytes_max",
+            Test(LIMITS, "response_budget_holds_at_max_and_refuses_max_plus_one_on_both_sides"),
+        ),
+        (
+            "sessions_active_max",
+            Test("tests/endpoint.rs", "a_full_table_says_when_its_earliest_session_expires"),
+        ),
+        (
+            "sessions_per_principal_max",
+            Test(
+                "tests/endpoint.rs",
+                "a_principal_at_its_quota_gets_429_and_others_keep_their_slots",
+            ),
+        ),
+        (
+            "session_ttl",
+            Test("tests/endpoint.rs", "a_session_lives_exactly_its_ttl_however_often_it_is_used"),
+        ),
+        (
+            "sse_events_kept_per_session_max",
+            Test(
+                "tests/server_streams.rs",
+                "at_the_kept_budget_every_cursor_resumes_and_one_past_it_the_oldest_is_dropped",
+            ),
+        ),
+        (
+            "sse_bytes_kept_per_session_max",
+            Test("src/mcp/stream.rs", "the_byte_budget_drops_the_oldest_too"),
+        ),
+        (
+            "sse_event_bytes_max",
+            Test(LIMITS, "sse_event_size_holds_at_max_and_refuses_max_plus_one"),
+        ),
+        (
+            "sse_stream_events_max",
+            Test(LIMITS, "sse_event_count_holds_at_max_and_refuses_max_plus_one"),
+        ),
+        (
+            "requests_in_processing_max",
+            Test(
+                "tests/server_transport.rs",
+                "when_every_worker_is_busy_new_connections_get_a_readable_503",
+            ),
+        ),
+        (
+            "socket_read_timeout",
+            Test(CONNECTION, "once_a_head_has_begun_one_read_waits_at_most_the_read_timeout"),
+        ),
+        (
+            "request_head_deadline",
+            Test(CONNECTION, "a_trickling_head_is_closed_at_the_head_deadline_and_not_before"),
+        ),
+        (
+            "request_body_deadline",
+            Test(
+                CONNECTION,
+                "a_body_is_read_to_its_length_within_the_body_deadline_and_read_timeout",
+            ),
+        ),
+        (
+            "connection_idle_timeout",
+            Test(CONNECTION, "the_idle_timeout_governs_before_a_first_byte_at_its_edge"),
+        ),
+        (
+            "requests_per_connection_max",
+            Test(CONNECTION, "the_last_request_of_the_connection_budget_is_dispatched_to_close"),
+        ),
+        ("socket_write_timeout", Test(CONNECTION, WRITES)),
+        ("response_write_deadline", Test(CONNECTION, WRITES)),
+        (
+            "accept_error_pause",
+            Paces(
+                "it paces the acceptor after a failed accept",
+                "src/server/mod.rs",
+                "run_acceptor",
+            ),
+        ),
+        ("drain_bytes_max", Test(CONNECTION, DRAIN)),
+        ("drain_timeout", Test(CONNECTION, DRAIN)),
+        (
+            "connections_lingering_max",
+            Test(
+                "tests/server_transport.rs",
+                "when_the_lingering_set_is_full_the_oldest_is_closed_and_a_new_refusal_is_still_answered",
+            ),
+        ),
+        (
+            "linger_sweep_interval",
+            Paces("it paces the sweeper", "src/server/linger.rs", "run_sweeper"),
+        ),
+        (
+            "stream_retry",
+            Paces(
+                "it is announced in every priming event",
+                "tests/server_streams.rs",
+                "every_stream_opens_with_a_priming_event_of_exactly_these_bytes",
+            ),
+        ),
+        (
+            "client_io_timeout",
+            Test(
+                "tests/client.rs",
+                "a_silent_server_fails_the_exchange_at_the_io_timeout_and_not_before",
+            ),
+        ),
+        (
+            "client_resumptions_max",
+            Test("tests/client.rs", "resumptions_hold_at_max_and_stop_one_past_it"),
+        ),
+        (
+            "client_request_deadline",
+            Test("tests/client.rs", "a_resumption_that_fails_is_a_typed_error"),
+        ),
+        (
+            "interim_responses_max",
+            Test("tests/client.rs", "interim_responses_hold_at_max_and_fail_one_past_it"),
+        ),
+        (
+            "control_line_bytes_max",
+            Test(
+                "tests/cli_control.rs",
+                "a_command_at_the_budget_runs_and_one_byte_more_is_refused_on_both_paths",
+            ),
+        ),
+        (
+            "control_line_deadline",
+            Test("tests/cli_control.rs", "a_line_that_arrives_after_its_deadline_never_runs"),
+        ),
+        (
+            "control_connections_max",
+            Test(
+                "tests/cli_control.rs",
+                "a_connection_past_every_slot_is_answered_busy_at_once_and_the_owner_tries_again",
+            ),
+        ),
+    ]
+};
+
+#[test]
+fn every_budget_has_an_edge_test() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut problems = Vec::new();
+    for budget in BUDGETS {
+        if !EDGES.iter().any(|(name, _)| *name == budget.name) {
+            problems.push(format!("{}: no edge test named in EDGES", budget.name));
+        }
+    }
+    for (name, edge) in &EDGES {
+        if !BUDGETS.iter().any(|b| b.name == *name) {
+            problems.push(format!("{name}: in EDGES but no budget"));
+        }
+        let (file, function) = match edge {
+            Edge::Test(file, test) => (file, test),
+            Edge::Paces(why, file, function) => {
+                if why.is_empty() {
+                    problems.push(format!("{name}: no reason it has no edge"));
+                }
+                (file, function)
+            }
+        };
+        let source = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        if !source.contains(&format!("fn {function}(")) {
+            problems.push(format!("{name}: {file} has no fn {function}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -17,7 +17,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::limits::{Amount, BUDGETS, Limits};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -67,65 +67,13 @@ fn documents() -> Vec<(String, String)> {
     docs
 }
 
-/// What a budget is, for comparing a written figure with it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Amount {
-    Time(Duration),
-    Bytes(usize),
-    Count(usize),
-}
-
-/// Every budget a document may restate, by its field name.
+/// Every budget a document may restate, by its field name: the budget table's, and the head
+/// buffer that follows from them.
 fn budget(name: &str) -> Option<Amount> {
-    let l = Limits::DEFAULT;
-    use Amount::*;
-    Some(match name {
-        "request_body_bytes_max" => Bytes(l.request_body_bytes_max),
-        "chunk_size_digits_max" => Count(l.chunk_size_digits_max),
-        "chunk_extension_bytes_max" => Bytes(l.chunk_extension_bytes_max),
-        "chunks_per_body_max" => Count(l.chunks_per_body_max),
-        "trailer_fields_max" => Count(l.trailer_fields_max),
-        "trailer_section_bytes_max" => Bytes(l.trailer_section_bytes_max),
-        "json_depth_max" => Count(l.json_depth_max),
-        "header_value_bytes_max" => Bytes(l.header_value_bytes_max),
-        "header_fields_max" => Count(l.header_fields_max),
-        "accept_ranges_max" => Count(l.accept_ranges_max),
-        "header_section_bytes_max" => Bytes(l.header_section_bytes_max),
-        "request_target_bytes_max" => Bytes(l.request_target_bytes_max),
-        "method_bytes_max" => Bytes(l.method_bytes_max),
-        "leading_empty_lines_max" => Count(l.leading_empty_lines_max),
-        "response_bytes_max" => Bytes(l.response_bytes_max),
-        "sessions_active_max" => Count(l.sessions_active_max),
-        "sessions_per_principal_max" => Count(l.sessions_per_principal_max),
-        "session_ttl" => Time(l.session_ttl),
-        "sse_events_kept_per_session_max" => Count(l.sse_events_kept_per_session_max),
-        "sse_bytes_kept_per_session_max" => Bytes(l.sse_bytes_kept_per_session_max),
-        "sse_event_bytes_max" => Bytes(l.sse_event_bytes_max),
-        "sse_stream_events_max" => Count(l.sse_stream_events_max),
-        "requests_in_processing_max" => Count(l.requests_in_processing_max),
-        "socket_read_timeout" => Time(l.socket_read_timeout),
-        "request_head_deadline" => Time(l.request_head_deadline),
-        "request_body_deadline" => Time(l.request_body_deadline),
-        "connection_idle_timeout" => Time(l.connection_idle_timeout),
-        "requests_per_connection_max" => Count(l.requests_per_connection_max),
-        "socket_write_timeout" => Time(l.socket_write_timeout),
-        "response_write_deadline" => Time(l.response_write_deadline),
-        "accept_error_pause" => Time(l.accept_error_pause),
-        "drain_bytes_max" => Bytes(l.drain_bytes_max),
-        "drain_timeout" => Time(l.drain_timeout),
-        "connections_lingering_max" => Count(l.connections_lingering_max),
-        "linger_sweep_interval" => Time(l.linger_sweep_interval),
-        "stream_retry" => Time(l.stream_retry),
-        "client_io_timeout" => Time(l.client_io_timeout),
-        "client_resumptions_max" => Count(l.client_resumptions_max),
-        "client_request_deadline" => Time(l.client_request_deadline),
-        "interim_responses_max" => Count(l.interim_responses_max),
-        "control_line_bytes_max" => Bytes(l.control_line_bytes_max),
-        "control_line_deadline" => Time(l.control_line_deadline),
-        "control_connections_max" => Count(l.control_connections_max),
-        "request_head_bytes_max" => Bytes(l.request_head_bytes_max()),
-        _ => return None,
-    })
+    if name == "request_head_bytes_max" {
+        return Some(Amount::Bytes(Limits::DEFAULT.request_head_bytes_max()));
+    }
+    BUDGETS.iter().find(|b| b.name == name).map(|b| (b.get)(&Limits::DEFAULT))
 }
 
 /// The figure written right before a marker (a number, spaces as thousands separators, and
@@ -245,35 +193,12 @@ fn sized_figures(text: &str) -> Vec<(usize, Amount)> {
 
 #[test]
 fn no_duration_or_size_equal_to_a_budget_goes_unmarked() {
-    let names = [
-        "request_body_bytes_max",
-        "chunk_extension_bytes_max",
-        "trailer_section_bytes_max",
-        "header_value_bytes_max",
-        "header_section_bytes_max",
-        "request_target_bytes_max",
-        "method_bytes_max",
-        "response_bytes_max",
-        "session_ttl",
-        "sse_bytes_kept_per_session_max",
-        "sse_event_bytes_max",
-        "socket_read_timeout",
-        "request_head_deadline",
-        "request_body_deadline",
-        "connection_idle_timeout",
-        "socket_write_timeout",
-        "response_write_deadline",
-        "accept_error_pause",
-        "drain_bytes_max",
-        "drain_timeout",
-        "linger_sweep_interval",
-        "stream_retry",
-        "client_io_timeout",
-        "client_request_deadline",
-        "control_line_bytes_max",
-        "control_line_deadline",
-    ];
-    let budgets: Vec<Amount> = names.iter().filter_map(|n| budget(n)).collect();
+    // Durations and byte sizes: a count alone is too common a number to demand a marker.
+    let budgets: Vec<Amount> = BUDGETS
+        .iter()
+        .map(|b| (b.get)(&Limits::DEFAULT))
+        .filter(|amount| !matches!(amount, Amount::Count(_)))
+        .collect();
     let mut unmarked = Vec::new();
     for (place, text) in documents() {
         for (end, amount) in sized_figures(&text) {
