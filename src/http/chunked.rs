@@ -90,7 +90,7 @@
 
 use super::chars::{self, FIELD_VALUE, TCHAR};
 use super::error::{ChunkedError, ChunkedErrorKind};
-use super::fields::{FieldBudget, FieldScanner, KnownName};
+use super::fields::{FieldBudget, FieldScanner};
 use crate::limits::Limits;
 
 /// The budgets of one chunked body, read from [`Limits`].
@@ -492,7 +492,7 @@ impl ChunkedDecoder {
     fn check_trailer_names(&mut self) -> Result<(), ChunkedError> {
         let lines = &self.trailer.fields()[self.trailer_checked..];
         self.trailer_checked += lines.len();
-        match lines.iter().find(|line| line.known != KnownName::Other) {
+        match lines.iter().find(|line| line.known.forbidden_in_trailer()) {
             Some(line) => Err(ChunkedError {
                 kind: ChunkedErrorKind::TrailerFieldForbidden,
                 offset: self.trailer_start + line.line_start,

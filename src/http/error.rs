@@ -61,7 +61,14 @@ impl HeadErrorKind {
             HeadErrorKind::FieldValueTooLarge { .. }
             | HeadErrorKind::FieldsTooMany { .. }
             | HeadErrorKind::FieldSectionTooLarge { .. } => Status::RequestHeaderFieldsTooLarge,
-            _ => Status::BadRequest,
+            HeadErrorKind::BareLf
+            | HeadErrorKind::BareCr
+            | HeadErrorKind::FieldLineStartsWithWhitespace
+            | HeadErrorKind::FieldNameEmpty
+            | HeadErrorKind::FieldNameByte
+            | HeadErrorKind::WhitespaceBeforeColon
+            | HeadErrorKind::ColonMissing
+            | HeadErrorKind::FieldValueByte => Status::BadRequest,
         }
     }
 }
@@ -145,7 +152,21 @@ impl ChunkedErrorKind {
         match self {
             ChunkedErrorKind::BodyTooLarge { .. } => Status::ContentTooLarge,
             ChunkedErrorKind::Trailer(kind) => kind.status(),
-            _ => Status::BadRequest,
+            ChunkedErrorKind::SizeMissing
+            | ChunkedErrorKind::SizeByte
+            | ChunkedErrorKind::SizeTooLong { .. }
+            | ChunkedErrorKind::SizeWhitespace
+            | ChunkedErrorKind::ExtensionNameMissing
+            | ChunkedErrorKind::ExtensionValueMissing
+            | ChunkedErrorKind::ExtensionByte
+            | ChunkedErrorKind::ExtensionWhitespace
+            | ChunkedErrorKind::ExtensionQuotedByte
+            | ChunkedErrorKind::ExtensionTooLarge { .. }
+            | ChunkedErrorKind::BareLf
+            | ChunkedErrorKind::BareCr
+            | ChunkedErrorKind::DataUnterminated
+            | ChunkedErrorKind::TooManyChunks { .. }
+            | ChunkedErrorKind::TrailerFieldForbidden => Status::BadRequest,
         }
     }
 }
@@ -323,7 +344,31 @@ impl RequestErrorKind {
             RequestErrorKind::VersionUnsupported => Status::HttpVersionNotSupported,
             RequestErrorKind::ContentLengthTooLarge { .. } => Status::ContentTooLarge,
             RequestErrorKind::ExpectationUnsupported => Status::ExpectationFailed,
-            _ => Status::BadRequest,
+            RequestErrorKind::LeadingEmptyLines { .. }
+            | RequestErrorKind::RequestLineStart
+            | RequestErrorKind::MethodByte
+            | RequestErrorKind::MethodNotToken
+            | RequestErrorKind::TargetMissing
+            | RequestErrorKind::TargetByte
+            | RequestErrorKind::VersionSyntax
+            | RequestErrorKind::TargetNotOriginForm
+            | RequestErrorKind::QueryForbidden
+            | RequestErrorKind::FragmentForbidden
+            | RequestErrorKind::TargetByteForbidden
+            | RequestErrorKind::PercentEncodingInvalid
+            | RequestErrorKind::EncodedByteForbidden
+            | RequestErrorKind::DotSegment
+            | RequestErrorKind::HostMissing
+            | RequestErrorKind::HostDuplicate
+            | RequestErrorKind::HostInvalid
+            | RequestErrorKind::TransferEncodingOnHttp10
+            | RequestErrorKind::TransferEncodingWithContentLength
+            | RequestErrorKind::TransferEncodingDuplicate
+            | RequestErrorKind::TransferEncodingInvalid
+            | RequestErrorKind::TransferEncodingUnsupported
+            | RequestErrorKind::ContentLengthDuplicate
+            | RequestErrorKind::ContentLengthInvalid
+            | RequestErrorKind::ConnectionInvalid => Status::BadRequest,
         }
     }
 }

@@ -112,6 +112,31 @@ impl KnownName {
         }
     }
 
+    /// Whether a chunked body's trailer section may not carry this field: each field the receive
+    /// order reads from a head is decided here one by one, since RFC 9110 §6.5.1 forbids sending
+    /// framing, routing, authentication and content-negotiation fields as trailers, and a server
+    /// that merged them would let a trailer override what its checks read.
+    pub(crate) const fn forbidden_in_trailer(self) -> bool {
+        match self {
+            // Framing and routing.
+            KnownName::Host
+            | KnownName::ContentLength
+            | KnownName::TransferEncoding
+            | KnownName::Expect
+            | KnownName::Connection => true,
+            // What the receive order judges before the body: the caller and what it accepts.
+            KnownName::Origin | KnownName::Accept | KnownName::ContentType => true,
+            // Credentials.
+            KnownName::Authorization | KnownName::ProxyAuthorization | KnownName::Cookie => true,
+            // MCP's own fields, which the session and version checks read.
+            KnownName::McpSessionId | KnownName::McpProtocolVersion | KnownName::LastEventId => {
+                true
+            }
+            // A field this crate never reads: checked by the field rules, then dropped.
+            KnownName::Other => false,
+        }
+    }
+
     /// Which known name `name`, a field name the scanner has read (`tchar` bytes only), is,
     /// whatever its case. Its length and its first byte name the one candidate, and its bytes
     /// lowered by setting bit 0x20 must then be the candidate's exactly: known names hold only
@@ -642,6 +667,14 @@ impl fmt::Debug for FieldList<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_field_the_receive_order_reads_is_forbidden_in_a_trailer() {
+        for known in KnownName::ALL {
+            assert!(known.forbidden_in_trailer(), "{known:?}");
+        }
+        assert!(!KnownName::Other.forbidden_in_trailer());
+    }
 
     const BUDGET: FieldBudget =
         FieldBudget { value_bytes_max: 8, fields_max: 2, section_bytes_max: 40 };
