@@ -180,6 +180,58 @@ pub fn text(usage: &Usage, experiments: &[&str]) -> String {
     out
 }
 
+/// The program's own `--help`: its usage, every command's accepted form, and what each top-level
+/// command does (the first sentence of its text), all from the table.
+pub fn overview() -> String {
+    let mut out = format!("usage: {}\n", USAGES[0].synopsis);
+    // A nested command its parent's form already names (`lab list`) is not listed again.
+    let named_by_parent = |usage: &Usage| {
+        let parent = USAGES
+            .iter()
+            .filter(|p| !p.path.is_empty())
+            .find(|p| p.path.len() + 1 == usage.path.len() && usage.path.starts_with(p.path));
+        usage.path.last().is_some_and(|w| parent.is_some_and(|p| p.synopsis.contains(w)))
+    };
+    for usage in USAGES[1..].iter().filter(|u| !named_by_parent(u)) {
+        let form = usage.synopsis.trim_start_matches("loopback-mcp-http ");
+        let words: Vec<&str> = form.split(' ').collect();
+        let indent = "       loopback-mcp-http ".len() + usage.path.join(" ").len() + 1;
+        out.push_str(&filled("       loopback-mcp-http ", &words, indent));
+    }
+    out.push('\n');
+    for usage in USAGES.iter().filter(|u| u.path.len() == 1) {
+        let joined = usage.text.replace('\n', " ");
+        let sentence = joined.split_inclusive(". ").next().unwrap_or(&joined).trim_end();
+        let words: Vec<&str> = sentence.split(' ').collect();
+        out.push_str(&filled(&format!("{:<10}", usage.path[0]), &words, 10));
+    }
+    out.push('\n');
+    out.push_str(USAGES[0].text);
+    out.push('\n');
+    out
+}
+
+/// `first` and then the words, in lines of at most 100 columns, each filled before the next one
+/// starts; lines after the first are indented by `indent` spaces.
+fn filled(first: &str, words: &[&str], indent: usize) -> String {
+    let mut out = String::new();
+    let mut line = first.to_owned();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 && line.chars().count() + 1 + word.chars().count() > 100 {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("{}{word}", " ".repeat(indent));
+        } else if i > 0 {
+            line = format!("{line} {word}");
+        } else {
+            line.push_str(word);
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 /// `label` and the names, comma-separated, in lines of at most 100 columns.
 fn wrapped(label: &str, names: &[&str]) -> String {
     let mut out = String::new();
