@@ -771,23 +771,6 @@ fn no_test_reaches_into_the_binary() {
 }
 
 #[test]
-fn only_the_driver_steps_the_connection_machine() {
-    // The machine is stepped through its stages, which only `Connection::stage` hands out.
-    let driver = "src/http/connection/driver.rs";
-    let mut found = Vec::new();
-    for dir in ["src", "fuzz/fuzz_targets"] {
-        for path in rust_files(&root().join(dir)) {
-            let name = relative(&path);
-            let code = code_view(&fs::read_to_string(&path).expect("read a source file"));
-            if name != driver && code.contains(".stage()") {
-                found.push(name);
-            }
-        }
-    }
-    assert!(found.is_empty(), "the machine stepped outside its driver: {found:?}");
-}
-
-#[test]
 fn no_function_in_src_is_longer_than_seventy_lines() {
     let mut offenders = Vec::new();
     for path in rust_files(&root().join("src")) {

@@ -209,7 +209,7 @@ impl<R: Copy> Connection<R> {
     }
 
     /// Where the connection is now, as the handle for what can happen there.
-    pub fn stage(&mut self) -> Stage<'_, R> {
+    pub(super) fn stage(&mut self) -> Stage<'_, R> {
         match self.state {
             State::AwaitHead { read_deadline, .. } | State::AwaitBody { read_deadline, .. } => {
                 Stage::Read(Read { connection: self, deadline: read_deadline })

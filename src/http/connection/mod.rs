@@ -22,8 +22,9 @@
 //!          └── peer closed, or a deadline passed ──▶ close at once, nothing dispatched
 //! ```
 //!
-//! The machine is driven in stages, in the manner of ureq-proto: [`Connection::stage`] answers
-//! with a handle for where the connection is ([`Stage`]), and each handle offers exactly the
+//! The machine is driven in stages, in the manner of ureq-proto: `Connection::stage` (visible to
+//! this module alone, so only [`drive`] steps a machine) answers with a handle for where the
+//! connection is ([`Stage`]), and each handle offers exactly the
 //! transitions that can happen there. A read is offered the machine's own buffer to read into
 //! ([`Read::buffer`]); an admission carries the parsed head ([`Admit::parts`]); a dispatch
 //! carries the complete request, head and exactly its body ([`Dispatch::parts`]); each lends the
