@@ -139,7 +139,7 @@ impl Answers<'_, '_> {
         if fallback.serialize(out, Delivery { close: true, ..delivery }, max).is_err() {
             // `bind` checked that the fixed error replies fit the response budget; were that
             // ever broken, the buffer stays empty and the connection closes without a response.
-            super::internal_error("the 500 reply does not fit the response budget");
+            super::report::internal_error("the 500 reply does not fit the response budget");
         }
         true
     }

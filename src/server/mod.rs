@@ -72,6 +72,7 @@ mod connection;
 pub mod fixture;
 mod linger;
 mod pool;
+mod report;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::panic::{self, AssertUnwindSafe};
@@ -181,17 +182,11 @@ impl Overloaded {
         let delivery = Delivery { close: true, head: false, date: Some(date) };
         let written = self.reply.serialize(&mut self.bytes, delivery, self.response_bytes_max);
         if written.is_err() {
-            internal_error("the 503 reply does not fit the response budget");
+            report::internal_error("the 503 reply does not fit the response budget");
             return None;
         }
         Some(self.bytes.as_slice())
     }
-}
-
-/// Reports a failure of the server's own making, which no peer can cause (a bug): on standard
-/// error, never to a peer. The connection it concerns is closed, never answered with a guess.
-fn internal_error(what: &str) {
-    eprintln!("loopback-mcp-http: internal error: {what}");
 }
 
 /// A listener bound to its port, not yet serving. The port is known here, so the token policy
