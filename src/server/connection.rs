@@ -166,6 +166,52 @@ struct Socket {
     clock: Instant,
 }
 
+/// Which way a socket operation goes, and so which of its timeouts bounds the wait.
+#[derive(Clone, Copy)]
+enum Way {
+    Read,
+    Write,
+}
+
+impl Socket {
+    /// One read or write (`operation`) that waits until `deadline` at most: the socket's timeout
+    /// for that way is set to the time left when it is not close enough already, and a wait a
+    /// signal interrupted is tried again.
+    fn within(
+        &mut self,
+        way: Way,
+        deadline: Instant,
+        mut operation: impl FnMut(&mut TcpStream) -> io::Result<usize>,
+    ) -> Io {
+        loop {
+            let current = match way {
+                Way::Read => &mut self.read_timeout,
+                Way::Write => &mut self.write_timeout,
+            };
+            let Some(timeout) = timeout_for(deadline, self.clock, *current) else {
+                return Io::TimedOut;
+            };
+            if Some(timeout) != *current {
+                let set = match way {
+                    Way::Read => self.stream.set_read_timeout(Some(timeout)),
+                    Way::Write => self.stream.set_write_timeout(Some(timeout)),
+                };
+                if set.is_err() {
+                    return Io::Closed;
+                }
+                *current = Some(timeout);
+            }
+            match operation(&mut self.stream) {
+                Ok(n) => return Io::Done(n),
+                Err(e) => match io_outcome(&e) {
+                    Some(outcome) => return outcome,
+                    None => self.clock = Instant::now(),
+                },
+            }
+        }
+    }
+}
+
 impl Transport for Socket {
     fn now(&mut self) -> Instant {
         self.clock = Instant::now();
@@ -173,45 +219,11 @@ impl Transport for Socket {
     }
 
     fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
-        loop {
-            let Some(timeout) = timeout_for(deadline, self.clock, self.read_timeout) else {
-                return Io::TimedOut;
-            };
-            if Some(timeout) != self.read_timeout {
-                if self.stream.set_read_timeout(Some(timeout)).is_err() {
-                    return Io::Closed;
-                }
-                self.read_timeout = Some(timeout);
-            }
-            match self.stream.read(buf) {
-                Ok(n) => return Io::Done(n),
-                Err(e) => match io_outcome(&e) {
-                    Some(outcome) => return outcome,
-                    None => self.clock = Instant::now(),
-                },
-            }
-        }
+        self.within(Way::Read, deadline, |stream| stream.read(buf))
     }
 
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
-        loop {
-            let Some(timeout) = timeout_for(deadline, self.clock, self.write_timeout) else {
-                return Io::TimedOut;
-            };
-            if Some(timeout) != self.write_timeout {
-                if self.stream.set_write_timeout(Some(timeout)).is_err() {
-                    return Io::Closed;
-                }
-                self.write_timeout = Some(timeout);
-            }
-            match self.stream.write(bytes) {
-                Ok(n) => return Io::Done(n),
-                Err(e) => match io_outcome(&e) {
-                    Some(outcome) => return outcome,
-                    None => self.clock = Instant::now(),
-                },
-            }
-        }
+        self.within(Way::Write, deadline, |stream| stream.write(bytes))
     }
 }
 
