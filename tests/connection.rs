@@ -215,7 +215,7 @@ impl Script<'_> {
 /// Runs a script through the driver: the machine's first stage, then its stage after each
 /// item; and how many items were left unconsumed when the connection ended.
 fn run_counting(limits: &Limits, items: &[(u64, Ev)]) -> (Vec<String>, usize) {
-    run_counting_with(limits, TransferCodings::Refused, items)
+    run_counting_with(limits, TransferCodings::LengthOnly, items)
 }
 
 /// [`run_counting`] for a connection that decodes `codings`.
@@ -802,7 +802,7 @@ fn a_renewed_connection_behaves_exactly_like_a_fresh_one_whatever_the_last_one_l
             (15, Ev::PeerClosed),
         ],
     ];
-    let plain = (TransferCodings::Refused, before.to_vec(), after.to_vec());
+    let plain = (TransferCodings::LengthOnly, before.to_vec(), after.to_vec());
     let chunked = (
         TransferCodings::Chunked,
         [&before[..], &chunked_before].concat(),

@@ -70,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
     let tiny = input.arbitrary::<bool>().unwrap_or(false);
     let limits = if tiny { TINY } else { Limits::DEFAULT };
     let chunked = input.arbitrary::<bool>().unwrap_or(false);
-    let codings = if chunked { TransferCodings::Chunked } else { TransferCodings::Refused };
+    let codings = if chunked { TransferCodings::Chunked } else { TransferCodings::LengthOnly };
     let conversation: Vec<u8> = input.arbitrary().unwrap_or_default();
     let steps: Vec<Step> = input.arbitrary().unwrap_or_default();
     converse(&limits, codings, &conversation, &steps);
@@ -184,7 +184,7 @@ impl Run<'_> {
             Stage::Read(read) => {
                 assert!(read.room() > 0);
                 assert!(read.room() <= buffer_bytes(limits, self.codings));
-                if self.codings == TransferCodings::Refused {
+                if self.codings == TransferCodings::LengthOnly {
                     let largest =
                         limits.request_head_bytes_max().max(limits.request_body_bytes_max);
                     assert!(read.room() <= largest);
@@ -253,7 +253,7 @@ impl Handler for Side<'_, '_> {
 /// The machine's buffer: a head and a body, or a head and what the chunked decoder may keep.
 fn buffer_bytes(limits: &Limits, codings: TransferCodings) -> usize {
     let body = match codings {
-        TransferCodings::Refused => limits.request_body_bytes_max,
+        TransferCodings::LengthOnly => limits.request_body_bytes_max,
         TransferCodings::Chunked => ChunkedDecoder::kept_bytes_max(limits) + 1,
     };
     limits.request_head_bytes_max() + body

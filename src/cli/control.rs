@@ -28,7 +28,7 @@
 //!   `control_line_deadline` (2 s<!-- limit: control_line_deadline -->), however the bytes
 //!   trickle in. At the deadline it is answered `deadline_passed` and closed;
 //! - a command runs only when its whole line arrived within that deadline, right before its reply
-//!   is written. So a connection that was refused, or closed at its deadline, ran nothing, and
+//!   is written. So a connection turned away `busy`, or closed at its deadline, ran nothing, and
 //!   nothing it sends later is ever read: a command its client reported as failed never takes
 //!   effect later, and trying it again runs it once.
 //!
@@ -99,9 +99,9 @@ impl Verb {
     }
 }
 
-/// Why a control line ran nothing. Each is one stable code in the reply.
+/// Why a control command did not run or failed. Each is one stable code in the reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum Failure {
     /// The command is longer than `control_line_bytes_max`.
     LineTooLong,
     /// The line does not start with the channel's secret and a space.
@@ -122,36 +122,36 @@ pub enum Refusal {
     UnknownSubject,
 }
 
-impl Refusal {
-    const ALL: [Refusal; 9] = [
-        Refusal::LineTooLong,
-        Refusal::NotAuthorized,
-        Refusal::Busy,
-        Refusal::DeadlinePassed,
-        Refusal::Usage,
-        Refusal::UnknownCommand,
-        Refusal::UnknownRole,
-        Refusal::UnknownToken,
-        Refusal::UnknownSubject,
+impl Failure {
+    const ALL: [Failure; 9] = [
+        Failure::LineTooLong,
+        Failure::NotAuthorized,
+        Failure::Busy,
+        Failure::DeadlinePassed,
+        Failure::Usage,
+        Failure::UnknownCommand,
+        Failure::UnknownRole,
+        Failure::UnknownToken,
+        Failure::UnknownSubject,
     ];
 
     /// The code the reply carries.
     pub const fn code(self) -> &'static str {
         match self {
-            Refusal::LineTooLong => "line_too_long",
-            Refusal::NotAuthorized => "not_authorized",
-            Refusal::Busy => "busy",
-            Refusal::DeadlinePassed => "deadline_passed",
-            Refusal::Usage => "usage: revoke <role> | bump-revision <role>",
-            Refusal::UnknownCommand => "unknown_command",
-            Refusal::UnknownRole => "unknown_role",
-            Refusal::UnknownToken => "unknown_token",
-            Refusal::UnknownSubject => "unknown_subject",
+            Failure::LineTooLong => "line_too_long",
+            Failure::NotAuthorized => "not_authorized",
+            Failure::Busy => "busy",
+            Failure::DeadlinePassed => "deadline_passed",
+            Failure::Usage => "usage: revoke <role> | bump-revision <role>",
+            Failure::UnknownCommand => "unknown_command",
+            Failure::UnknownRole => "unknown_role",
+            Failure::UnknownToken => "unknown_token",
+            Failure::UnknownSubject => "unknown_subject",
         }
     }
 
-    fn from_code(code: &str) -> Option<Refusal> {
-        Refusal::ALL.into_iter().find(|r| r.code() == code)
+    fn from_code(code: &str) -> Option<Failure> {
+        Failure::ALL.into_iter().find(|r| r.code() == code)
     }
 
     /// The reply line.
@@ -159,7 +159,7 @@ impl Refusal {
         let mut reply = Object::new();
         reply.insert("ok".into(), false.into());
         reply.insert("error".into(), self.code().into());
-        if self == Refusal::UnknownRole {
+        if self == Failure::UnknownRole {
             let roles = Role::ALL.iter().map(|r| Value::from(r.name())).collect();
             reply.insert("roles".into(), Value::Array(roles));
         }
@@ -169,19 +169,19 @@ impl Refusal {
 
 /// The command a line carries once its LF is cut off: the line without its CR, when that is
 /// within `max` bytes. The one rule for the budget, on stdin and on the channel alike.
-pub fn command_within(line: &[u8], max: usize) -> Result<&[u8], Refusal> {
+pub fn command_within(line: &[u8], max: usize) -> Result<&[u8], Failure> {
     let command = line.strip_suffix(b"\r").unwrap_or(line);
-    if command.len() > max { Err(Refusal::LineTooLong) } else { Ok(command) }
+    if command.len() > max { Err(Failure::LineTooLong) } else { Ok(command) }
 }
 
 /// The command of a channel line (its LF cut off): it must start with the secret and a space,
 /// and the rest must be within `max` bytes.
-fn authorized<'l>(line: &'l [u8], secret: &Digest, max: usize) -> Result<&'l [u8], Refusal> {
+fn authorized<'l>(line: &'l [u8], secret: &Digest, max: usize) -> Result<&'l [u8], Failure> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let space = line.iter().position(|&b| b == b' ').ok_or(Refusal::NotAuthorized)?;
+    let space = line.iter().position(|&b| b == b' ').ok_or(Failure::NotAuthorized)?;
     let (given, command) = (&line[..space], &line[space + 1..]);
     if Digest::of(given) != *secret {
-        return Err(Refusal::NotAuthorized);
+        return Err(Failure::NotAuthorized);
     }
     command_within(command, max)
 }
@@ -190,28 +190,28 @@ fn authorized<'l>(line: &'l [u8], secret: &Digest, max: usize) -> Result<&'l [u8
 pub fn execute(endpoint: &Endpoint, command: &[u8]) -> Value {
     match run_command(endpoint, command) {
         Ok(reply) => reply,
-        Err(refusal) => refusal.reply(),
+        Err(failure) => failure.reply(),
     }
 }
 
-fn run_command(endpoint: &Endpoint, command: &[u8]) -> Result<Value, Refusal> {
-    let text = std::str::from_utf8(command).map_err(|_| Refusal::Usage)?;
+fn run_command(endpoint: &Endpoint, command: &[u8]) -> Result<Value, Failure> {
+    let text = std::str::from_utf8(command).map_err(|_| Failure::Usage)?;
     let mut words = text.split_ascii_whitespace();
     let (Some(verb), Some(role), None) = (words.next(), words.next(), words.next()) else {
-        return Err(Refusal::Usage);
+        return Err(Failure::Usage);
     };
-    let role = Role::from_name(role).ok_or(Refusal::UnknownRole)?;
-    let verb = Verb::from_name(verb).ok_or(Refusal::UnknownCommand)?;
+    let role = Role::from_name(role).ok_or(Failure::UnknownRole)?;
+    let verb = Verb::from_name(verb).ok_or(Failure::UnknownCommand)?;
     let mut reply = Object::new();
     match verb {
         Verb::Revoke => {
             if !role.revoke_in(&mut endpoint.policy_mut()) {
-                return Err(Refusal::UnknownToken);
+                return Err(Failure::UnknownToken);
             }
         }
         Verb::BumpRevision => {
             let revision =
-                role.bump_revision_in(&mut endpoint.policy_mut()).ok_or(Refusal::UnknownSubject)?;
+                role.bump_revision_in(&mut endpoint.policy_mut()).ok_or(Failure::UnknownSubject)?;
             reply.insert("revision".into(), Value::from(revision));
         }
     }
@@ -276,7 +276,7 @@ impl Drop for Slot {
 }
 
 /// Accepts control connections for as long as the process lives: each one is answered on a
-/// thread of its own while a place is free, and refused `busy` at once otherwise.
+/// thread of its own while a place is free, and turned away `busy` at once otherwise.
 fn serve_channel(listener: &TcpListener, endpoint: &Arc<Endpoint>, secret: &Arc<Digest>) {
     let limits = *endpoint.limits();
     let open = Arc::new(AtomicUsize::new(0));
@@ -288,7 +288,7 @@ fn serve_channel(listener: &TcpListener, endpoint: &Arc<Endpoint>, secret: &Arc<
         };
         let deadline = Instant::now() + limits.control_line_deadline;
         let Some(slot) = Slot::take(&open, limits.control_connections_max) else {
-            refuse_busy(&stream);
+            turn_away_busy(&stream);
             continue;
         };
         let (endpoint, secret) = (Arc::clone(endpoint), Arc::clone(secret));
@@ -306,11 +306,11 @@ fn serve_channel(listener: &TcpListener, endpoint: &Arc<Endpoint>, secret: &Arc<
 /// The `busy` reply, in one non-blocking write (a fresh socket's send buffer always takes it).
 /// What the peer already sent is read once without waiting, so the close is an orderly one that
 /// lets the peer read the reply, rather than a reset that may discard it.
-fn refuse_busy(stream: &TcpStream) {
+fn turn_away_busy(stream: &TcpStream) {
     if stream.set_nonblocking(true).is_err() {
         return;
     }
-    let _ = write_reply(stream, &Refusal::Busy.reply());
+    let _ = write_reply(stream, &Failure::Busy.reply());
     let _ = (&*stream).read(&mut [0u8; 512]);
 }
 
@@ -324,11 +324,11 @@ fn answer(stream: &TcpStream, endpoint: &Endpoint, secret: &Digest, deadline: In
         LineRead::Line(end) => {
             match authorized(&line[..end], secret, limits.control_line_bytes_max) {
                 Ok(command) => execute(endpoint, command),
-                Err(refusal) => refusal.reply(),
+                Err(failure) => failure.reply(),
             }
         }
-        LineRead::TooLong => Refusal::LineTooLong.reply(),
-        LineRead::DeadlinePassed => Refusal::DeadlinePassed.reply(),
+        LineRead::TooLong => Failure::LineTooLong.reply(),
+        LineRead::DeadlinePassed => Failure::DeadlinePassed.reply(),
         LineRead::Ended => return,
     };
     if stream.set_write_timeout(Some(limits.socket_write_timeout)).is_ok() {
@@ -391,7 +391,7 @@ fn read_line_by(mut stream: &TcpStream, buf: &mut [u8], deadline: Instant) -> Li
 enum Attempt {
     /// A reply line.
     Replied(String),
-    /// Nothing ran, and nothing will: refused `busy` or at its deadline, or closed without a
+    /// Nothing ran, and nothing will: turned away `busy` or closed at its deadline, or closed without a
     /// reply. The same line may be sent again.
     NotRun(&'static str),
 }
@@ -455,7 +455,7 @@ fn attempt(port: u16, line: &str) -> io::Result<Attempt> {
     let mut stream = TcpStream::connect_timeout(&address, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
-    // A channel that refused the connection may close it before the line is written.
+    // A channel that turned the connection away may close it before the line is written.
     let _ = stream.write_all(line.as_bytes());
     let mut reply = String::new();
     match BufReader::new(stream.take(FILE_BYTES_MAX)).read_line(&mut reply) {
@@ -468,24 +468,24 @@ fn attempt(port: u16, line: &str) -> io::Result<Attempt> {
         }
         Err(e) => return Err(e),
     }
-    let refusal = json::decode(reply.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
+    let failure = json::decode(reply.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
         .ok()
-        .and_then(|v| v.get("error").and_then(Value::as_str).and_then(Refusal::from_code));
-    Ok(match refusal {
-        Some(Refusal::Busy) => {
+        .and_then(|v| v.get("error").and_then(Value::as_str).and_then(Failure::from_code));
+    Ok(match failure {
+        Some(Failure::Busy) => {
             Attempt::NotRun("is busy: every connection it serves at once is taken")
         }
-        Some(Refusal::DeadlinePassed) => {
+        Some(Failure::DeadlinePassed) => {
             Attempt::NotRun("closed the connection before the line arrived")
         }
         Some(
-            Refusal::LineTooLong
-            | Refusal::NotAuthorized
-            | Refusal::Usage
-            | Refusal::UnknownCommand
-            | Refusal::UnknownRole
-            | Refusal::UnknownToken
-            | Refusal::UnknownSubject,
+            Failure::LineTooLong
+            | Failure::NotAuthorized
+            | Failure::Usage
+            | Failure::UnknownCommand
+            | Failure::UnknownRole
+            | Failure::UnknownToken
+            | Failure::UnknownSubject,
         )
         | None => Attempt::Replied(reply),
     })
@@ -549,14 +549,14 @@ mod tests {
     #[test]
     fn only_a_line_that_starts_with_the_secret_and_a_space_is_a_command() {
         let secret = Digest::of(b"s3cret");
-        type Case<'a> = (&'a [u8], Result<&'a [u8], Refusal>);
+        type Case<'a> = (&'a [u8], Result<&'a [u8], Failure>);
         let cases: [Case; 7] = [
             (b"s3cret revoke full", Ok(b"revoke full")),
             (b"s3cret revoke full\r", Ok(b"revoke full")),
-            (b"s3creT revoke full", Err(Refusal::NotAuthorized)),
-            (b"revoke full", Err(Refusal::NotAuthorized)),
-            (b"s3cret", Err(Refusal::NotAuthorized)),
-            (b"\xffs3cret revoke full", Err(Refusal::NotAuthorized)),
+            (b"s3creT revoke full", Err(Failure::NotAuthorized)),
+            (b"revoke full", Err(Failure::NotAuthorized)),
+            (b"s3cret", Err(Failure::NotAuthorized)),
+            (b"\xffs3cret revoke full", Err(Failure::NotAuthorized)),
             (b"s3cret  revoke full", Ok(b" revoke full")),
         ];
         for (line, expected) in cases {
@@ -575,7 +575,7 @@ mod tests {
             [(max, "", true), (max, "\r", true), (max + 1, "", false), (max + 1, "\r", false)]
         {
             let expected =
-                if fits { Ok(command(len).into_bytes()) } else { Err(Refusal::LineTooLong) };
+                if fits { Ok(command(len).into_bytes()) } else { Err(Failure::LineTooLong) };
             let stdin = format!("{}{ending}", command(len));
             let got = command_within(stdin.as_bytes(), max).map(<[u8]>::to_vec);
             assert_eq!(got, expected, "stdin, {len} bytes {ending:?}");
@@ -586,9 +586,9 @@ mod tests {
     }
 
     #[test]
-    fn every_refusal_has_its_own_code() {
-        for refusal in Refusal::ALL {
-            assert_eq!(Refusal::from_code(refusal.code()), Some(refusal));
+    fn every_failure_has_its_own_code() {
+        for failure in Failure::ALL {
+            assert_eq!(Failure::from_code(failure.code()), Some(failure));
         }
     }
 }

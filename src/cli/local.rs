@@ -23,7 +23,7 @@ pub struct LocalServer {
 impl LocalServer {
     /// Starts a server with the default budgets and a few workers.
     pub fn start(trace: TraceMode) -> Result<LocalServer, String> {
-        LocalServer::start_with(trace, TransferCodings::Refused)
+        LocalServer::start_with(trace, TransferCodings::LengthOnly)
     }
 
     /// [`LocalServer::start`] for a server that decodes `codings` (as `serve --chunked` does).

@@ -210,11 +210,11 @@ fn control_loop(endpoint: &loopback_mcp_http::endpoint::Endpoint) {
         // Room for the command and a CR: the budget counts the command alone.
         let reply = match read_bounded_line(&mut input, &mut line, max + 1) {
             Ok(None) | Err(_) => return,
-            Ok(Some(false)) => control::Refusal::LineTooLong.reply(),
+            Ok(Some(false)) => control::Failure::LineTooLong.reply(),
             Ok(Some(true)) => match control::command_within(&line, max) {
                 Ok(command) if command.trim_ascii().is_empty() => continue,
                 Ok(command) => control::execute(endpoint, command),
-                Err(refusal) => refusal.reply(),
+                Err(failure) => failure.reply(),
             },
         };
         super::print_line(&reply);
@@ -255,14 +255,14 @@ mod tests {
     use super::*;
 
     /// Every line of `input` as the stdin loop reads it: the command, or why it is refused.
-    fn commands(input: &str, max: usize) -> Vec<Result<String, control::Refusal>> {
+    fn commands(input: &str, max: usize) -> Vec<Result<String, control::Failure>> {
         let mut reader = io::BufReader::with_capacity(16, input.as_bytes());
         let (mut seen, mut line) = (Vec::new(), Vec::new());
         while let Some(fits) = read_bounded_line(&mut reader, &mut line, max + 1).unwrap() {
             let command = if fits {
                 control::command_within(&line, max).map(|c| String::from_utf8_lossy(c).into_owned())
             } else {
-                Err(control::Refusal::LineTooLong)
+                Err(control::Failure::LineTooLong)
             };
             seen.push(command);
             line.clear();
@@ -277,7 +277,7 @@ mod tests {
         let input = format!(
             "revoke full\n{at_max}\n{at_max}\r\n{over}\n{over}\r\n{over}x\r\nbump-revision full\r\nlast"
         );
-        let too_long = || Err(control::Refusal::LineTooLong);
+        let too_long = || Err(control::Failure::LineTooLong);
         let expected = vec![
             Ok("revoke full".to_owned()),
             Ok(at_max.clone()),

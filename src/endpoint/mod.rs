@@ -149,7 +149,7 @@ impl EndpointConfig {
             alias_hosts: vec![format!("localhost:{port}")],
             proxy_hosts: Vec::new(),
             limits,
-            request_codings: TransferCodings::Refused,
+            request_codings: TransferCodings::LengthOnly,
         }
     }
 }
@@ -481,13 +481,13 @@ impl Endpoint {
                 jsonrpc::error_text(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
             return Ok(Reply::json_text(error));
         }
-        // Capacity and quota first, so that a refusal draws and builds nothing; creation checks
+        // Capacity and quota first, so that a session without room draws and builds nothing; creation checks
         // again, atomically.
         let owner = owner_of(principal);
-        self.sessions.admits(owner, clock.now).map_err(refusal)?;
+        self.sessions.admits(owner, clock.now).map_err(no_room)?;
         let session_id = random::hex(random, SESSION_ID_RANDOM_BYTES)?;
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
-        let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(refusal)?;
+        let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
         let result = jsonrpc::result_text(id, INITIALIZE_RESULT_BYTES, methods::initialize_result);
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
@@ -643,15 +643,15 @@ enum Ending {
     AfterPrime,
 }
 
-/// A refusal of the session table as the client sees it, with the whole seconds (at least one)
+/// The session table's lack of room as the client sees it, with the whole seconds (at least one)
 /// after which asking again can succeed.
-fn refusal(refused: session::Refusal) -> Rejection {
+fn no_room(refused: session::NoRoom) -> Rejection {
     let seconds = |wait: std::time::Duration| wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     match refused {
-        session::Refusal::Full { retry_after } => {
+        session::NoRoom::Full { retry_after } => {
             Rejection::SessionCapacity { retry_after_secs: seconds(retry_after).max(1) }
         }
-        session::Refusal::Quota { retry_after } => {
+        session::NoRoom::Quota { retry_after } => {
             Rejection::SessionQuota { retry_after_secs: seconds(retry_after).max(1) }
         }
     }

@@ -24,9 +24,10 @@ use crate::decimal::{self, Decimal};
 /// Which transfer codings a server decodes in request bodies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TransferCodings {
-    /// None: `Content-Length` bodies only (the profile's default).
+    /// None: `Content-Length` bodies only (the profile's default); any Transfer-Encoding is
+    /// refused.
     #[default]
-    Refused,
+    LengthOnly,
     /// `Transfer-Encoding: chunked`, alone, as well (`serve --chunked`).
     Chunked,
 }
@@ -104,7 +105,7 @@ pub(crate) fn check(
     let body = match (seen.transfer_encoding.first, seen.content_length) {
         (Some(first), _) => match transfer_encoding_verdict(&seen, version, value) {
             Codings::ChunkedOnly if codings == TransferCodings::Chunked => BodyFraming::Chunked,
-            refused => return fail(refused.refusal(), first),
+            refused => return fail(refused.error_when_not_decoded(), first),
         },
         (None, Lines { first: None, .. }) => BodyFraming::Length(0),
         (None, Lines { first: Some(only), second: None }) => BodyFraming::Length(
@@ -198,16 +199,16 @@ enum Codings {
     /// `chunked`, alone, on HTTP/1.1, without Content-Length, in one field line: the one shape
     /// `--chunked` decodes.
     ChunkedOnly,
-    /// A refused shape: this kind.
-    Refused(RequestErrorKind),
+    /// Any other shape: invalid, or one no server here decodes, for this reason.
+    Other(RequestErrorKind),
 }
 
 impl Codings {
     /// The error a server answers this shape with when it does not decode it.
-    fn refusal(self) -> RequestErrorKind {
+    fn error_when_not_decoded(self) -> RequestErrorKind {
         match self {
             Codings::ChunkedOnly => RequestErrorKind::TransferEncodingChunked,
-            Codings::Refused(kind) => kind,
+            Codings::Other(kind) => kind,
         }
     }
 }
@@ -219,14 +220,14 @@ fn transfer_encoding_verdict<'v>(
     value: impl Fn(&FieldSpan) -> &'v [u8],
 ) -> Codings {
     if version == Version::Http10 {
-        return Codings::Refused(RequestErrorKind::TransferEncodingOnHttp10);
+        return Codings::Other(RequestErrorKind::TransferEncodingOnHttp10);
     }
     if seen.content_length.first.is_some() {
-        return Codings::Refused(RequestErrorKind::TransferEncodingWithContentLength);
+        return Codings::Other(RequestErrorKind::TransferEncodingWithContentLength);
     }
     match (seen.transfer_encoding.first, seen.transfer_encoding.second) {
         (Some(only), None) => classify_codings(value(only)),
-        _ => Codings::Refused(RequestErrorKind::TransferEncodingDuplicate),
+        _ => Codings::Other(RequestErrorKind::TransferEncodingDuplicate),
     }
 }
 
@@ -238,17 +239,17 @@ fn classify_codings(value: &[u8]) -> Codings {
     let mut last_is_chunked = false;
     for coding in value.split(|&b| b == b',').map(chars::trim_ows) {
         if !chars::is_token(coding) {
-            return Codings::Refused(RequestErrorKind::TransferEncodingInvalid);
+            return Codings::Other(RequestErrorKind::TransferEncodingInvalid);
         }
         codings += 1;
         chunked_before_last |= last_is_chunked;
         last_is_chunked = coding.eq_ignore_ascii_case(b"chunked");
     }
     match (chunked_before_last, last_is_chunked) {
-        (true, _) => Codings::Refused(RequestErrorKind::TransferEncodingInvalid),
+        (true, _) => Codings::Other(RequestErrorKind::TransferEncodingInvalid),
         (false, true) if codings == 1 => Codings::ChunkedOnly,
-        (false, true) => Codings::Refused(RequestErrorKind::TransferEncodingChunked),
-        (false, false) => Codings::Refused(RequestErrorKind::TransferEncodingUnsupported),
+        (false, true) => Codings::Other(RequestErrorKind::TransferEncodingChunked),
+        (false, false) => Codings::Other(RequestErrorKind::TransferEncodingUnsupported),
     }
 }
 
@@ -347,7 +348,7 @@ mod tests {
     #[test]
     fn transfer_coding_lists() {
         use RequestErrorKind as K;
-        let refused = Codings::Refused;
+        let refused = Codings::Other;
         let cases: [(&str, Codings); 10] = [
             ("chunked", Codings::ChunkedOnly),
             ("CHUNKED", Codings::ChunkedOnly),
@@ -363,7 +364,7 @@ mod tests {
         for (value, verdict) in cases {
             assert_eq!(classify_codings(value.as_bytes()), verdict, "{value:?}");
         }
-        assert_eq!(Codings::ChunkedOnly.refusal(), K::TransferEncodingChunked);
+        assert_eq!(Codings::ChunkedOnly.error_when_not_decoded(), K::TransferEncodingChunked);
     }
 
     #[test]

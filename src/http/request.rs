@@ -164,7 +164,7 @@ pub struct RequestParser {
 impl RequestParser {
     /// A parser enforcing the head budgets of `limits`, accepting `Content-Length` bodies only.
     pub fn new(limits: &Limits) -> Self {
-        RequestParser::with_codings(limits, TransferCodings::Refused)
+        RequestParser::with_codings(limits, TransferCodings::LengthOnly)
     }
 
     /// A parser enforcing the head budgets of `limits` that also accepts the transfer codings

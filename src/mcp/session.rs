@@ -205,7 +205,7 @@ pub struct SessionTable {
 /// Why no session was created. Each says how long until the earliest session that stands in
 /// the way expires: the time after which asking again can succeed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum NoRoom {
     /// Every slot of the table holds a live session.
     Full { retry_after: Duration },
     /// This principal holds its quota of live sessions; other principals are not affected.
@@ -224,14 +224,14 @@ impl SessionBudget {
         sessions: impl Iterator<Item = &'s Arc<Session>> + Clone,
         owner: OwnerRef<'_>,
         now: Instant,
-    ) -> Result<(), Refusal> {
+    ) -> Result<(), NoRoom> {
         let live = sessions.filter(|s| now < s.expires_at);
         if live.clone().count() >= self.capacity {
-            return Err(Refusal::Full { retry_after: earliest_expiry(live, now) });
+            return Err(NoRoom::Full { retry_after: earliest_expiry(live, now) });
         }
         let own = live.filter(|s| s.owner.as_ref() == owner);
         if own.clone().count() >= self.per_principal {
-            return Err(Refusal::Quota { retry_after: earliest_expiry(own, now) });
+            return Err(NoRoom::Quota { retry_after: earliest_expiry(own, now) });
         }
         Ok(())
     }
@@ -263,7 +263,7 @@ impl SessionTable {
 
     /// Whether a session for `owner` could be created at `now`: checked before anything is
     /// drawn or built. [`SessionTable::create`] checks again, atomically.
-    pub fn admits(&self, owner: OwnerRef<'_>, now: Instant) -> Result<(), Refusal> {
+    pub fn admits(&self, owner: OwnerRef<'_>, now: Instant) -> Result<(), NoRoom> {
         self.budget.admits(self.read().values(), owner, now)
     }
 
@@ -276,7 +276,7 @@ impl SessionTable {
         tag: String,
         owner: OwnerRef<'_>,
         now: Instant,
-    ) -> Result<Arc<Session>, Refusal> {
+    ) -> Result<Arc<Session>, NoRoom> {
         let key = SessionKey::of(id.as_bytes());
         let mut sessions = self.write();
         sessions.retain(|_, s| {
@@ -410,7 +410,7 @@ mod tests {
         table.create("b", "bb".into(), owner("alice").as_ref(), t0).unwrap();
         assert_eq!(
             table.create("c", "cc".into(), owner("bob").as_ref(), t0).err(),
-            Some(Refusal::Full { retry_after: Duration::from_secs(60) })
+            Some(NoRoom::Full { retry_after: Duration::from_secs(60) })
         );
         let a = table.find(SessionKey::of(b"a"), owner("alice").as_ref(), t0).unwrap();
         assert!(table.end(SessionKey::of(b"a"), &a));
@@ -430,7 +430,7 @@ mod tests {
         table.create("a1", "a1".into(), owner("alice").as_ref(), at(0)).unwrap();
         table.create("a2", "a2".into(), owner("alice").as_ref(), at(10)).unwrap();
         // At its quota, alice waits for her oldest session (created at 0, expiring at 60).
-        let quota = Refusal::Quota { retry_after: Duration::from_secs(45) };
+        let quota = NoRoom::Quota { retry_after: Duration::from_secs(45) };
         assert_eq!(table.admits(owner("alice").as_ref(), at(15)), Err(quota));
         assert_eq!(
             table.create("a3", "a3".into(), owner("alice").as_ref(), at(15)).err(),
@@ -443,7 +443,7 @@ mod tests {
         renewed.authorization_revision = 2;
         table.create("a4", "a4".into(), renewed.as_ref(), at(20)).unwrap();
         // The table is full now: the earliest of all expires at 60.
-        let full = Refusal::Full { retry_after: Duration::from_secs(30) };
+        let full = NoRoom::Full { retry_after: Duration::from_secs(30) };
         assert_eq!(
             table.create("c1", "c1".into(), owner("carol").as_ref(), at(30)).err(),
             Some(full)

@@ -81,7 +81,7 @@ impl Handler for Answers<'_, '_> {
         match guarded(|| self.endpoint.admit(head)).and_then(|admitted| admitted) {
             Ok(route) => Some(route),
             Err(rejection) => {
-                self.refusal(&rejection, head.method == Method::Head, reply);
+                self.rejection(&rejection, head.method == Method::Head, reply);
                 None
             }
         }
@@ -89,7 +89,7 @@ impl Handler for Answers<'_, '_> {
 
     fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>) {
         let head = refused.method == Some(Method::Head);
-        self.refusal(&Rejection::Request(refused.error), head, reply);
+        self.rejection(&Rejection::Request(refused.error), head, reply);
     }
 
     fn respond(
@@ -112,9 +112,9 @@ impl Handler for Answers<'_, '_> {
 }
 
 impl Answers<'_, '_> {
-    fn refusal(&mut self, rejection: &Rejection, head: bool, reply: &mut Vec<u8>) {
-        let refusal = rejection.reply(self.endpoint.metadata_url());
-        self.serialize(&refusal, true, head, SystemTime::now(), reply);
+    fn rejection(&mut self, rejection: &Rejection, head: bool, reply: &mut Vec<u8>) {
+        let answer = rejection.reply(self.endpoint.metadata_url());
+        self.serialize(&answer, true, head, SystemTime::now(), reply);
     }
 
     /// `reply` as bytes into `out`, with `Connection: close` when `close`, without content for a

@@ -130,10 +130,10 @@ fn drain(lingering: &mut Lingering, now: Instant, chunk: &mut [u8]) -> bool {
     }
 }
 
-/// A refused connection's answer, written at once: a fresh socket's send buffer always takes a
+/// The answer of a connection turned away (every worker busy), written at once: a fresh socket's send buffer always takes a
 /// few hundred bytes, so one non-blocking write is all it takes (and a socket that would not
 /// take it is closed rather than waited for). Then it lingers like any other.
-pub fn refuse(mut stream: TcpStream, response: &[u8], lingering: &LingerSet, now: Instant) {
+pub fn turn_away(mut stream: TcpStream, response: &[u8], lingering: &LingerSet, now: Instant) {
     use std::io::Write;
     if stream.set_nonblocking(true).is_err() {
         return;

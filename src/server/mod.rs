@@ -117,7 +117,7 @@ impl Default for ServerConfig {
             extra_origins: Vec::new(),
             extra_hosts: Vec::new(),
             limits: Limits::DEFAULT,
-            request_codings: TransferCodings::Refused,
+            request_codings: TransferCodings::LengthOnly,
         }
     }
 }
@@ -347,7 +347,7 @@ fn run_acceptor(
         if let Err(stream) = workers.offer(stream)
             && let Some(response) = overloaded.serialize(SystemTime::now())
         {
-            linger::refuse(stream, response, lingering, Instant::now());
+            linger::turn_away(stream, response, lingering, Instant::now());
         }
     }
 }

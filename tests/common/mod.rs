@@ -71,7 +71,7 @@ fn verdict(result: Result<Parsed<RequestHead<'_>>, RequestError>) -> Verdict {
 
 /// Parses `input` in one call.
 pub fn parse_once(input: &[u8], limits: &Limits) -> Verdict {
-    parse_once_with(input, limits, TransferCodings::Refused)
+    parse_once_with(input, limits, TransferCodings::LengthOnly)
 }
 
 /// Parses `input` in one call, with a parser accepting `codings`.
@@ -82,7 +82,7 @@ pub fn parse_once_with(input: &[u8], limits: &Limits, codings: TransferCodings) 
 /// Parses `input` as if it arrived in the given pieces (cumulative ends), returning the verdict
 /// after the last piece. A final verdict on an earlier piece must be repeated by later calls.
 pub fn parse_in_pieces(input: &[u8], ends: &[usize], limits: &Limits) -> Verdict {
-    parse_in_pieces_with(input, ends, limits, TransferCodings::Refused)
+    parse_in_pieces_with(input, ends, limits, TransferCodings::LengthOnly)
 }
 
 fn parse_in_pieces_with(
@@ -106,7 +106,7 @@ fn parse_in_pieces_with(
 /// Asserts that every way of splitting `input` gives `expected`: every single split point for
 /// inputs up to 2 KiB (a sample of them above), and one byte per call.
 pub fn assert_split_invariant(input: &[u8], expected: &Verdict, limits: &Limits, id: &str) {
-    assert_split_invariant_with(input, expected, limits, TransferCodings::Refused, id);
+    assert_split_invariant_with(input, expected, limits, TransferCodings::LengthOnly, id);
 }
 
 /// [`assert_split_invariant`] for a parser accepting `codings`.

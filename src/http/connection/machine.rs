@@ -149,7 +149,7 @@ pub enum Stage<'c, R> {
 impl<R: Copy> Connection<R> {
     /// A connection accepted at `now`, under `limits`, for `Content-Length` bodies only.
     pub fn new(limits: &Limits, now: Instant) -> Connection<R> {
-        Connection::with_codings(limits, TransferCodings::Refused, now)
+        Connection::with_codings(limits, TransferCodings::LengthOnly, now)
     }
 
     /// A connection accepted at `now`, under `limits`, that also decodes the transfer codings
@@ -167,7 +167,7 @@ impl<R: Copy> Connection<R> {
         };
         let idle_deadline = now + budget.idle;
         let (chunked, body_room) = match codings {
-            TransferCodings::Refused => (None, limits.request_body_bytes_max),
+            TransferCodings::LengthOnly => (None, limits.request_body_bytes_max),
             TransferCodings::Chunked => {
                 (Some(ChunkedDecoder::new(limits)), ChunkedDecoder::kept_bytes_max(limits) + 1)
             }
