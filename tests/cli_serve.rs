@@ -109,8 +109,8 @@ fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
     let cases: [(&[&str], &str); 7] = [
         (&["--bind", "0.0.0.0"], "binds 127.0.0.1 only"),
         (&["--workers", "0"], "workers"),
-        (&["--workers", "1025"], "requests_in_processing_max"),
-        (&["--workers", "1000000"], "requests_in_processing_max"),
+        (&["--workers", "1025"], "--workers must be 1 to 1024"),
+        (&["--workers", "1000000"], "--workers must be 1 to 1024"),
         (&["--max-sessions-per-principal", "0"], "sessions_per_principal_max"),
         (&["--port", "http"], "--port"),
         (&["--frobnicate", "1"], "unknown argument"),

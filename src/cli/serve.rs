@@ -74,7 +74,7 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
     if let Some(workers) = flags.one("workers")? {
         if !(1..=WORKERS_CEILING).contains(&workers) {
             return Err(format!(
-                "--workers must be 1 to {WORKERS_CEILING}, the ceiling of requests_in_processing_max"
+                "--workers must be 1 to {WORKERS_CEILING}: each worker is a thread of its own"
             ));
         }
         limits.requests_in_processing_max = workers;
