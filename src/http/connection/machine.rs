@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::http::chunked::{ChunkedDecoder, Decoded};
-use crate::http::error::{RequestError, RequestErrorKind};
+use crate::http::error::RequestError;
 use crate::http::framing::{BodyFraming, TransferCodings};
 use crate::http::request::{Accepted, RequestHead, RequestParser};
 use crate::http::vocab::{Method, Parsed};
@@ -114,8 +114,10 @@ enum Then<R> {
 pub struct Connection<R = ()> {
     budget: Budget,
     parser: RequestParser,
-    /// The decoder of chunked bodies, when the connection accepts them.
-    chunked: Option<ChunkedDecoder>,
+    /// The decoder of chunked bodies. Every connection has one, so a chunked body the parser
+    /// admitted always finds it; whether one is admitted at all is the parser's decision, from
+    /// its codings.
+    chunked: ChunkedDecoder,
     /// Received bytes: `buf[..len]` are not yet consumed by a request (the current request, then
     /// possibly the next ones). Its size is fixed by the budgets: a head and a body at most (for
     /// a chunked body, the decoder's kept bytes and one more, so a read always has room).
@@ -166,16 +168,14 @@ impl<R: Copy> Connection<R> {
             requests_max: limits.requests_per_connection_max,
         };
         let idle_deadline = now + budget.idle;
-        let (chunked, body_room) = match codings {
-            TransferCodings::LengthOnly => (None, limits.request_body_bytes_max),
-            TransferCodings::Chunked => {
-                (Some(ChunkedDecoder::new(limits)), ChunkedDecoder::kept_bytes_max(limits) + 1)
-            }
+        let body_room = match codings {
+            TransferCodings::LengthOnly => limits.request_body_bytes_max,
+            TransferCodings::Chunked => ChunkedDecoder::kept_bytes_max(limits) + 1,
         };
         Connection {
             budget,
             parser: RequestParser::with_codings(limits, codings),
-            chunked,
+            chunked: ChunkedDecoder::new(limits),
             buf: vec![0; budget.head_bytes_max + body_room].into_boxed_slice(),
             len: 0,
             out: Vec::new(),
@@ -197,9 +197,7 @@ impl<R: Copy> Connection<R> {
     pub fn renew(&mut self, now: Instant) {
         let idle_deadline = now + self.budget.idle;
         self.parser.reset();
-        if let Some(chunked) = &mut self.chunked {
-            chunked.reset();
-        }
+        self.chunked.reset();
         self.len = 0;
         self.out.clear();
         self.written = 0;
@@ -317,9 +315,7 @@ impl<R: Copy> Connection<R> {
         let len = match accepted.body() {
             BodyFraming::Length(body_len) => accepted.head_len() + body_len,
             BodyFraming::Chunked => {
-                if let Some(decoder) = self.chunked.as_mut() {
-                    decoder.reset();
-                }
+                self.chunked.reset();
                 accepted.head_len()
             }
         };
@@ -374,13 +370,8 @@ impl<R: Copy> Connection<R> {
         accepted: Accepted,
     ) -> Result<Option<(usize, usize)>, RequestError> {
         let head_len = accepted.head_len();
-        let Some(decoder) = self.chunked.as_mut() else {
-            // Only a parser that accepts chunked bodies admits one, and it comes with a decoder.
-            let kind = RequestErrorKind::TransferEncodingChunked;
-            return Err(RequestError::new(kind, head_len));
-        };
         let region = &mut self.buf[head_len..self.len];
-        match decoder.decode(region).map_err(|e| e.in_request(head_len))? {
+        match self.chunked.decode(region).map_err(|e| e.in_request(head_len))? {
             Decoded::Partial { kept } => {
                 self.len = head_len + kept;
                 Ok(None)
