@@ -2,10 +2,11 @@
 //!
 //! It walks the field lines that follow a start line, remembering where it stopped so that each
 //! call looks only at bytes it has not seen. Grammar (RFC 9112 §5, RFC 9110 §5.5):
-//! `field-line = 1*tchar ":" OWS field-value OWS CRLF`, the section ending at an empty line. A
-//! line that is all there and well-formed is taken in one step; anything else goes byte by byte,
-//! and budgets are checked on the byte that crosses them, so an endless line fails as soon as it
-//! is too long, never after its CRLF. Either way the verdict is the same.
+//! `field-line = 1*tchar ":" OWS field-value OWS CRLF`, the section ending at an empty line.
+//! Every byte can go through one step of the grammar, which checks each budget on the byte that
+//! crosses it, so an endless line fails as soon as it is too long, never after its CRLF. A line
+//! that is all there and well-formed is taken in one go instead, leaving the scanner exactly as
+//! the steps would; a table test feeds both ways the same inputs and compares results and state.
 //!
 //! The scanner records only spans (offsets into the caller's buffer) and, per line, which of the
 //! few names the crate looks up it carries ([`KnownName`]); it never copies or interprets value
@@ -250,7 +251,7 @@ impl KnownIndex {
 }
 
 /// An incremental scanner over one header section.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct FieldScanner {
     budget: FieldBudget,
     state: State,
@@ -307,21 +308,28 @@ impl FieldScanner {
     /// Scans `buf[*pos..]`, advancing `*pos` past every byte examined. Returns `Some(end)` once
     /// the empty line ending the section has been read (`end` is the offset just after it), or
     /// `None` when every byte was consumed and more are needed.
+    #[inline]
     pub fn scan(&mut self, buf: &[u8], pos: &mut usize) -> Result<Option<usize>, HeadError> {
+        self.scan_as::<true>(buf, pos)
+    }
+
+    /// [`FieldScanner::scan`], taking whole lines in one go when `WHOLE_LINES` (the scanner's
+    /// one fast path) or every byte through `step` otherwise. A test feeds both the same inputs
+    /// and compares their results and states.
+    fn scan_as<const WHOLE_LINES: bool>(
+        &mut self,
+        buf: &[u8],
+        pos: &mut usize,
+    ) -> Result<Option<usize>, HeadError> {
         while let Some(&byte) = buf.get(*pos) {
-            // Most lines arrive whole and well-formed: take such a line in one go. Otherwise, most
-            // bytes are the middle of a name or a value: take such runs in one go. A run stops
-            // before any byte that ends the element, breaks the grammar or crosses a budget, and
-            // that byte then goes through `step`, which decides it exactly as it would alone.
-            let run = match self.state {
-                State::LineStart => self.whole_line(&buf[*pos..], *pos),
-                State::Name => self.name_run(&buf[*pos..]),
-                State::Value => self.value_run(&buf[*pos..], *pos),
-                _ => 0,
-            };
-            if run > 0 {
-                *pos += run;
-                continue;
+            // Most lines arrive whole and well-formed: take such a line in one go. Anything else,
+            // a line still partial or one that breaks the grammar or a budget, goes byte by byte.
+            if WHOLE_LINES && self.state == State::LineStart {
+                let line = self.whole_line(&buf[*pos..], *pos);
+                if line > 0 {
+                    *pos += line;
+                    continue;
+                }
             }
             let at = *pos;
             *pos += 1;
@@ -340,7 +348,7 @@ impl FieldScanner {
     /// Takes the field line at the start of `rest` (offset `at`) when all of it is there and
     /// nothing in it breaks the grammar or a budget, leaving exactly the state `step` would have
     /// left after its LF; returns its length. Anything else returns 0 and consumes nothing, and
-    /// the line goes through the runs and `step`, which find the same line or the same error.
+    /// the line goes through `step`, which finds the same line or the same error.
     fn whole_line(&mut self, rest: &[u8], at: usize) -> usize {
         if self.fields.len() >= self.budget.fields_max {
             return 0;
@@ -370,28 +378,6 @@ impl FieldScanner {
         let (name, value) = (at..self.name_end, self.value_start..self.value_end);
         self.push(FieldSpan { line_start: at, name, value, known });
         line_len
-    }
-
-    /// Consumes the leading `tchar` bytes of `rest` that fit the section budget.
-    fn name_run(&mut self, rest: &[u8]) -> usize {
-        let limit = rest.len().min(self.section_room());
-        let run = chars::run_of(&rest[..limit], TCHAR);
-        self.section_bytes += run;
-        run
-    }
-
-    /// Consumes the leading plain value bytes of `rest` (starting at offset `at`) that fit both the
-    /// value and the section budgets, keeping track of the last non-whitespace byte.
-    fn value_run(&mut self, rest: &[u8], at: usize) -> usize {
-        let value_room = self.budget.value_bytes_max - self.value_bytes;
-        let limit = rest.len().min(self.section_room()).min(value_room);
-        let run = chars::field_value_run(&rest[..limit]);
-        if let Some(last) = rest[..run].iter().rposition(|&b| b != b' ' && b != b'\t') {
-            self.value_end = at + last + 1;
-        }
-        self.section_bytes += run;
-        self.value_bytes += run;
-        run
     }
 
     /// Consumes one byte, by the grammar's stage: a line's first byte, the name, the value's
@@ -827,6 +813,67 @@ mod tests {
         ];
         for (input, kind, offset) in cases {
             assert_eq!(scan_all(input), Err(HeadError { kind, offset }), "{input:?}");
+        }
+    }
+
+    /// Scans `input` fed in two pieces (split at `split`) with whole lines taken in one go or
+    /// not, and returns every outcome and the scanner's state after each piece.
+    fn scanned_as<const WHOLE_LINES: bool>(
+        input: &[u8],
+        split: usize,
+    ) -> Vec<(Result<Option<usize>, HeadError>, FieldScanner, usize)> {
+        let mut scanner = FieldScanner::new(BUDGET);
+        let mut pos = 0;
+        let mut seen = Vec::new();
+        for end in [split, input.len()] {
+            let outcome = scanner.scan_as::<WHOLE_LINES>(&input[..end], &mut pos);
+            let failed = outcome.is_err();
+            seen.push((outcome, scanner.clone(), pos));
+            if failed {
+                break;
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn whole_lines_leave_the_same_result_and_state_as_byte_by_byte_steps() {
+        // Budgets of `BUDGET`: values of 8 bytes, 2 lines, a section of 40 bytes.
+        let inputs: [&[u8]; 24] = [
+            b"A: v\r\n\r\n",
+            b"Host: x\r\nB:\r\n\r\nnext",
+            b"A: \t x y \t\r\nB: 2\r\n\r\n",
+            b"A: 12345678\r\n\r\n",
+            b"A: 123456789\r\n\r\n",
+            b"A: 1\r\nB: 2\r\nC: 3\r\n\r\n",
+            b"Aaaaaaaaaaaaaaaaaaaaaaaaa: 12345678\r\n\r\n",
+            b"Aaaaaaaaaaaaaaaaaaaaaaaaaaa: 1234\r\n\r\n",
+            b"Aaaaaaaaaaaaaaaaaaaaaaaaaaaa: 1234\r\n\r\n",
+            b"A : v\r\n\r\n",
+            b" A: v\r\n\r\n",
+            b"A: v\r\n folded\r\n\r\n",
+            b": v\r\n\r\n",
+            b"A\r\n\r\n",
+            b"A: v\n\r\n",
+            b"A: v\rx\r\n",
+            b"A: \x01\r\n\r\n",
+            b"A: \x7f\r\n\r\n",
+            b"A: \xc3\xa9\r\n\r\n",
+            b"A\x80: v\r\n\r\n",
+            b"A: v\r\n\rx",
+            b"A: v\r\n\n",
+            b"Content-Length: 5\r\nmcp-session-id: s\r\n\r\n",
+            b"A: v  \r\n\r\n",
+        ];
+        for input in inputs {
+            for split in 0..=input.len() {
+                assert_eq!(
+                    scanned_as::<true>(input, split),
+                    scanned_as::<false>(input, split),
+                    "{:?} split at {split}",
+                    String::from_utf8_lossy(input)
+                );
+            }
         }
     }
 }
