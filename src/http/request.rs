@@ -294,9 +294,6 @@ impl RequestParser {
             if let LineState::Fields(line) = self.state {
                 break line;
             }
-            if self.state == LineState::Start && self.whole_request_line(buf)? {
-                continue;
-            }
             let Some(&byte) = buf.get(self.pos) else {
                 return Ok(None);
             };
@@ -306,43 +303,6 @@ impl RequestParser {
         };
         let end = self.fields.scan(buf, &mut self.pos)?;
         Ok(end.map(|len| HeadEnd { len, line }))
-    }
-
-    /// Takes the request line starting at `self.pos` in one go when all of it is there and every
-    /// byte is one the byte-by-byte scan would take without an error: a token within the method
-    /// budget, one space, visible bytes within the target budget, one space, `HTTP/1.1` or
-    /// `HTTP/1.0`, CRLF. It then leaves exactly the state that scan would have left after the LF,
-    /// and the whole-line checks run as they would there. Anything else takes nothing (false),
-    /// and the bytes go through `line_step`, which finds the same line or the same error.
-    fn whole_request_line(&mut self, buf: &[u8]) -> Result<bool, RequestError> {
-        let start = self.pos;
-        let rest = buf.get(start..).unwrap_or_default();
-        let method_len = chars::run_of(rest, TCHAR);
-        let target_start = method_len + 1;
-        if method_len == 0 || method_len > self.budget.method_bytes_max {
-            return Ok(false);
-        }
-        let target_len = rest.get(target_start..).map_or(0, |r| chars::run_of(r, VCHAR));
-        let version_start = target_start + target_len + 1;
-        let line_end = version_start + VERSION_LEN + 2;
-        let (Some(&b' '), Some(&b' '), Some(version_and_end)) = (
-            rest.get(method_len),
-            rest.get(target_start + target_len),
-            rest.get(version_start..line_end),
-        ) else {
-            return Ok(false);
-        };
-        let known_version = matches!(version_and_end, b"HTTP/1.1\r\n" | b"HTTP/1.0\r\n");
-        if target_len == 0 || target_len > self.budget.target_bytes_max || !known_version {
-            return Ok(false);
-        }
-        self.method_start = start;
-        self.method_ended = true;
-        self.target_start = start + target_start;
-        self.version_start = start + version_start;
-        self.pos = start + line_end;
-        self.state = LineState::Fields(self.check_request_line(buf)?);
-        Ok(true)
     }
 
     /// Consumes one byte of the (possibly preceded by empty lines) request line, by the grammar's
