@@ -24,10 +24,11 @@ At script speed (the default) two more checks follow:
     running (a job that read the terminal would be stopped), the control reply must appear on the
     terminal, and the next request must get 401.
 
-`--pace F` runs the blocks at a person's pace instead, scaled by F: a pause of 90*F seconds
-between consecutive blocks, and the session lifetime README gives `serve` (its
-`--session-ttl-secs`) multiplied by F. F must keep the pause longer than the default session
-lifetime of 60 s, so a session with the default lifetime could not survive it.
+`--pace F` runs the blocks with one real pause instead, scaled by F: 90*F seconds between the
+block that opens a session (the one defining `session`) and the next, which uses it, with the
+session lifetime README gives `serve` (its `--session-ttl-secs`) multiplied by F. F must keep
+the pause longer than the default session lifetime of 60 s, so a session with the default
+lifetime could not survive it: the next block's answers show that README's lifetime does.
 
 Usage: readme_walkthrough.py [--pace F] [README]   (exit 0 when every check passed)
 """
@@ -141,14 +142,17 @@ def compare(found, printed, returncode, stdout):
 
 
 def paced(found, factor):
-    """The blocks with a pause before each but the first, the session lifetime scaled."""
+    """The blocks with one pause, after the block that opens a session, the lifetime scaled."""
     pause = READER_PAUSE_SECONDS * factor
     if pause <= DEFAULT_SESSION_TTL_SECONDS:
         sys.exit(f"readme_walkthrough: --pace {factor} pauses {pause:.1f} s, not longer than the default lifetime")
+    opened = next(i for i, (source, _) in enumerate(found) if "session() {" in source)
+    if opened + 1 >= len(found):
+        sys.exit("readme_walkthrough: no block follows the one that opens a session")
     sources = []
     for i, (source, _) in enumerate(found):
         scaled = TTL_FLAG.sub(lambda m: f"--session-ttl-secs {round(int(m.group(1)) * factor)}", source)
-        sources.append(scaled if i == 0 else f"sleep {pause:.1f}\n{scaled}")
+        sources.append(f"sleep {pause:.1f}\n{scaled}" if i == opened + 1 else scaled)
     if not any(TTL_FLAG.search(source) for source, _ in found):
         sys.exit("readme_walkthrough: README starts serve without --session-ttl-secs")
     return sources, pause
@@ -279,7 +283,7 @@ def main():
         sources, pause = [source for source, _ in found], 0
     else:
         sources, pause = paced(found, factor)
-    timeout = TIMEOUT_SECONDS + pause * len(found)
+    timeout = TIMEOUT_SECONDS + pause
     printed, returncode, stdout = run_script(sources + [epilogue(found)], timeout)
     failures = compare(found, printed, returncode, stdout)
     if not failures:
@@ -291,7 +295,7 @@ def main():
         print("README walkthrough: " + "\n\n".join(failures), file=sys.stderr)
         sys.exit(1)
     checked = sum(1 for _, expected in found if expected is not None)
-    how = f"with {pause:.1f} s between blocks" if factor else "at script speed, then reopened six times and in an interactive shell"
+    how = f"with a pause of {pause:.1f} s in a live session" if factor else "at script speed, then reopened six times and in an interactive shell"
     print(f"README walkthrough: {len(found)} blocks ran {how}, {checked} printed exactly what README shows",
           file=sys.stderr)
 
