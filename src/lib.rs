@@ -9,35 +9,75 @@
 //! by a unit test or a fuzz target. Bad input becomes a typed error, and each error type maps to
 //! an HTTP status in exactly one place.
 //!
-//! Modules, in reading order. The pure core:
+//! ## The modules
 //!
-//! - [`limits`]: every budget, one struct, relations checked at compile time.
-//! - [`http`]: the request head parser, framing rules, media types, the response writer and the
-//!   client's response parser. Bytes only.
-//! - [`json`]: strict RFC 8259 decoding (explicit stack, duplicate keys refused) and encoding.
-//! - [`sse`]: the event encoder and the strict, bounded stream parser.
-//! - [`auth`]: the offline token policy, challenges, protected-resource metadata, fixture roles.
-//! - [`mcp`]: JSON-RPC messages, the messages a client sends, the session table, and each
-//!   session's resumable event streams.
+//! In reading order. The pure core:
+//!
+//! - [`limits`]: every budget and its ceiling, one struct, relations checked at compile time.
+//! - `decimal`: `1*DIGIT` with checked arithmetic, and back; hex digits.
 //! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
-//! - [`digest`]: SHA-256 digests as the keys of the token and session tables.
-//! - [`endpoint`]: the receive order, from a parsed head and body to a reply; every refusal's
-//!   status in one table.
+//! - [`digest`]: SHA-256 digests as the keys of the token and session tables, hashed by their
+//!   prefix.
+//! - [`http`]: the request head parser, framing rules, the chunked coding (decoded in place, and
+//!   its encoder), media types, the response writer, the client's response parser, and the
+//!   connection machine with the one loop that drives it; its docs list its files. Bytes only.
+//! - [`json`]: strict RFC 8259 decoding (duplicate keys refused) and encoding: `decode`, `encode`,
+//!   `stack` (the explicit stack both keep), `value` (`Value`, `Number` and the shared protocol
+//!   keys), `write` (JSON text written straight from code, for replies of a fixed shape).
+//! - [`sse`]: `event`, `encode` (the event encoder) and `parse` (the strict, bounded stream
+//!   parser).
+//! - [`auth`]: the offline token policy: `bearer` (the Authorization field), `claims`, `policy`
+//!   (the decision order), `scope`, `challenge` (`WWW-Authenticate`), `metadata`
+//!   (protected-resource metadata), `fixtures` (the named roles).
+//! - [`mcp`]: JSON-RPC messages, the methods and every decision about each, the messages a client
+//!   sends, the session table (ownership, lifetime), each session's resumable event streams,
+//!   `kb://` URIs, and the wire vocabulary (version, path, session-id rule).
+//! - [`endpoint`]: the receive order, from a parsed head (admission) and body (the token, the
+//!   session, the method) to a reply: `rejection` (every refusal's status and code, in one table),
+//!   `reply`, `methods`, `stream` (the SSE writer a session's event log writes through),
+//!   `published` (the token policy as the control plane last left it).
 //! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
 //!
 //! The shell, the only modules that touch sockets, threads, clocks and the operating system's
 //! random generator:
 //!
-//! - [`server`]: the loopback listener, the worker pool, one connection's loop, and a server
-//!   started with fresh fixture tokens.
-//! - [`client`]: one connection from the client side, the MCP client and its redacted trace.
+//! - [`server`]: the loopback listener, the hand-off to workers (`pool`), the socket loop that
+//!   drives a connection machine (`connection`), the lingering set and its sweeper (`linger`), a
+//!   server started with fresh fixture tokens (`fixture`), and its own failures, reported on
+//!   standard error (`report`).
+//! - [`client`]: `http` (exact request bytes, strictly parsed responses), `mcp` (the MCP client,
+//!   its checks and their typed errors), `trace` (the redacted wire trace).
 //!
-//! The commands (`demo`, `attack`, `lab`, `serve`, `inspect`, `bench`) live in the binary, not
-//! here: they use this library's public API like any other program.
+//! Outside the library:
 //!
-//! Imports point one way: from the shell inward, and from the meeting point (`endpoint`) down
-//! to the layers it joins. Exactly these, one line per top-level module (`tests/tidy.rs` compares
-//! this list with the code, and the code with its rules):
+//! ```text
+//! src/main.rs          the binary: the command line, dispatching to its own cli module
+//! src/cli/             demo, attack and lab (tables of one declarative case type, in case),
+//!                      browser (the headless Chromium lab), serve and control (the control plane,
+//!                      on stdin and on a control channel), inspect, bench and overload (load
+//!                      generators), local, help, args
+//! tests/*.rs           one file per area; codec, policy and status rules as tables, socket
+//!                      scenarios where order and timing are the point; tests/endpoint.rs drives
+//!                      the endpoint without sockets, with an injected clock and random source;
+//!                      tests/tidy.rs checks the layering; tests/readme.rs the documents' budget
+//!                      figures and links
+//! tests/common/        shared helpers: a server with fixture tokens, `serve` as a child process,
+//!                      split-invariance checks
+//! tests/interop/       the official clients and conformance suite against `serve`
+//! tests/bench/         the benchmark scripts, the wrk script, and the three peers they compare
+//!                      against, raw-limit, tiny-http-peer and rmcp-peer, each its own Cargo
+//!                      project
+//! fuzz/                its own workspace: one target per parser
+//! ```
+//!
+//! The commands (`demo`, `attack`, `lab`, `serve`, `control`, `inspect`, `bench`) are not part of
+//! the library: they use its public API like any other program, and no test includes their files.
+//!
+//! ## Which way imports point
+//!
+//! From the shell inward, and from the meeting point (`endpoint`) down to the layers it joins.
+//! Exactly these, one line per top-level module (`tests/tidy.rs` compares this list with the code,
+//! and the code with its rules):
 //!
 //! <!-- imports: start -->
 //! - `limits` imports nothing of the project.
@@ -62,113 +102,50 @@
 //! is bound to the three values of a principal that `endpoint` copies in); the core never names
 //! the shell; `client` shares only wire vocabulary with the server side (`mcp`'s version, path,
 //! session-id rule and request builders, `auth::metadata`'s well-known path), never the session
-//! table or the endpoint. No module imports itself through a cycle, however long, and no test
-//! includes the binary's modules.
+//! table or the endpoint. No module of the library or the binary imports itself through a cycle,
+//! however long: a child module never uses an item of its parent that re-exports the child (which
+//! is why `json::value`, `sse::event` and `http::connection::machine` are files of their own).
 //!
-//! Invariants stated as absences, and enforced by `tests/tidy.rs`: no core module opens a socket,
-//! spawns a thread, touches the file system, a process, the environment or standard I/O, reads a
-//! clock or draws randomness from the OS; no function is longer than 70 lines. Also: no error
-//! value holds bytes of the input; no parser recurses on input structure; no buffer grows past a
-//! budget because a peer asked it to.
+//! ## How one POST travels
 //!
-//! # Architecture
+//! The acceptor hands the socket to a free worker (`server::pool`), which drives a
+//! `http::connection::Connection` (in the buffers the worker kept from its last connection,
+//! renewed) with `http::connection::drive`, the socket as its transport and the endpoint as its
+//! handler (`server::connection`). The machine lends its buffer for each read, feeds the bytes to
+//! `http::RequestParser` until the head is complete, and asks for admission with the parsed head;
+//! the handler calls `endpoint::Endpoint::admit`, which checks Host, Origin, route, Accept,
+//! Content-Type and the version header on the head alone. The machine writes `100 Continue` itself
+//! if it was asked for, reads exactly the body, and asks for a dispatch with the request; the
+//! handler calls `Endpoint::respond`, which decodes the body with `json::decode`, sorts it with
+//! `mcp::jsonrpc`, asks `auth::policy` who is calling, finds the session in `mcp::session`, asks
+//! the policy whether the call is allowed, and runs the method. The result is a `Reply` (or a
+//! `Rejection`, which knows its status and code), which the handler serializes with `http::writer`
+//! straight into the buffer the machine lent; the machine has it written (in one call, unless the
+//! socket takes only part) under the write deadlines, then reads the next request or closes.
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//! The client side mirrors it: `client::mcp` builds messages as values (`mcp::requests`) and sends
+//! exact bytes, `client::http` reads the reply with `http::ResponseParser`, and `client::mcp` reads
+//! event streams with `sse::parse_stream`; a reply that breaks a rule is a typed `ReplyRule` with a
+//! stable code.
 //!
-//! ```text
-//! src/lib.rs           the library: the core and the shell below; the crate docs hold the map
-//! src/limits.rs        every budget and its ceiling; relations checked at compile time
-//! src/decimal.rs       1*DIGIT with checked arithmetic, and back; hex digits
-//! src/random.rs        the fallible random source the core is handed, ids drawn from it
-//! src/digest.rs        SHA-256 digests as map keys (tokens, session ids), hashed by their prefix
-//! src/http/            vocab (methods, versions, Parsed), chars (byte classes), fields (header-
-//!                      section scanner, field lists), request (head parser), target (path rule),
-//!                      framing (Host/TE/CL/Expect/Connection), chunked (the chunked coding,
-//!                      decoded in place, and its encoder), media, writer (responses), response
-//!                      (client parser), connection (machine: the lifecycle in stages; driver: the
-//!                      one loop and its two traits; linger), status, date (IMF-fixdate), error
-//! src/json/            decode, encode, stack (the explicit stack both keep), value (Value, Number
-//!                      and the shared protocol keys)
-//! src/sse/             event, encode, parse
-//! src/auth/            bearer (Authorization field), claims, policy (decision order), scope,
-//!                      challenge (WWW-Authenticate), metadata, fixtures (named roles)
-//! src/mcp/             jsonrpc (messages), requests (what a client sends, as values), session
-//!                      (table, ownership, lifetime), stream (event ids as positions, the kept
-//!                      messages, cursors), uri; the wire vocabulary (version, path, session-id rule)
-//! src/endpoint/        the receive order: admit (head only), respond (body, token, session,
-//!                      method); rejection (every refusal's status and code), reply, methods,
-//!                      stream (the SSE writer the event log writes through)
-//! src/inspect.rs       a codec's verdict as JSON, for the CLI
-//! src/server/          the I/O shell: listener, the hand-off to workers (pool), the socket loop that
-//!                      drives a connection machine (connection), the lingering set and its sweeper
-//!                      (linger), a server started with fresh fixture tokens (fixture)
-//! src/client/          http (exact request bytes, strictly parsed responses), mcp (the MCP client,
-//!                      its checks and their typed errors), trace (the redacted wire trace)
-//! src/main.rs          the binary: the command line, dispatching to its own cli module
-//! src/cli/             demo, attack and lab (tables of one declarative case type, in case), browser
-//!                      (the headless Chromium lab), serve (with its stdin control plane), inspect,
-//!                      bench and overload (load generators), local, args
-//! tests/*.rs           one file per area; codec, policy and status rules as tables, socket
-//!                      scenarios where order and timing are the point; tests/endpoint.rs drives
-//!                      the endpoint without sockets, with an injected clock and random source;
-//!                      tests/tidy.rs checks the layering; tests/readme.rs this page's copies
-//! tests/common/        shared helpers: a server with fixture tokens, `serve` as a child process,
-//!                      split-invariance checks
-//! tests/interop/       the official clients and conformance suite against `serve`
-//! tests/bench/         the benchmark scripts (instructions per request, side by side with wrk,
-//!                      scaling, worker counts), the wrk script, and the three peers they compare
-//!                      against, raw-limit, tiny-http-peer and rmcp-peer, each its own Cargo
-//!                      project
-//! fuzz/                its own workspace: one target per parser
-//! ```
+//! ## Invariants
 //!
-//! **Which way the imports point.** The crate docs (`src/lib.rs`, `cargo doc --open`) list what
-//! each top-level module imports, and the rules behind the list: the foundations (`limits`,
-//! `decimal`, `digest`) import nothing of the project; the codecs (`http`, `json`, `sse`) never import
-//! `auth`, `mcp`, `endpoint`, `server` or `client`; `mcp` never imports `auth` (a session is bound to
-//! the three values of a principal that `endpoint` copies in); the core never imports the shell;
-//! `client` shares only wire vocabulary with the server side. `tests/tidy.rs` checks the list against
-//! the code, the code against the rules (one table), and that no module of the library or the binary
-//! imports itself through a cycle of any length: a child module never uses an item of its parent
-//! that re-exports the child (which is why `json::value`, `sse::event` and
-//! `http::connection::machine` are files of their own). The commands are not part of the library:
-//! `src/cli` belongs to the binary, which uses the library's public API like any other program, and
-//! no test includes its files.
+//! Stated as absences, and enforced by `tests/tidy.rs`: no core module (every module but
+//! `server`, `client` and the binary) opens a socket, spawns a thread, touches the file system, a
+//! process, the environment or standard I/O, reads a clock (`Instant::now`, `SystemTime::now`,
+//! `.elapsed(`) or draws randomness from the OS (`getrandom`) outside its tests; the core gets time
+//! and random bytes as arguments. No function is longer than 70 lines.
 //!
-//! How one POST travels: the acceptor hands the socket to a free worker (`server::pool`), which
-//! drives a fresh `http::connection::Connection` with `http::connection::drive`, the socket as its
-//! transport and the endpoint as its handler (`server::connection`). The machine lends its buffer
-//! for each read, feeds the bytes to `http::RequestParser` until the head is complete, and asks for
-//! admission with the parsed head; the handler calls `endpoint::Endpoint::admit`, which checks
-//! Host, Origin, route, Accept, Content-Type and the version header on the head alone. The machine
-//! writes `100 Continue` itself if it was asked for, reads exactly the body, and asks for a dispatch
-//! with the request; the handler calls `Endpoint::respond`, which decodes the body with
-//! `json::decode`, sorts it with `mcp::jsonrpc`, asks `auth::policy` who is calling, finds the session
-//! in `mcp::session`, asks the policy whether the call is allowed, and runs the method. The result is
-//! a `Reply` (or a `Rejection`, which knows its status and code), which the handler serializes with
-//! `http::writer` straight into the buffer the machine lent; the machine has it written (in one
-//! call, unless the socket takes only part) under the write deadlines, then reads the next request
-//! or closes. The client side mirrors
-//! it: `client::mcp` builds messages as values (`mcp::requests`) and sends exact bytes,
-//! `client::http` reads the reply with `http::ResponseParser`, and `client::mcp` reads event streams
-//! with `sse::parse_stream`; a reply that breaks a rule is a typed `ReplyRule` with a stable code.
-//!
-//! The core is sans-IO: only `server`, `client` and the binary open sockets or files, start threads,
-//! read clocks or draw randomness; `endpoint`, `auth`, `mcp`, `http`, `json` and `sse` get time and
-//! random bytes as arguments (the endpoint holds two locks, never across I/O), and `tests/tidy.rs`
-//! fails the build's tests when a core file names a socket type, a thread, the file system, a
-//! process, the environment, standard I/O, `Instant::now`, `SystemTime::now`, `.elapsed(` or
-//! `getrandom` outside its tests. A state the code's own logic rules out is made unrepresentable where
-//! the types allow it (the connection's stages offer only the transitions of their state; a parsed
-//! head is viewed through the parser's `Accepted` token, so no view guesses a request line);
-//! where it remains, a release build closes the connection and reports an internal error on
-//! standard error, never a guessed value. Errors are small
-//! `Copy` values (a kind with its budget, and an offset) that never hold input bytes; each layer's
-//! error maps to a status in one function (`RequestErrorKind::status`, `Denial::status`), and
-//! `endpoint::Rejection::status` is the one table where every refusal meets its status. No parser
-//! recurses on the structure of its input, and no buffer grows past a budget because a peer asked it
-//! to.
-//!
+//! By construction: the codecs' errors are small `Copy` values (a kind with its budget, and an
+//! offset) that never hold input bytes; each layer's error maps to a status in one function
+//! (`RequestErrorKind::status`, `Denial::status`), and `endpoint::Rejection::status` is the one
+//! table where every refusal meets its status. No parser recurses on the structure of its input,
+//! and no buffer grows past a budget because a peer asked it to. The endpoint's shared state (the
+//! published policy and the session table) is never locked across I/O. A state the code's own
+//! logic rules out is made unrepresentable where the types allow it (the connection's stages offer
+//! only the transitions of their state; a parsed head is viewed through the parser's `Accepted`
+//! token, so no view guesses a request line); where it remains, a release build closes the
+//! connection and reports an internal error on standard error, never a guessed value.
 #![forbid(unsafe_code)]
 
 pub mod auth;

@@ -7,10 +7,11 @@
 //! Each row of the list gives a budget's name, its kind (bytes, a count or a duration) with its
 //! default in that kind's unit, its ceiling, and its doc line. From it come the [`Limits`] struct
 //! and [`Limits::DEFAULT`], the magnitude checks of [`Limits::validate`] (every budget non-zero,
-//! unless its row allows zero, and at most its ceiling), the table in [`Limits`]' documentation,
-//! and [`BUDGETS`], which the tests read: the README figures are checked against it, and every
-//! budget in it must have an edge test (at its value and one past it) or a reason it has none. A
-//! row without its ceiling or its doc line does not compile, and a budget cannot be added
+//! unless its row allows zero, and at most its ceiling), the table of every budget, its default,
+//! its ceiling and what it bounds in [`Limits`]' documentation, and [`BUDGETS`], which the tests
+//! read: the figures the documents restate (README, the module docs) are checked against it, and
+//! every budget in it must have an edge test (at its value and one past it) or a reason it has
+//! none. A row without its ceiling or its doc line does not compile, and a budget cannot be added
 //! anywhere else.
 //!
 //! The relations between budgets (a single header value cannot be larger than the whole header
@@ -19,24 +20,17 @@
 //!
 //! The ceilings keep derived sizes from overflowing: 1 GiB<!-- not a limit --> for bytes, 2^20
 //! for counts, one day for durations (a deadline is added to the current instant, and a sum past
-//! what the clock holds would panic), 1024 for JSON depth (decoding uses an explicit stack, but
-//! dropping or comparing a decoded value recurses once per level), and 1024 for workers (each is
-//! a thread with its own stack and buffers; on two cores a thousand of them only add context
-//! switches, while connections past the pool get their 503 at once anyway). `serve --workers`
-//! above its ceiling is a usage error (exit status 2).
+//! what the clock holds would panic), 16 for chunk-size digits (every size fits 64 bits), 1024 for
+//! JSON depth (decoding uses an explicit stack, but dropping or comparing a decoded value recurses
+//! once per level), and 1024 for workers (each is a thread with its own stack and buffers; on two
+//! cores a thousand of them only add context switches, while connections past the pool get their
+//! 503 at once anyway). `serve --workers` above its ceiling is a usage error (exit status 2).
 //!
 //! The head buffer a server needs follows from the budgets (`Limits::request_head_bytes_max()`,
 //! 14 384 bytes<!-- limit: request_head_bytes_max --> by default), so a peer can never make it
 //! grow. `bind` also refuses a response budget too small for the server's own 503.
 //!
 //! This module does not enforce anything itself; it only names the numbers.
-//!
-//! # The budgets
-//!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
-//! The table of every budget, its default, its ceiling and what it bounds is in [`Limits`]'
-//! documentation (`cargo doc --open`), generated from the same list as the struct.
 
 use std::time::Duration;
 

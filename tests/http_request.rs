@@ -363,7 +363,7 @@ fn corpus_rows_get_the_strict_verdicts() {
 }
 
 /// Under `--chunked` the corpus keeps every verdict but two: the rows whose head is a plain
-/// `Transfer-Encoding: chunked` (FR01, and FR15 in capitals) are now complete heads with a chunked
+/// `Transfer-Encoding: chunked` (FR01, and FR15 in capitals) are complete heads with a chunked
 /// body, which the server then decodes (`tests/server_chunked.rs` takes them to the wire).
 #[test]
 fn corpus_rows_change_under_chunked_only_where_the_coding_is_plain_chunked() {

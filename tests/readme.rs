@@ -9,9 +9,8 @@
 //! - a duration or a byte size equal to some budget's default must carry such a marker, or
 //!   `<!-- not a limit -->` when the number only happens to be equal, so no figure is restated
 //!   unchecked;
-//! - every relative link leads to a file that exists, every `#anchor` of README to one of its
-//!   headings, and every source file README's map of the rules links says that the map points
-//!   there.
+//! - every relative link leads to a file that exists, and every `#anchor` of README to one of
+//!   its headings.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -302,25 +301,4 @@ fn every_link_leads_somewhere() {
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
-}
-
-#[test]
-fn every_module_the_map_of_rules_links_says_the_map_points_there() {
-    let readme = read("README.md");
-    let map = &readme[readme.find("## Where the rules live").expect("the map of the rules")..];
-    let map = &map[..map[3..].find("\n## ").map_or(map.len(), |i| i + 3)];
-    let sources: Vec<String> =
-        relative_links(map).into_iter().filter(|l| l.ends_with(".rs")).collect();
-    assert!(sources.len() >= 12, "{sources:?}");
-    for source in sources {
-        let docs = module_docs(&read(&source));
-        assert!(
-            docs.contains("README's map of where the rules live points here"),
-            "{source} does not say that README's map points there"
-        );
-    }
-    for moved in ["tests/interop/README.md", "tests/bench/README.md", "fuzz/README.md"] {
-        assert!(read(moved).contains("moved here from the project's README"), "{moved}");
-        assert!(map.contains(moved), "README's map does not link {moved}");
-    }
 }

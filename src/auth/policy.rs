@@ -7,8 +7,7 @@
 //!
 //! [`OfflineTokenPolicy::decide`] runs the checks in a fixed order on every request, even when
 //! the request belongs to a live session, so a revocation or a revision change takes effect on
-//! the very next request. This table is the one home of that order: README carries an exact
-//! copy, and a test compares the two.
+//! the very next request. This table is the one home of that order.
 //!
 //! <!-- policy-table: start -->
 //! | check | when it fails | status | `WWW-Authenticate` |
@@ -24,8 +23,6 @@
 //!
 //! The 401 challenge is the same for every reason a token is refused; the reason is kept in the
 //! [`Denial`] for tests and never rendered.
-//!
-//! README's map of where the rules live points here for its decision table.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;

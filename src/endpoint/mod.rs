@@ -2,7 +2,7 @@
 //! receive order.
 //!
 //! The order never changes, and an early failure never reaches a later stage. This list is the
-//! one home of the receive order: README carries an exact copy, and a test compares the two.
+//! one home of the receive order.
 //!
 //! <!-- receive-order: start -->
 //! 1. The head's own rules and budgets, byte by byte (`http::RequestParser`): 400, 413, 414,
@@ -30,12 +30,9 @@
 //! <!-- receive-order: end -->
 //!
 //! Only the stable 2025-11-25 model exists here: there is no `server/discover`, and a request
-//! announcing another protocol version is a plain 400 before its body is read or its credentials
-//! are looked at. That is earlier than the rest of the version and session checks on purpose:
-//! the header's validity depends on nothing else, and clients of later revisions probe with
-//! `MCP-Protocol-Version: 2026-07-28` and fall back to `initialize` on a 4xx. With credentials
-//! checked first, a probe without a token would get a 401 and could send such a client into an
-//! authorization flow instead of falling back.
+//! announcing another protocol version is a plain 400 at stage 3, before its body is read or its
+//! credentials are looked at, earlier than the rest of the version and session checks on purpose
+//! ([`crate::mcp`] says why).
 //!
 //! Pure apart from the shared state, under no lock during I/O: the policy and the session
 //! table. The policy is written by the control plane and published by a version number
@@ -49,15 +46,13 @@
 //!
 //! # Error bodies
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
 //! Every error body is a JSON-RPC error without an `id` whose `message` is a stable public code
-//! (`{"error":{"code":-32000,"message":"session_not_found"},"jsonrpc":"2.0"}`), every error closes
+//! (`{"error":{"code":-32000,"message":"session_not_found"},"jsonrpc":"2.0"}`; [`rejection`] has
+//! every status and code), every error closes
 //! the connection, and no status line, header or body ever contains a bearer token, a session id
 //! (except the `MCP-Session-Id` that a successful initialize hands out), a claim or an internal
 //! message; the socket tests scan every response they receive for the tokens and session ids they
 //! know, and allow a session id only in that one place.
-//!
 
 mod methods;
 mod published;

@@ -9,8 +9,6 @@
 //!
 //! # Every status the server answers, and why
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
 //! | status | when | challenge |
 //! |---|---|---|
 //! | 200 | JSON or event-stream replies; JSON-RPC errors for a known request (`-32601` unknown method, `-32602` bad params) | |
@@ -30,11 +28,11 @@
 //! | 501, 505 | an unknown method, a chunked transfer coding (by default; under `--chunked`, one with other codings before it); an HTTP version other than 1.0 or 1.1 | |
 //! | 503 | no free worker (from the acceptor, at once, `Retry-After: 1`), or no free session slot (`session_capacity`, `Retry-After` until the earliest session expires) | |
 //!
-//! Every final response carries `Date` in IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`), written by
-//! hand from the shell's wall clock at most once per second per thread (RFC 9110 §6.6.1 asks it of an
-//! origin server with a clock); the interim `100 Continue` is the connection machine's own fixed
-//! bytes and carries none, as §6.6.1 allows for 1xx; a response to HEAD carries no content.
-//!
+//! Every final response carries `Date` in IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`),
+//! formatted by hand from the shell's wall clock at most once a second for each connection (and for
+//! the acceptor's 503s), as RFC 9110 §6.6.1 asks of an origin server with a clock; the interim
+//! `100 Continue` is the connection machine's own fixed bytes and carries none, as §6.6.1 allows
+//! for 1xx. A response to HEAD carries no content.
 
 use super::reply::Reply;
 use crate::auth::policy::Denial;

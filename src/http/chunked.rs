@@ -12,34 +12,21 @@
 //!
 //! Sans-IO, like the head parser: [`ChunkedDecoder::decode`] is handed the body's bytes as they
 //! arrive and answers "more", "complete" or a typed error at the offset of the byte that decided
-//! it, whatever the split. It decodes in place: a chunk's data is moved down over the framing that
-//! preceded it, so the region it is given always starts with the body decoded so far, and a
-//! fixed buffer of the body budget (plus a trailer section) holds any valid body however it is
-//! chunked. The budgets are [`Limits`]' and are checked on the byte that crosses them: the size's
-//! digits (at most 16, so no size can overflow), each chunk's extension bytes, the number of
-//! chunks, the decoded total (checked as soon as a size is complete, before its data is read) and
-//! the trailer section's lines and bytes.
+//! it, whatever the split. It stops on the first byte that proves the body bad, with a code of its
+//! own for each kind of mistake. The budgets are [`Limits`]' and are checked on the byte that
+//! crosses them: the size's digits, each chunk's extension bytes, the number of chunks, the decoded
+//! total (checked as soon as a size is complete, before its data is read) and the trailer
+//! section's lines and bytes.
 //!
-//! Strictness: hex digits only, no sign, prefix or whitespace in or before the size; whitespace
-//! after it only when an extension follows (BWS before `;` and around `=`, which a recipient must
-//! accept); extension names and token values are `tchar`s, quoted values carry no control byte;
-//! CRLF exactly, after every size line and every chunk's data.
+//! It decodes in place: each chunk's data is moved down over the framing before it, so the region
+//! it is given always starts with the body decoded so far, and the body is one contiguous slice
+//! right after the head. A connection's buffer needs room for the head, the body budget and a
+//! trailer section, not for the framing of however many chunks arrive.
 //!
-//! Trailers are scanned with the header section's own scanner and rules, then discarded: nothing
-//! after the body reaches the endpoint. A trailer naming a field the crate reads from a head
-//! (framing, `Host`, credentials, the MCP fields: the field scanner's known names) is refused
-//! outright, since RFC 9110 §6.5.1 forbids sending those as trailers and a server that merged
-//! one would let it override what was checked.
+//! # Under `serve --chunked`
 //!
-//! Not here: transfer codings other than chunked, chunk extensions' meaning (they are checked
-//! and dropped), keeping trailers, and chunked responses (this project writes `Content-Length`).
-//!
-//! # Chunked bodies under `--chunked`
-//!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
-//! **Under `serve --chunked`** the server decodes chunked bodies as well, strictly
-//! (`src/http/chunked.rs`), and the decoded body goes through exactly the order of a
+//! The server refuses every `Transfer-Encoding` by default. Under `serve --chunked` it decodes
+//! chunked bodies as well, strictly, and the decoded body goes through exactly the order of a
 //! `Content-Length` body: the same JSON decoder, the same token policy, the same sessions.
 //!
 //! | request | default | `--chunked` |
@@ -49,14 +36,13 @@
 //! | `chunked, gzip`, `chunked, chunked`, `xchunked`, two TE lines, TE with `Content-Length`, TE on HTTP/1.0 | 400 | 400, the same code |
 //! | `Content-Length` bodies | decoded | decoded, byte for byte as without the flag |
 //!
-//! The decoder is sans-IO, like the head parser: the same verdict whatever the split, and it stops
-//! on the first byte that proves the body bad, with a code of its own for each kind of mistake:
+//! # What the decoder refuses
 //!
 //! | bytes | code | why |
 //! |---|---|---|
 //! | ` 5`, `+5`, `-1`, an empty line | `chunk_size_missing` | a size is `1*HEXDIG`, nothing before it |
 //! | `0x5`, `1_0` | `chunk_size_byte` | the size ends at the first non-digit, which must be whitespace before `;`, `;` or CR |
-//! | seventeen hex digits | `chunk_size_too_long` | at most 16 digits, leading zeros included: every size fits 64 bits, so none can wrap |
+//! | seventeen hex digits | `chunk_size_too_long` | at most 16<!-- limit: chunk_size_digits_max --> digits, leading zeros included: every size fits 64 bits, so none can wrap |
 //! | `5 \r\n` | `chunk_size_whitespace` | whitespace after a size only before an extension (BWS before `;`) |
 //! | `5;\r\n`, `5;=x` | `chunk_extension_name_missing` | an extension is `;` and a token |
 //! | `5;bad[=x`, a NUL or DEL in an extension | `chunk_extension_byte` | names and token values are `tchar`s |
@@ -67,7 +53,7 @@
 //! | `5\r\nhello!!`, `5\r\nhello0` | `chunk_data_unterminated` | after exactly its size, a chunk's data ends with CRLF |
 //! | trailer lines with a bare LF, obs-fold, a space before the colon, … | `trailer_bare_lf`, `trailer_line_starts_with_whitespace`, … | trailers follow the header section's own field rules |
 //! | a trailer named `Content-Length`, `Host`, `Authorization`, `MCP-Session-Id`, … | `trailer_field_forbidden` | see below |
-//! | more than 256 chunks, 256 extension bytes on one line | `chunks_too_many`, `chunk_extension_too_large` (400) | framing budgets |
+//! | more than 256<!-- limit: chunks_per_body_max --> chunks, or more than 256<!-- limit: chunk_extension_bytes_max --> extension bytes on one line | `chunks_too_many`, `chunk_extension_too_large` (400) | framing budgets |
 //! | a size that would take the body past 16 KiB<!-- limit: request_body_bytes_max --> | `chunked_body_too_large` (413) | decided when the size ends, before its data |
 //! | more than 8<!-- limit: trailer_fields_max --> trailer lines or 1 KiB<!-- limit: trailer_section_bytes_max --> of them | `trailer_fields_too_many`, `trailer_section_too_large` (431) | trailer budgets |
 //!
@@ -75,18 +61,16 @@
 //! ever interpreted. A body with no last chunk ends at the body deadline or when the client closes,
 //! never as a request.
 //!
-//! **Trailers are checked, then dropped.** The decoder scans them with the same field scanner as the
-//! head, under their own budgets, and hands none of them on: nothing after the body reaches the
-//! endpoint, so a trailer cannot supply a field the receive order reads. One that names such a field
-//! (framing, `Host`, `Origin`, `Accept`, `Content-Type`, credentials, the MCP fields: exactly the
-//! names the field scanner tags for lookups) is refused outright, because RFC 9110 §6.5.1 forbids
-//! sending those as trailers, and a client that does is either broken or probing for a server that
-//! merges them.
+//! **Trailers are checked, then dropped.** The decoder scans them with the header section's own
+//! scanner and rules, under their own budgets, and hands none of them on: nothing after the body
+//! reaches the endpoint, so a trailer cannot supply a field the receive order reads. One that names
+//! such a field (framing, `Host`, `Origin`, `Accept`, `Content-Type`, credentials, the MCP fields:
+//! exactly the names the field scanner tags for lookups) is refused outright, because RFC 9110
+//! §6.5.1 forbids sending those as trailers, and a server that merged one would let it override
+//! what was checked.
 //!
-//! **In place.** The decoder moves each chunk's data down over the framing before it, so the body is
-//! one contiguous slice right after the head, and a connection's buffer needs room for the head, the
-//! body budget and a trailer section, not for the framing of however many chunks arrive.
-//!
+//! Not here: transfer codings other than chunked, chunk extensions' meaning (they are checked and
+//! dropped), keeping trailers, and chunked responses (this project writes `Content-Length`).
 
 use super::chars::{self, FIELD_VALUE, TCHAR};
 use super::error::{ChunkedError, ChunkedErrorKind};

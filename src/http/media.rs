@@ -1,4 +1,5 @@
-//! Media types (`Content-Type`) and media ranges with weights (`Accept`), RFC 9110 §8.3, §12.5.1.
+//! Media types (`Content-Type`) and media ranges with weights (`Accept`), [RFC 9110][rfc9110] §8.3,
+//! §12.5.1.
 //!
 //! Grammar, read strictly:
 //!
@@ -9,40 +10,28 @@
 //! weight      = the "q" parameter: "0" [ "." 0*3DIGIT ] / "1" [ "." 0*3"0" ]
 //! ```
 //!
+//! A parameter named `q` is the weight (in thousandths) wherever it appears among a range's
+//! parameters (RFC 9110 §12.5.1 asks recipients to read it so), and must be a bare qvalue. Other
+//! parameters are parsed (so malformed ones are refused) but play no part in matching. The
+//! `Accept` fields of one request hold at most 16<!-- limit: accept_ranges_max --> ranges. Nothing
+//! here allocates except the list of ranges [`Accept::parse`] builds (at most the caller's budget),
+//! the parameters of a type that has some, and an unescaped copy of a quoted parameter value that
+//! contains a backslash.
+//!
 //! # Does `*/*` satisfy the MCP Accept rule?
 //!
-//! No. MCP 2025-11-25 asks a client to *list* both `application/json` and `text/event-stream`
-//! on a POST, and `text/event-stream` on a GET. A wildcard says the client takes anything; it does
-//! not say the client can read an SSE stream, which is the point of the rule. So the question the
-//! server asks is [`Accept::lists`]: is this exact type named, with a weight above zero, and never
-//! named with weight zero? `*/*` and `application/*` answer no. [`Accept::quality`] is the general
-//! RFC negotiation, where `*/*` does match, for callers that want it.
+//! No. MCP 2025-11-25 asks a client to **list** both `application/json` and `text/event-stream`
+//! on a POST, and `text/event-stream` on a GET. This project reads that literally: the question
+//! the server asks is [`Accept::lists`], is this exact type named, with a weight above zero, and
+//! never named with weight zero? `*/*` (curl's default) and `application/*` answer no. A wildcard
+//! says "anything", not "I can read an event stream", and answering an SSE stream to a client that
+//! never said it could read one is the failure the rule exists to prevent. [`Accept::quality`] is
+//! the general RFC 9110 negotiation, where `*/*` does match, for callers that want it.
 //!
-//! A parameter named `q` is the weight wherever it appears among a range's parameters (RFC 9110
-//! §12.5.1 asks recipients to read it so), and must be a bare qvalue. Other parameters are parsed
-//! (so malformed ones are refused) but play no part in matching. Nothing here allocates except the
-//! list of ranges [`Accept::parse`] builds (at most the caller's budget), the parameters of a type
-//! that has some, and an unescaped copy of a quoted parameter value that contains a backslash. The
-//! server's check, [`Accept::lists_each`], reads the ranges in one pass and builds no list.
-//!
-//! # Media types and the MCP Accept rule
-//!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
-//! `http::media` parses `Content-Type` and `Accept` ([RFC 9110 §8.3 and §12.5.1][rfc9110];
-//! case-insensitive type and subtype, parameters
-//! with quoted strings, `q` weights in thousandths, at most 16<!-- limit: accept_ranges_max --> ranges per request). MCP asks a client to **list**
-//! `application/json` and `text/event-stream` in `Accept`. This project reads that literally:
-//! `Accept::lists` is true only when the exact type is named with a weight above zero, so `*/*`
-//! (curl's default) and `application/*` do **not** satisfy the rule. A wildcard says "anything", not
-//! "I can read an event stream", and answering an SSE stream to a client that never said it could read
-//! one is the failure the rule exists to prevent. General RFC 9110 negotiation, where `*/*` matches,
-//! is available as `Accept::quality`. The server's check, `Accept::lists_each`, reads every range of
-//! every `Accept` line once and builds no list; the fuzz target checks that it always agrees with the
-//! parsed list.
+//! The server's check, [`Accept::lists_each`], reads every range of every `Accept` line once and
+//! builds no list; the `media` fuzz target checks that it always agrees with the parsed list.
 //!
 //! [rfc9110]: https://www.rfc-editor.org/rfc/rfc9110
-//!
 
 use std::borrow::Cow;
 use std::fmt;

@@ -28,16 +28,13 @@
 //!
 //! # How a request head is judged
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
 //! The grammar is [RFC 9112][rfc9112] (message syntax) and [RFC 9110][rfc9110] (fields, methods,
 //! status codes).
 //!
-//! `http::RequestParser` is a function over bytes: you give it everything received so far for one
-//! request and it answers *incomplete*, *complete, the head is N bytes long*, or a typed error that
-//! knows its status and public code. It remembers where it stopped, so a head trickling in one byte
-//! per read costs linear time. It stops on the **first byte that proves the request bad**; checks
-//! that need a whole element run when the element ends, in a fixed order:
+//! [`RequestParser`] is handed everything received so far for one request and remembers where it
+//! stopped, so a head trickling in one byte per read costs linear time. It stops on the **first
+//! byte that proves the request bad**; checks that need a whole element run when the element ends,
+//! in a fixed order:
 //!
 //! 1. while bytes arrive: a first byte that is not a token character, bare CR or LF anywhere, a
 //!    control, DEL or non-ASCII byte in the request line, a byte outside a field line's grammar
@@ -48,18 +45,18 @@
 //!    is not a token character: 400; a token the server does not know: 501);
 //! 3. at the end of the head: Host (exactly one in HTTP/1.1, valid syntax), Transfer-Encoding
 //!    (refused by default: 501 for a valid chunked coding, 400 otherwise, including next to
-//!    Content-Length or on HTTP/1.0; under `--chunked`, `chunked` alone is accepted and decoded, see
-//!    "Chunked bodies, on request"), Content-Length (one line of plain digits, else 400; over budget 413), Expect (only
-//!    `100-continue`, else 417; ignored on HTTP/1.0), Connection (a list of tokens).
+//!    Content-Length or on HTTP/1.0; under `--chunked`, `chunked` alone is accepted and decoded by
+//!    [`chunked`]), Content-Length (one line of plain digits, else 400; over budget 413), Expect
+//!    (only `100-continue`, else 417; ignored on HTTP/1.0), Connection (a list of tokens).
 //!
-//! Because the verdict depends only on the bytes, feeding a request whole, split anywhere, or one byte
-//! at a time gives the same answer; every row of `tests/http_request.rs` is checked all three ways.
-//! That table holds a hostile corpus of 81 rows (request-smuggling shapes, line-ending tricks,
-//! malformed versions, targets and fields, and budget rows set at this project's sizes) and 75 cases
-//! of the project's own; the test pins both counts. The corpus is also run through a parser under
-//! `--chunked`: exactly two rows change, FR01 and FR15 (`Transfer-Encoding: chunked`, in either case,
-//! with the empty body `0\r\n\r\n`), from 501 to a complete head whose body is then decoded;
-//! `tests/server_chunked.rs` takes them and the Http11Probe chunked cases to a real `serve
+//! Because the verdict depends only on the bytes, feeding a request whole, split anywhere, or one
+//! byte at a time gives the same answer; every row of `tests/http_request.rs` is checked all three
+//! ways. That table holds a hostile corpus of 81 rows (request-smuggling shapes, line-ending
+//! tricks, malformed versions, targets and fields, and budget rows set at this project's sizes) and
+//! 75 cases of the project's own; the test pins both counts. The corpus is also run through a
+//! parser under `--chunked`: exactly two rows change, FR01 and FR15 (`Transfer-Encoding: chunked`,
+//! in either case, with the empty body `0\r\n\r\n`), from 501 to a complete head whose body is then
+//! decoded; `tests/server_chunked.rs` takes them and the Http11Probe chunked cases to a real `serve
 //! --chunked`.
 //!
 //! Where this profile is stricter than RFC 9112 allows a server to be, on purpose:
@@ -83,15 +80,15 @@
 //! | `OPTIONS * HTTP/1.1` | 204 with `Allow: GET, HEAD, POST, DELETE` | asterisk-form is a valid target for OPTIONS only (RFC 9112 §3.2.4) and asks about the server as a whole (RFC 9110 §9.3.7); the answer lists every method some route implements, and carries no content. `*` with any other method is 400 |
 //! | `HEAD` on any path | the response ends after its head | RFC 9110 §9.3.2: a response to HEAD carries no content. The discovery paths answer HEAD like GET, `Content-Length` included (the length GET would get, §8.6); an error answer to HEAD carries no `Content-Length`; `/mcp` keeps 405 |
 //!
-//! One refinement of the usual precedence, which answers "request line over budget" with 414 first.
-//! Here the budget is checked at that same first step, as the bytes arrive, but a **method** over its
-//! budget is answered 501, because RFC 9112 §3 names 501 for a method longer than any the server
-//! implements, and 414 (URI Too Long) would describe the wrong part of the line. So
-//! `AAAA…(33 bytes) / HTTP/2.0` is 501, while a short unknown method with `HTTP/2.0` is 505.
+//! One refinement of the usual precedence, which answers a request line over budget with 414 first:
+//! here too the budgets of the request line are checked first, as the bytes arrive, but a
+//! **method** over its budget is answered 501, because RFC 9112 §3 names 501 for a method longer
+//! than any the server implements, and 414 (URI Too Long) would describe the wrong part of the
+//! line. So `AAAA…(33 bytes) / HTTP/2.0` is 501, while a short unknown method with `HTTP/2.0` is
+//! 505.
 //!
 //! [rfc9110]: https://www.rfc-editor.org/rfc/rfc9110
 //! [rfc9112]: https://www.rfc-editor.org/rfc/rfc9112
-//!
 
 pub mod chars;
 pub mod chunked;

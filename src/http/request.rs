@@ -28,8 +28,6 @@
 //!
 //! The body is not this module's business: the head reports how it is framed (a length, or the
 //! chunked coding that `http::chunked` decodes), and the caller reads exactly that.
-//!
-//! README's map of where the rules live points here for the order in which a head's checks run.
 
 use super::chars::{self, TCHAR, VCHAR};
 use super::error::{HeadErrorKind, RequestError, RequestErrorKind};

@@ -16,8 +16,6 @@
 //!
 //! # The MCP contract, and where this profile is stricter
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
 //! The middle column says what [the transport page][mcp-transport] and [the authorization
 //! page][mcp-auth] of MCP 2025-11-25 ask for, in short; the right column, what this server does.
 //!
@@ -28,7 +26,7 @@
 //! | POST `Content-Type` | not stated as a server requirement | `application/json` (UTF-8) or 415: **a hardening rule of this project**, against type confusion; GET and DELETE ignore it when they have no body |
 //! | POST body | one JSON-RPC message | strict JSON (no duplicate keys, NaN, bad UTF-8, trailing bytes), one object, no batch, no `"id": null`: else 400 |
 //! | replies | `application/json` or `text/event-stream` | `ping`, `logging/setLevel`, `initialize`, `tools/list`: JSON; `resources/list` and `tools/call`: an event stream, a priming event then the response with the same id (`test_reconnection` ends its stream after the priming event); an integer id comes back exactly as written (`-0` stays `-0`) |
-//! | event streams | a priming event (an id, empty data) first: SHOULD; `retry` before a server-initiated close: SHOULD | every stream, POST or GET, fresh or resumed, even one with nothing to deliver, opens with `id: <id>`, `retry: 1000`, `data:` and an empty line (the module docs of `mcp::stream`, and README's walk through one) |
+//! | event streams | a priming event (an id, empty data) first: SHOULD; `retry` before a server-initiated close: SHOULD | every stream, POST or GET, fresh or resumed, even one with nothing to deliver, opens with `id: <id>`, `retry: 1000`, `data:` and an empty line (see [`stream`], and README's walk through one) |
 //! | notifications | 202, no body | `notifications/initialized` (and any other notification) 202; a JSON-RPC *response* from the client 400: the server never asked anything |
 //! | initialize | the server answers a version it supports | always `2025-11-25`, whatever was proposed (the later revision, 2026-07-28, included); a client that cannot use it must stop |
 //! | `MCP-Protocol-Version` | required after initialize; invalid: 400 | exactly `2025-11-25`, once; absent after initialize: 400; any other value: 400 even on initialize, and before the credentials are looked at (see below) |
@@ -44,19 +42,18 @@
 //! | discovery | the well-known paths, no credentials | GET or HEAD (the same headers, no content) at the canonical authority only; `Authorization`, `Proxy-Authorization` or `Cookie`: 400 `credentials_not_accepted` |
 //! | listening | bind 127.0.0.1 when local | 127.0.0.1 only; anything else refused at startup |
 //!
-//! **Why an unsupported version is refused before authentication.** An obvious order would check the
-//! bearer token first and the version header after it. This server refuses a present
-//! `MCP-Protocol-Version` other than `2025-11-25` already with the other header checks, before
-//! reading the body. The
-//! header's validity depends on nothing else, and clients of later revisions probe first with
-//! `server/discover` and `MCP-Protocol-Version: 2026-07-28`, falling back to `initialize` on a 4xx.
-//! Answering such a probe 401 (because it came without a token) could send the client into an
-//! authorization flow instead of the fallback; a plain 400 never does. The *absence* of the header is
-//! still judged after authentication, since only the decoded body says whether it is an initialize.
+//! **Why an unsupported version is refused before authentication.** An obvious order would check
+//! the bearer token first and the version header after it. This server refuses a present
+//! `MCP-Protocol-Version` other than `2025-11-25` with the other header checks, before it reads the
+//! body. The header's validity depends on nothing else, and clients of later revisions probe first
+//! with `server/discover` and `MCP-Protocol-Version: 2026-07-28`, falling back to `initialize` on a
+//! 4xx. Answering such a probe 401 (because it came without a token) could send the client into an
+//! authorization flow instead of the fallback; a plain 400 never does. The *absence* of the header
+//! is judged after authentication, since only the decoded body says whether it is an initialize.
 //!
 //! **One name, one resource.** The metadata document names the resource
-//! `http://127.0.0.1:<port>/mcp`, and RFC 9728 §3.3 tells a client not to use a document whose
-//! `resource` differs from the identifier the well-known URL was built from ([RFC 9728][rfc9728]). Served under
+//! `http://127.0.0.1:<port>/mcp`, and [RFC 9728][rfc9728] §3.3 tells a client not to use a document
+//! whose `resource` differs from the identifier the well-known URL was built from. Served under
 //! `localhost:<port>`, the same document would pair a `localhost` URL with a `127.0.0.1` resource,
 //! and so would a 401 whose challenge links it. Of the two consistent answers (derive a resource
 //! identifier per authority, or answer under one authority only), this server takes the second: the
@@ -64,29 +61,28 @@
 //! serves the document comes from the authority it names. Deriving identifiers per authority would
 //! also work, but every fixture token is bound to the one canonical identifier, so a `localhost`
 //! client could only ever get 401 after a discovery that promised otherwise; refusing the name at
-//! once is the clearer lesson. A loopback proxy in front (`serve --allow-host HOST:PORT`, which keeps
-//! the client's `Host`) is accepted on `/mcp`: the operator declares that it forwards for the
+//! once is the clearer lesson. A loopback proxy in front (`serve --allow-host HOST:PORT`, which
+//! keeps the client's `Host`) is accepted on `/mcp`: the operator declares that it forwards for the
 //! canonical resource, and its clients hold tokens for that resource. Discovery is not served under
 //! the proxy's authority (421 `host_not_canonical`), because the document would name another
 //! resource than the URL it came from; a 401 through the proxy still links the canonical document,
 //! whose URL and `resource` agree. The `lab` experiment `metadata-per-authority` shows it.
 //!
-//! **A quota per principal, refused rather than evicted.** One token could otherwise hold all 8<!-- limit: sessions_active_max -->
-//! slots for a whole session lifetime, and real clients make that likely: MCP Inspector never sends
-//! DELETE, so a few runs within a minute used to leave everyone else with 503. A principal (subject
-//! and tenant; sessions bound to an older authorization revision can never be used again and do not
-//! count) holds at most 4<!-- limit: sessions_per_principal_max --> live sessions (`sessions_per_principal_max`, `serve
-//! --max-sessions-per-principal N`; above the table's capacity, the capacity binds). The next
-//! `initialize` gets 429 `session_quota` with `Retry-After`, checked before anything is drawn or
-//! built. Ending that principal's oldest session instead would be friendlier to a client that never
-//! says goodbye, but it turns one client's `initialize` into another client's 404 under the same
-//! token (two tabs, two tools), and two such clients would evict each other in turn; a refusal
-//! changes nothing that exists and says exactly when to try again.
+//! **A quota per principal, refused rather than evicted.** Without it, one token could hold all
+//! 8<!-- limit: sessions_active_max --> slots for a whole session lifetime, and real clients make
+//! that likely: MCP Inspector never sends DELETE, so a few runs within a minute would leave
+//! everyone else with 503. The quota is `sessions_per_principal_max` (`serve
+//! --max-sessions-per-principal N`; above the table's capacity, the capacity binds), and sessions
+//! bound to an older authorization revision do not count, since they can never be used again. It is
+//! checked before anything is drawn or built. Ending that principal's oldest session instead would
+//! be friendlier to a client that never says goodbye, but it turns one client's `initialize` into
+//! another client's 404 under the same token (two tabs, two tools), and two such clients would
+//! evict each other in turn; a refusal changes nothing that exists and says exactly when to try
+//! again.
 //!
 //! [mcp-auth]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
 //! [mcp-transport]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports
 //! [rfc9728]: https://www.rfc-editor.org/rfc/rfc9728
-//!
 
 pub mod jsonrpc;
 pub mod method;

@@ -3,47 +3,29 @@
 //!
 //! A session has one GET stream, which carries the server's own notifications, and one POST
 //! stream per request answered as an event stream, which carries that request's response and
-//! the notifications that belong to it. Every event written on a stream takes that stream's next
-//! position, and its id names the session (a random tag), the stream and the position:
-//! `<tag>-g<n>` on the GET stream, `<tag>-p<k>-<n>` on the k-th POST stream. Ids are therefore
-//! unique across all streams of a session, and along one stream they grow in the order the events
-//! were written.
-//!
-//! Every response that carries a stream starts with a priming event: an id and empty data. It
-//! takes a position like any event, so a client that got nothing else still holds a cursor, and
-//! resuming from any id means exactly "everything this stream owes after that point". What a
-//! stream owes after a cursor is every kept message of it whose last write came after the cursor,
-//! and every message of it not written yet. A resumption writes those again, after its own
-//! priming event, at new positions: the last id a client holds always marks what it has, whichever
-//! response it came from. A message that does not fit a response is owed again, to whoever
-//! resumes next.
-//!
-//! Kept messages share one budget per session, in messages and in bytes; the oldest is dropped
-//! first. A cursor after which a dropped message stood is refused ([`CursorError::Evicted`]), so
-//! a client learns that something is lost instead of receiving a stream with a hole in it; a
-//! cursor whose later messages are all kept resumes normally. A POST stream whose messages have
-//! all been dropped is forgotten, and every cursor of it is `Evicted`. Kept messages live no longer
-//! than their session.
+//! the notifications that belong to it.
 //!
 //! Pure data: no clock, no randomness, no I/O, no SSE encoding. The caller hands in a
 //! [`StreamWriter`] that turns events into bytes and says when the response is full.
 //!
-//! # Event streams in detail
+//! **An id is a position.** Every event written on a stream takes that stream's next position, and
+//! its id names the session (a random tag), the stream and the position: `<tag>-g<n>` on the GET
+//! stream, `<tag>-p<k>-<n>` on the k-th POST stream, so `<tag>-p1-3` is the third event ever
+//! written on the session's first POST stream. Ids are therefore unique across all streams of a
+//! session (MCP's MUST), they grow along one stream in the order the events were written, and the
+//! server reads them without a lookup.
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
+//! Every response that carries a stream starts with a priming event: an id and empty data. It takes
+//! a position like any event, so it can be a cursor, and a client that got nothing else (an empty
+//! poll of the GET stream, say) still holds one. Resuming from an id means exactly "everything this
+//! stream owes after that point": every kept message of it whose last write came after the cursor,
+//! and every message of it not written yet. A resumption writes those again, after its own priming
+//! event, at new positions, so the last id a client holds always marks what it has, whichever
+//! response it came from. A message that does not fit one response
+//! (64 KiB<!-- limit: response_bytes_max -->) stays owed, to whoever resumes next.
 //!
-//! **An id is a position.** Every event written on a stream takes that stream's next position, so
-//! `<tag>-p1-3` is the third event ever written on the session's first POST stream, and
-//! `<tag>-g7` the seventh on its GET stream. That makes ids unique across all of a session's streams
-//! (MCP's MUST) and readable by the server without a lookup: resuming from an id means "everything
-//! this stream owes after this point". A priming event takes a position too, which is why it can be
-//! a cursor, and why an empty poll still hands the client one. What follows a resumption's priming
-//! event is written again at new positions, so the last id a client holds always marks what it has,
-//! whichever response it came from; a message that does not fit one response (64 KiB<!-- limit: response_bytes_max -->) stays owed to
-//! the next resumption.
-//!
-//! **What a `Last-Event-ID` gets** (`mcp::stream` holds the rules; `tests/server_streams.rs` and the
-//! `streams` fuzz target check them):
+//! **What a `Last-Event-ID` gets** (`tests/server_streams.rs` and the `streams` fuzz target check
+//! these rules):
 //!
 //! | cursor | answer |
 //! |---|---|
@@ -56,33 +38,34 @@
 //! | an id after which a kept message was dropped | 400 `last_event_id_evicted`: resuming would skip it |
 //!
 //! **What is kept, for how long.** The messages of every stream of a session (notifications and
-//! POST streams' responses, not priming events, which are only positions) share one budget: at most
-//! 32<!-- limit: sse_events_kept_per_session_max --> messages and 64 KiB<!-- limit: sse_bytes_kept_per_session_max --> of them (`sse_events_kept_per_session_max`, which now covers POST streams
-//! too, and `sse_bytes_kept_per_session_max`, new; `Limits::validate` refuses a byte budget smaller
-//! than one event of the largest size). The oldest is dropped first, and a cursor after which it stood
-//! gets `last_event_id_evicted`; a cursor whose later messages are all kept resumes normally. A POST
-//! stream none of whose messages is kept any more is forgotten once the next one opens, and its
-//! cursors are evicted too. Nothing outlives its session: once it ends (DELETE) or expires, every
-//! request naming it gets 404 before any cursor is read, and its kept messages are freed with it.
+//! POST streams' responses; not priming events, which are only positions) share one budget, in
+//! messages and in bytes: at most 32<!-- limit: sse_events_kept_per_session_max --> messages and
+//! 64 KiB<!-- limit: sse_bytes_kept_per_session_max --> of them
+//! (`sse_events_kept_per_session_max`, `sse_bytes_kept_per_session_max`; `Limits::validate`
+//! refuses a byte budget smaller than one event of the largest size). The oldest is dropped first.
+//! A cursor after which a dropped message stood is refused ([`CursorError::Evicted`]), so a client
+//! learns that something is lost instead of receiving a stream with a hole in it; a cursor whose
+//! later messages are all kept resumes normally. A POST stream none of whose messages is kept any
+//! more is forgotten (the newest one once the next one opens), and every cursor of it is evicted.
+//! Nothing outlives its session: once it ends (DELETE) or expires, every request naming it gets 404
+//! before any cursor is read, and its kept messages are freed with it.
 //!
 //! **The client follows.** `McpClient::request` skips priming events, records the last id of each
-//! stream, and when a stream ends without the response, waits the `retry` and resumes with a GET and
-//! `Last-Event-ID`; it never sends the request again. It resumes at most `client_resumptions_max`
-//! (3<!-- limit: client_resumptions_max -->) times within `client_request_deadline` (30 s<!-- limit: client_request_deadline -->), and a refused resumption is a typed error
-//! (`resume_refused` with the status and code; `stream_complete_without_response` for a 204).
+//! stream, and when a stream ends without the response, waits the `retry` and resumes with a GET
+//! and `Last-Event-ID`; it never sends the request again. It resumes at most
+//! `client_resumptions_max` (3<!-- limit: client_resumptions_max -->) times within
+//! `client_request_deadline` (30 s<!-- limit: client_request_deadline -->), and a refused
+//! resumption is a typed error (`resume_refused` with the status and code;
+//! `stream_complete_without_response` for a 204).
 //!
-//! **How this differs from the earlier GET poll, and why.** Before, the GET stream was a cursorless,
-//! at-most-once poll: each GET delivered the next notification no GET had delivered, an empty poll
-//! carried only `retry`, `Last-Event-ID` could name only the GET stream, and POST streams had no
-//! priming event and could not be resumed. That was simple, but it taught the part of the transport
-//! that changed most in 2025-11-25 wrong: a stream cut before its response was lost for good, and a
-//! client whose last poll was empty held no cursor (the TypeScript SDK then sent its next GET without
-//! `Last-Event-ID`). Now every stream can be cut anywhere and resumed exactly. The official SDK
-//! servers prime and resume only when an event store is configured; here it is the default, because
-//! it is the behaviour to study. One thing is still at-least-once: a second reader resuming the same
-//! stream from an older cursor makes the server write those messages again, so a client that then
-//! resumes from its own later cursor receives them twice. One client per session never sees that.
-//!
+//! **Why every stream is primed and resumable.** Resumption is the part of the transport that
+//! changed most in 2025-11-25: with it, a stream can be cut anywhere, before its response
+//! included, and resumed exactly, and a client whose last poll was empty still holds a cursor. The
+//! official SDK servers prime and resume only when an event store is configured; here it is the
+//! default, because it is the behaviour to study. One thing is at-least-once: a second reader
+//! resuming the same stream from an older cursor makes the server write those messages again, so
+//! a client that then resumes from its own later cursor receives them twice. One client per
+//! session never sees that.
 
 use std::collections::VecDeque;
 

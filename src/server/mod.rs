@@ -1,72 +1,60 @@
 //! The I/O shell of the server: a loopback listener, a fixed worker pool, and the threads that
 //! feed it. Everything it does with a request is delegated to [`crate::endpoint`].
 //!
-//! Threads: one acceptor, `workers` workers (each serving one connection at a time, keep-alive
-//! included, driving its [`crate::http::connection::Connection`]), and one sweeper. The acceptor
-//! hands each new connection to a free worker; when none is free it answers `503` with
-//! `Connection: close` itself, at once, with one non-blocking write, and the connection joins the
-//! lingering set. So does every connection a worker ends politely (an error, a request that asked
-//! to close, the per-connection budget): its write half is shut and the sweeper drains what the
-//! peer still sends, within the drain budgets, so the client reads its last response rather than
-//! a reset. A worker holds its place in the pool until its connection's last response is written
-//! (or the connection is dropped); it gives the place back before it hands the connection to the
-//! lingering set, so a client that reconnects as soon as it has read that response is never
-//! refused for a worker that is only waiting for the set's lock. No
-//! thread is ever started per connection, no queue is unbounded, and no peer's silence delays
-//! another's answer: a connection that arrives while every worker is busy (writing included) gets
-//! its 503 at once.
+//! Threads: one acceptor, a fixed pool of workers (`requests_in_processing_max`,
+//! 64<!-- limit: requests_in_processing_max --> by default; `serve --workers N` sets it), and one
+//! sweeper. No thread is ever started per connection, and no queue is unbounded. A worker serves
+//! one connection at a time, kept alive between requests, by driving its
+//! [`crate::http::connection::Connection`].
+//!
+//! The acceptor hands each new connection to a free worker. When none is free, it answers the
+//! connection itself, at once: its `503` with `Connection: close` and `Retry-After: 1` goes out in
+//! one non-blocking write (a fresh socket's send buffer always takes a few hundred bytes), and the
+//! connection joins the lingering set. So does every connection a worker ends politely (an error, a
+//! request that asked to close, the last request of the per-connection budget). A worker holds its
+//! place in the pool until its connection's last response is written (or the connection is
+//! dropped); only then does the acceptor count it free, and only then does the worker hand the
+//! connection to the lingering set. So a connection that arrives while every worker is busy, one of
+//! them still writing a last response to a peer that does not read, gets its 503 at once instead of
+//! waiting behind that write; and a client that reconnects as soon as it has read a last response
+//! is never refused for a worker that is only waiting for the set's lock.
+//!
+//! A lingering connection has its write half shut, and the sweeper drains what the peer still
+//! sends, with non-blocking reads on every lingering socket every
+//! 10 ms<!-- limit: linger_sweep_interval -->, at most 64 KiB<!-- limit: drain_bytes_max --> and
+//! 250 ms<!-- limit: drain_timeout --> per connection, so that the client reads its last response
+//! rather than a reset and one silent peer never delays another's answer. The set holds at most
+//! 64<!-- limit: connections_lingering_max --> sockets; when it is full, the oldest lingering
+//! socket is closed at once, and a newly refused connection still gets its 503 first.
 //!
 //! A worker keeps the buffers of its last connection (the receive buffer the head and body budgets
 //! size, the response buffer, the field list) and serves its next connection in them, renewed
 //! (`Connection::renew`: every state and count starts over, nothing of the old bytes is read
 //! again). So a new connection allocates nothing and zeroes no buffer, and memory stays bounded by
 //! the pool: one connection's buffers per worker that has served, whether it is busy or idle. A
-//! panic outside the endpoint drops them, and the next connection starts with fresh ones.
+//! panic while handling a request becomes a 500 for that request, and the connection closes; the
+//! worker carries on. A panic outside the endpoint drops the kept buffers, and the next connection
+//! starts with fresh ones. If `accept` fails (no file descriptors left), the acceptor pauses
+//! 50 ms<!-- limit: accept_error_pause --> before the next try rather than spin.
 //!
 //! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
 //! warning. Time and randomness for the endpoint are read here (the clock per request, the
 //! operating system's generator for session ids).
 //!
-//! # Connections and threads
+//! # Under a flood of idle connections
 //!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
-//! One acceptor thread, a fixed pool of worker threads (`requests_in_processing_max`, 64 by default;
-//! `serve --workers N` sets it), one sweeper thread; never a thread per connection. A worker serves
-//! one connection at a time, kept alive between requests, by driving its connection machine. When
-//! every worker is taken, the acceptor answers the new connection itself, at once: its `503` with
-//! `Connection: close` and `Retry-After: 1` goes out in one non-blocking write (a fresh socket's send buffer always takes
-//! a few hundred bytes), and the connection joins the lingering set. So does every connection a
-//! worker ends politely (an error, `Connection: close`, the last request of its budget). A worker
-//! holds its place in the pool until its connection's last response is written (or the connection
-//! is dropped); only then does the acceptor count it free, and only then does the worker hand the
-//! connection to the lingering set. So a connection that
-//! arrives while every worker is busy, one of them still writing a last response to a peer that does
-//! not read, gets its 503 at once instead of waiting behind that write (until this change the place
-//! was given back just before the last response was written, and such a connection was accepted and
-//! waited for the worker, up to the write deadline). The sweeper drains every lingering socket with
-//! non-blocking reads every 10 ms<!-- limit: linger_sweep_interval -->, so one silent peer never delays another's answer. The set holds at
-//! most 64 sockets; when it is full, the oldest lingering socket is closed at once and the newly
-//! refused connection still gets its 503 first. A panic while handling a request becomes a 500 for
-//! that request, and the connection closes; the worker carries on. If the acceptor's `accept` fails
-//! (no file descriptors left), it pauses 50 ms<!-- limit: accept_error_pause --> before the next try rather than spin.
-//!
-//! How that holds under a flood of connections that never send a byte and never close, measured with
-//! `bench overload` against a default `serve` (64<!-- limit: requests_in_processing_max --> workers), before this design (one closer thread
-//! that wrote every 503 and drained each connection for up to 250 ms<!-- limit: drain_timeout -->, one after another) and after:
-//!
-//! | scenario | before | after |
-//! |---|---|---|
-//! | 100 idle connections, then 5 probes | the first answer after 9.2 s | 5 answered (503 with `Connection: close`), each within 1 ms |
-//! | 140 idle connections, then 5 probes | 1 close without a response, 1 probe with no answer within 10 s<!-- limit: client_io_timeout --> | 5 answered, each within 1 ms |
-//! | 130 idle connections, each reopened 0.3 s after the server closes it; 15 probes, one per second | 14 answered (worst 127 ms), 1 reset | 15 answered, each within 1 ms; no reset, no silent close |
-//! | a request 100 ms after the attacker closed its sockets | 200 | 200 |
+//! `bench overload` holds connections that never send a byte and never close against a server,
+//! then probes it, and reports how each probe was answered (a 503, a reset, a silent close, a
+//! refused connection or a timeout):
 //!
 //! ```sh
 //! cargo run --release -- bench overload --idle 140 --probes 5
 //! cargo run --release -- bench overload --idle 130 --reopen-ms 300 --probes 15
 //! ```
 //!
+//! `tests/server_transport.rs` checks what the design promises: silent connections never delay
+//! another client's 503, a full lingering set closes its oldest socket and still answers a new
+//! refusal, and probes that arrive behind stalled final writes are refused at once.
 
 mod connection;
 pub mod fixture;

@@ -4,8 +4,8 @@
 //! [`Connection`] decides where each request begins and ends on a connection: when a head is
 //! complete, when to ask for admission, whether to send `100 Continue`, how many body bytes
 //! belong to the request, what follows a response (the next request, possibly already buffered,
-//! or the close), and how long each wait may last. It never touches a socket, a clock or a
-//! thread:
+//! or the close), what happens to the bytes after an error, and how long each wait may last. It
+//! never touches a socket, a clock or a thread:
 //!
 //! ```text
 //!            bytes          head complete       admitted, body incomplete
@@ -23,61 +23,58 @@
 //! ```
 //!
 //! The machine is driven in stages, in the manner of ureq-proto: `Connection::stage` (visible to
-//! this module alone, so only [`drive`] steps a machine) answers with a handle for where the
-//! connection is ([`Stage`]), and each handle offers exactly the
-//! transitions that can happen there. A read is offered the machine's own buffer to read into
-//! ([`Read::buffer`]); an admission carries the parsed head ([`Admit::parts`]); a dispatch
-//! carries the complete request, head and exactly its body ([`Dispatch::parts`]); each lends the
-//! buffer the reply is serialized into, so that no response is copied on its way out. An event
-//! that does not fit the state cannot be reported, because no handle offers it: the impossible
+//! this module alone) answers with a handle for where the connection is ([`Stage`]), and each
+//! handle offers exactly the transitions that can happen there. A read is offered the machine's
+//! own buffer to read into ([`Read::buffer`]); an admission carries the parsed head
+//! ([`Admit::parts`]); a dispatch carries the complete request, head and exactly its body
+//! ([`Dispatch::parts`]); each lends the buffer the reply is serialized into, so that no response
+//! is copied on its way out; a write names the bytes and the instant to give up. An event that
+//! does not fit the state cannot be reported, because no handle offers it: the impossible
 //! combinations are not asserted and then survived, they do not compile.
 //!
-//! [`drive`] is the loop, the only one in the crate: it carries out each stage through a
-//! [`Transport`] (reads and writes with a deadline, and the clock) and a [`Handler`] (admit a
-//! head, answer a request). The server's socket loop, `inspect connection`, the `connection`
-//! fuzz target and the fake-clock tests are four pairs of those traits.
+//! [`drive`] is the loop, the only one in the crate and the only code that steps a machine: it
+//! carries out each stage through a [`Transport`] (reads and writes with a deadline, and the clock)
+//! and a [`Handler`] (admit a head, answer a request). The server's socket loop,
+//! `inspect connection`, the `connection` fuzz target and the fake-clock tests are four pairs of
+//! those traits.
 //!
-//! Every lifecycle budget of [`Limits`](crate::limits::Limits) is enforced here: the idle time before a request's first
-//! byte, the head and body deadlines (totals), one read's wait once a request has begun, one
-//! write's wait without progress, the whole response's write deadline, and the requests a
-//! connection may carry (the last one is dispatched as not keep-alive). The interim
-//! `100 Continue` is the machine's own: its bytes are fixed and carry no `Date` (RFC 9110
-//! §6.6.1 asks a `Date` only of 2xx to 4xx responses). A polite close hands over to a
-//! [`Linger`], a small machine of its own: it drains what the peer still sends, within the drain
-//! budgets, so that the peer reads its last response rather than a reset. The server's refused
+//! A head is parsed once, by the machine (with [`RequestParser`](crate::http::RequestParser)); the
+//! handler only judges the parsed head (the receive order's stages 2 and 3) and answers each
+//! dispatched request. A body is read exactly to its `Content-Length`; the bytes after it are the
+//! next request, parsed as soon as the response is out. Bytes that follow a refused request are
+//! never parsed: the connection closes with them unread. The interim `100 Continue` is the
+//! machine's own: its bytes are fixed and carry no `Date` (RFC 9110 §6.6.1 asks a `Date` only of
+//! 2xx to 4xx responses).
+//!
+//! # Deadlines and budgets
+//!
+//! The machine enforces every lifecycle budget of [`Limits`](crate::limits::Limits). Before a
+//! request's first byte the idle timeout (5 s<!-- limit: connection_idle_timeout -->) governs; from
+//! that byte the head must be complete within 5 s<!-- limit: request_head_deadline --> in total,
+//! and no single read may wait more than 2 s<!-- limit: socket_read_timeout -->; the body must
+//! follow within 5 s<!-- limit: request_body_deadline --> of the head's end, again no read waiting
+//! more than 2 s<!-- limit: socket_read_timeout -->; a response must be written within
+//! 5 s<!-- limit: response_write_deadline --> in total, and a write that makes no progress for
+//! 2 s<!-- limit: socket_write_timeout --> ends the connection. On expiry the connection closes at
+//! once: a partial request is never dispatched, and a peer that stops reading loses its worker. The
+//! last request a connection may carry (the 1000<!-- limit: requests_per_connection_max -->th) is
+//! dispatched as not keep-alive, so its response says `Connection: close`. `tests/connection.rs`
+//! drives the machine with a fake clock and scripted arrivals, every deadline at its edge and one
+//! step past it, with no sleep; the `connection` fuzz target drives it with arbitrary
+//! conversations.
+//!
+//! A polite close shuts the write half after the last response and hands over to a [`Linger`], a
+//! small machine of its own: it reads and drops what the peer still sends, at most
+//! 64 KiB<!-- limit: drain_bytes_max --> and 250 ms<!-- limit: drain_timeout -->, until the peer
+//! closes, so that the peer reads its last response rather than a reset. The server's refused
 //! connections (its 503) linger the same way without ever having had a request.
 //!
-//! A head is parsed once, by the machine (with [`RequestParser`](crate::http::RequestParser)); the handler only judges the
-//! parsed head (the receive order's stages 2 and 3) and answers each dispatched request. Bytes
-//! that follow a refused request are never parsed: the connection closes with them unread.
-//!
-//! # A connection's life
-//!
-//! README's map of where the rules live points here for this part; what follows moved from README, next to the code it describes.
-//!
-//! Where one request ends and the next begins, when to send `100 Continue`, how long each wait may
-//! last, what happens to the bytes after an error and how a connection is let go are decided by one
-//! state machine, `http::connection::Connection`, which never touches a socket, a clock or a thread.
-//! It is driven in stages: asked where it is, it answers with a handle that offers exactly what can
-//! happen there. A read is lent the machine's own buffer to read into; an admission carries the
-//! parsed head; a dispatch carries the complete request, its head and exactly its body; each lends
-//! the buffer the reply is serialized into; a write names the bytes and the instant to give up. An
-//! event that does not fit the state cannot even be reported. One loop, `http::connection::drive`,
-//! carries the stages out over two small traits, a transport (a read and a write, each with a
-//! deadline, and the clock) and a handler (judge a head, answer a request); the server's sockets,
-//! `inspect connection`, the `connection` fuzz target and the fake-clock tests are four pairs of
-//! them, and nothing else steps the machine:
-//!
-//! ```text
-//! await head ──▶ admit ──▶ [100 Continue] ──▶ await body ──▶ dispatch ──▶ write ──▶ next request
-//!     │            │ refused: its reply, then close politely                   └──▶ close politely
-//!     └── peer gone, or a deadline passed: close at once, nothing dispatched
-//! ```
+//! # `inspect connection`
 //!
 //! `inspect connection` runs the machine over a whole conversation read from standard input: the
 //! bytes arrive at once, then the peer closes; every head the parser accepts is admitted and every
-//! request answered `200 {}`. It prints one JSON line per step: the event, what comes `next`, and the
-//! state. Two pipelined requests in one arrival are served in order without another read:
+//! request answered `200 {}`. It prints one JSON line per step: the event, what comes `next`, and
+//! the state. Two pipelined requests in one arrival are served in order without another read:
 //!
 //! ```sh
 //! printf 'GET /mcp HTTP/1.1\r\nHost: a\r\n\r\nPOST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}' \
@@ -109,23 +106,6 @@
 //! {"event":{"refused":"bare_lf"},"next":{"write":{"bytes":185,"first_line":"HTTP/1.1 400 Bad Request"}},"state":"writing"}
 //! {"event":{"wrote":185},"next":{"close":"politely"},"state":"closed_politely"}
 //! ```
-//!
-//! The machine enforces every lifecycle budget. Before a request's first byte the idle timeout (5 s<!-- limit: connection_idle_timeout -->)
-//! governs; from that byte the head must be complete within 5 s<!-- limit: request_head_deadline --> in total, and no single read may wait
-//! more than 2 s<!-- limit: socket_read_timeout -->; the body must follow within 5 s<!-- limit: request_body_deadline --> of the head's end, again no read waiting more than
-//! 2 s<!-- limit: socket_read_timeout -->; a response must be written within 5 s<!-- limit: response_write_deadline --> in total, and a write that makes no progress for 2 s<!-- limit: socket_write_timeout -->
-//! ends the connection. On expiry the connection closes at once: a partial request is never
-//! dispatched, and a peer that stops reading loses its worker. A body is read exactly to its
-//! `Content-Length`; bytes after it are the next request, parsed as soon as the response is out. The
-//! last request a connection may carry (the 1000<!-- limit: requests_per_connection_max -->th) is dispatched as not keep-alive, so its response
-//! says `Connection: close`. `tests/connection.rs` drives the machine with a fake clock and scripted
-//! arrivals, every deadline at its edge and one step past it, with no sleep; the `connection` fuzz
-//! target drives it with arbitrary conversations.
-//!
-//! A polite close shuts the write half after the last response and lingers: a small machine of its
-//! own (`http::connection::Linger`) reads and drops what the peer still sends, at most 64 KiB<!-- limit: drain_bytes_max --> and
-//! 250 ms<!-- limit: drain_timeout -->, until the peer closes, so that the peer reads its response instead of a reset.
-//!
 
 mod driver;
 mod linger;
