@@ -38,6 +38,7 @@ import pty
 import re
 import select
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -258,7 +259,9 @@ def check_tokens(printed):
             for name in files:
                 path = os.path.join(folder, name)
                 try:
-                    if os.path.islink(path) or os.path.getsize(path) > SCANNED_BYTES_MAX:
+                    # Regular files only: opening a FIFO (valgrind leaves some in /tmp) would block.
+                    status = os.lstat(path)
+                    if not stat.S_ISREG(status.st_mode) or status.st_size > SCANNED_BYTES_MAX:
                         continue
                     with open(path, "rb") as f:
                         if token.encode() in f.read() and readable_by_others(path):
