@@ -1,5 +1,5 @@
-//! `demo`, `attack`, `lab` and `inspect` as black boxes: the built binary, its stdout line, its exit
-//! status, and a `--trace` that never shows a token or a session id.
+//! `demo`, `attack`, `lab`, `inspect` and `bench` as black boxes: the built binary, its stdout
+//! line, its exit status, and a `--trace` that never shows a token or a session id.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -267,5 +267,79 @@ fn inspect_gives_the_readme_verdicts_and_exit_statuses() {
         let output = child.wait_with_output().expect("wait");
         assert_eq!(String::from_utf8_lossy(&output.stdout).trim_end(), expected, "{subject}");
         assert_eq!(output.status.code(), Some(status), "{subject}");
+    }
+}
+
+/// A number of a JSON line.
+fn count(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap_or(u64::MAX)
+}
+
+#[test]
+fn bench_serves_its_own_connections_without_hitting_a_quota() {
+    let output = run(&["bench", "--connections", "16", "--seconds", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let line = summary(&output);
+    assert_eq!(count(&line, "errors"), 0, "{}", json::encode(&line));
+    let answers = line.get("answers").and_then(Value::as_object).expect("answers by status");
+    let statuses: Vec<&str> = answers.keys().map(|k| k.as_ref()).collect();
+    assert_eq!(statuses, ["200", "202"], "pings and the sessions' initialized notes only");
+}
+
+#[test]
+fn bench_exits_1_on_an_unexpected_answer_and_503s_only_count_as_shed_when_allowed() {
+    use loopback_mcp_http::auth::fixtures::Role;
+    use loopback_mcp_http::server::ServerConfig;
+    use loopback_mcp_http::server::fixture::start_with_fixture;
+    // One worker for four connections: the others get the 503 of a full pool.
+    let limits = Limits { requests_in_processing_max: 1, ..Limits::DEFAULT };
+    let (server, fixture) =
+        start_with_fixture(ServerConfig { limits, ..ServerConfig::default() }).expect("start");
+    let url = format!("http://{}/mcp", server.address());
+    let token = fixture.token(Role::Full);
+    let bench = |extra: &[&str]| {
+        let mut args = vec!["bench", "--route", "initialize", "--url", &url, "--token", token];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--seconds", "1"]);
+        run(&args)
+    };
+    let output = bench(&["--connections", "4"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not answered as expected"), "{stderr}");
+    assert!(count(&summary(&output), "status_503") > 0);
+    let shed = bench(&["--connections", "4", "--allow-503"]);
+    let stderr = String::from_utf8_lossy(&shed.stderr);
+    assert_eq!(shed.status.code(), Some(0), "only 503s went wrong: {stderr}");
+    let wrong = bench(&["--token", "0000", "--connections", "1"]);
+    assert_eq!(wrong.status.code(), Some(2), "--token given twice is a usage error");
+    let refused = run(&["bench", "--url", &url, "--token", "not-a-token", "--seconds", "1"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nothing was answered"), "{stderr}");
+}
+
+#[test]
+fn bench_at_a_rate_sends_on_schedule_and_reads_the_servers_cpu_time() {
+    let args = ["bench", "--rate", "200", "--connections", "2", "--seconds", "1"];
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let line = summary(&output);
+    let shown = json::encode(&line);
+    assert_eq!(count(&line, "sent") + count(&line, "unsent"), 200, "{shown}");
+    assert_eq!(count(&line, "errors"), 0, "{shown}");
+    assert_eq!(count(&line, "operations"), count(&line, "sent"), "{shown}");
+    for key in ["server_user_us_per_op", "server_system_us_per_op", "clock_ticks_per_second"] {
+        assert!(line.get(key).is_some(), "{key}: {shown}");
+    }
+    assert_eq!(text(&line, "server_cpu"), "threads loopback-mcp-* of this process");
+    for (args, problem) in [
+        (&["bench", "--pid", "1"][..], "--pid goes with --rate and --url"),
+        (&["bench", "--route", "raw-ping"][..], "--route raw-ping needs --url"),
+        (&["bench", "--rate", "0"][..], "--rate must be"),
+    ] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains(problem), "{args:?}");
     }
 }

@@ -134,8 +134,8 @@ pub const USAGES: [Usage; 19] = [
     },
     Usage {
         path: &["bench"],
-        synopsis: "loopback-mcp-http bench [--connections N] [--seconds S] [--route ping|resources|initialize] [--url URL --token T]",
-        text: "A closed-loop load generator over keep-alive connections, against an in-process server\nunless --url (a loopback server's http://127.0.0.1:PORT/mcp) and --token are given. One JSON\nline of figures; exit 1 when no request was answered, with the reason. `bench codec` and\n`bench overload` are its other two modes.\n  --connections N  1 to 1024 (default 16)\n  --seconds S      1 to 600 (default 5)\n  --route          ping (default), resources or initialize",
+        synopsis: "loopback-mcp-http bench [--connections N] [--seconds S] [--route R] [--rate N [--pid PID]] [--url URL --token T] [--allow-503]",
+        text: "A load generator over keep-alive connections, against an in-process server unless --url (a\nloopback server's http://127.0.0.1:PORT/mcp) and --token are given. Closed loop by default:\neach connection sends its next request once the last is answered. One JSON line of figures;\nexit 1 when an answer was unexpected or none came, with the reason. `bench codec` and\n`bench overload` are its other two modes.\n  --connections N  1 to 1024 (default 16)\n  --seconds S      1 to 600 (default 5)\n  --route R        ping (default), resources, initialize, or raw-ping: the ping without a\n                   session, for a server that checks nothing (tests/bench/raw-limit); needs --url\n  --rate N         open loop: N operations per second in all (1 to 100000), each connection on\n                   a fixed schedule, after a one-second warm-up; latency from the due time, late\n                   and unsent operations, and the server's CPU time per operation from /proc\n  --pid PID        with --rate and --url: the server's process, whose CPU time is read\n  --allow-503      503 answers (load a full worker pool sheds) are not unexpected",
         list: Listed::Nothing,
     },
     Usage {
