@@ -2,14 +2,12 @@
 """Reads callgrind output files and turns them into per-request figures; a helper of
 tests/bench/instructions.sh.
 
-    callgrind_costs.py summarize CALLGRIND_OUT LABEL N ROUND [STEPS] > one JSON line
+    callgrind_costs.py summarize CALLGRIND_OUT LABEL N ROUND > one JSON line
     callgrind_costs.py report N1 N2 TOP SUMMARY.jsonl     (the tables and machine lines)
 
-`summarize` parses one callgrind output file (one process, all threads together, event Ir,
-written with `--dump-instr=yes`, so every cost line starts with an instruction's address) and
+`summarize` parses one callgrind output file (one process, all threads together, event Ir) and
 prints one JSON object: the total Ir, the SHA-256 Ir, the call counts of the C allocator's entry
-points, every function's exclusive (self) and inclusive Ir, and the instructions that ran at
-least N times (STEPS: raw-limit-matched's step count, from its start line).
+points, and every function's exclusive (self) and inclusive Ir.
 
 - SHA-256 is the inclusive cost of the sha2 crate's compression functions taken as one set (every
   function named `sha2::sha256::compress256` or `sha2::sha256::...::compress`): their own
@@ -25,24 +23,14 @@ least N times (STEPS: raw-limit-matched's step count, from its start line).
   (f calls g calls f) a cost can be counted twice, as in callgrind_annotate; none of the routes
   measured here recurse more than a level or two.
 
-- The footprint is the code an operation runs through: the 64-byte lines of code (an address
-  divided by 64, per object file) holding an instruction whose count rose by at least N2-N1 from
-  the N1 run to the N2 run, so that ran at least once per operation. Code run once per connection
-  or once per process does not count (a 401 on a fresh connection pays for its connection, so
-  that code counts there). An instruction must have run at least N times in a run of N to be
-  kept, which every instruction run at least once per operation does. valgrind loads a program at
-  the same addresses on every run, so the two runs' addresses compare. It is also given without
-  the sha2 crate's code (functions named `sha2::...`), most of which is the software compression
-  that the CPU's SHA extensions replace outside valgrind.
-
 `report` reads the JSON lines (each with label SERVER/ROUTE, count N and round R), takes for each
 label and round the difference between the N2 run and the N1 run divided by N2-N1 (start-up,
-warm-up and shut-down cancel out), and prints the medians over rounds. With raw-limit-matched
-measured beside this server's ping and raw-limit's, it also prints the step count that would
-match this server's ping, SHA-256 apart (the MATCH line): raw-limit-matched's steps times
-(this server's Ir - raw-limit's) / (raw-limit-matched's Ir - raw-limit's), each step costing the
-same; and the one that would match its footprint without sha2, the same way with lines of code. What it does not do: no cache or branch simulation, no kernel instructions (callgrind sees
-user space only), no timing.
+warm-up and shut-down cancel out), and prints the medians over rounds: one table row and one
+INSTR line per label, the RATIO line of this server's ping to raw-limit's, where the instructions
+go by group, and the TOP costliest functions of this server's ping.
+
+What it does not do: no cache or branch simulation, no kernel instructions (callgrind sees user
+space only), no timing.
 """
 
 import json
@@ -77,28 +65,14 @@ GROUPS = [
 ]
 
 
-def address(text, previous):
-    """One instruction address of a cost line: absolute (hex with 0x, or decimal), relative to the
-    previous cost line's (+N, -N) or the same (*)."""
-    if text == "*":
-        return previous
-    if text[0] in "+-":
-        return previous + int(text, 0)
-    return int(text, 0)
-
-
 def parse(path):
-    """Returns (total, self_cost by function, calls: {(caller, callee): [count, inclusive]},
-    executed: {(object file, address): [times run, function]})."""
+    """Returns (total, self_cost by function, calls: {(caller, callee): [count, inclusive]})."""
     names = {}  # compressed id -> name, for functions (fn= and cfn= share one table)
-    objects = {}  # compressed id -> name, for object files (ob= and cob=)
     self_cost = {}
     calls = {}
-    executed = {}
     total = None
     current = None
-    current_object = None
-    last_address = 0  # of the previous cost line (a calls= line's target does not move it)
+    positions = 1  # columns before the cost on a cost line (`positions: line` by default)
     pending_call = None  # (callee, count) after a calls= line: the next cost line is its cost
 
     def compressed(spec, table):
@@ -117,8 +91,7 @@ def parse(path):
             c = line[0]
             if c.isdigit() or c in "+-*":
                 parts = line.split()
-                last_address = address(parts[0], last_address)
-                cost = int(parts[2]) if len(parts) > 2 else 0
+                cost = int(parts[positions]) if len(parts) > positions else 0
                 if pending_call is not None:
                     callee, count = pending_call
                     entry = calls.setdefault((current, callee), [0, 0])
@@ -127,12 +100,6 @@ def parse(path):
                     pending_call = None
                 else:
                     self_cost[current] = self_cost.get(current, 0) + cost
-                    entry = executed.setdefault((current_object, last_address), [0, current])
-                    entry[0] += cost
-            elif line.startswith("ob="):
-                current_object = compressed(line[3:], objects)
-            elif line.startswith("cob="):
-                compressed(line[4:], objects)
             elif line.startswith("fn="):
                 current = compressed(line[3:], names)
                 self_cost.setdefault(current, 0)
@@ -144,15 +111,13 @@ def parse(path):
                 total = int(line.split(":", 1)[1].split()[0])
             elif line.startswith("events:") and line.split(":", 1)[1].split() != ["Ir"]:
                 sys.exit(f"{path}: expected the single event Ir, got {line.strip()}")
-            elif line.startswith("positions:") and line.split(":", 1)[1].split() != ["instr", "line"]:
-                sys.exit(f"{path}: expected instr line positions (--dump-instr=yes), got {line.strip()}")
+            elif line.startswith("positions:"):
+                positions = len(line.split(":", 1)[1].split())
     if total is None:
         sys.exit(f"{path}: no totals line (did callgrind finish writing it?)")
     if sum(self_cost.values()) != total:
         sys.exit(f"{path}: self costs add up to {sum(self_cost.values())}, totals says {total}")
-    if sum(n for n, _ in executed.values()) != total:
-        sys.exit(f"{path}: the instructions' counts add up to {sum(n for n, _ in executed.values())}, totals says {total}")
-    return total, self_cost, calls, executed
+    return total, self_cost, calls
 
 
 def set_inclusive(members, self_cost, calls):
@@ -162,8 +127,8 @@ def set_inclusive(members, self_cost, calls):
     return own + out
 
 
-def summarize(path, label, count, round_, steps=None):
-    total, self_cost, calls, executed = parse(path)
+def summarize(path, label, count, round_):
+    total, self_cost, calls = parse(path)
     inclusive = dict(self_cost)
     for (caller, callee), (_, cost) in calls.items():
         if caller != callee:
@@ -185,28 +150,7 @@ def summarize(path, label, count, round_, steps=None):
                    for name, rx in GROUPS},
         "self": {f: v for f, v in self_cost.items() if v},
         "inclusive": {f: v for f, v in inclusive.items() if v},
-        # Instructions run at least `count` times: "object:address" -> [times run, in sha2].
-        "executed": {f"{ob}:{addr:#x}": [n, bool(fn and fn.startswith("sha2::"))]
-                     for (ob, addr), (n, fn) in executed.items() if n >= count},
-        "steps": steps,
     }
-
-
-def footprint(small, large):
-    """The 64-byte lines of code holding an instruction whose count rose by at least the runs'
-    difference in operations: (all of them, those outside the sha2 crate)."""
-    span = large["count"] - small["count"]
-    lines, outside_sha2 = set(), set()
-    for key, (n, in_sha2) in large["executed"].items():
-        before = small["executed"].get(key)
-        if before is None or n - before[0] < span:
-            continue
-        ob, _, addr = key.rpartition(":")
-        line = (ob, int(addr, 16) // 64)
-        lines.add(line)
-        if not in_sha2:
-            outside_sha2.add(line)
-    return len(lines), len(outside_sha2)
 
 
 def report(n1, n2, top, path):
@@ -227,9 +171,6 @@ def report(n1, n2, top, path):
         for key in ("ir", "sha256_ir", "mallocs", "reallocs", "frees"):
             row[key], row[key + "_rounds"] = per_request(label, lambda r, k=key: r[k])
         row["ir_no_sha"], row["ir_no_sha_rounds"] = per_request(label, lambda r: r["ir"] - r["sha256_ir"])
-        prints = [footprint(pair[n1], pair[n2]) for pair in by[label].values() if n1 in pair and n2 in pair]
-        row["lines"] = statistics.median(p[0] for p in prints)
-        row["lines_no_sha"] = statistics.median(p[1] for p in prints)
         rows[label] = row
     unit = {
         "ping": "request",
@@ -241,29 +182,23 @@ def report(n1, n2, top, path):
     }
     print(f"\nInstructions per request (callgrind Ir, user space, all threads), (run at N={n2}) - (run at N={n1}),"
           f" divided by {span}; median of {len(next(iter(by.values())))} rounds:")
-    print("| server | route | per | Ir | SHA-256 Ir | Ir without SHA-256 | mallocs | reallocs | frees | Ir range over rounds "
-          "| 64-byte lines of code run | without sha2 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| server | route | per | Ir | SHA-256 Ir | Ir without SHA-256 | mallocs | reallocs | frees | Ir range over rounds |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, row in rows.items():
         server, _, route = label.partition("/")
         spread = f"{min(row['ir_rounds']):,.0f}–{max(row['ir_rounds']):,.0f}"
         print(f"| {server} | {route} | {unit.get(route, 'request')} | {row['ir']:,.0f} | {row['sha256_ir']:,.0f} | "
-              f"{row['ir_no_sha']:,.0f} | {row['mallocs']:.2f} | {row['reallocs']:.2f} | {row['frees']:.2f} | {spread} | "
-              f"{row['lines']:,.0f} ({row['lines'] / 16:.1f} KiB) | {row['lines_no_sha']:,.0f} |")
+              f"{row['ir_no_sha']:,.0f} | {row['mallocs']:.2f} | {row['reallocs']:.2f} | {row['frees']:.2f} | {spread} |")
     print()
     for label, row in rows.items():
         server, _, route = label.partition("/")
         print(f"INSTR server={server} route={route} ir_per_req={row['ir']:.0f} sha256_ir_per_req={row['sha256_ir']:.0f} "
               f"ir_no_sha_per_req={row['ir_no_sha']:.0f} mallocs_per_req={row['mallocs']:.2f} "
-              f"reallocs_per_req={row['reallocs']:.2f} frees_per_req={row['frees']:.2f} "
-              f"code_lines={row['lines']:.0f} code_lines_no_sha={row['lines_no_sha']:.0f}")
+              f"reallocs_per_req={row['reallocs']:.2f} frees_per_req={row['frees']:.2f}")
     ours, raw = rows.get("loopback-mcp-http/ping"), rows.get("raw-limit/ping")
     if ours and raw:
         print(f"RATIO ping ours/raw={ours['ir'] / raw['ir']:.2f} ours_no_sha/raw={ours['ir_no_sha'] / raw['ir_no_sha']:.2f} "
               f"mallocs_ours/raw={ours['mallocs'] / max(raw['mallocs'], 1e-9):.2f}")
-    matched = rows.get("raw-limit-matched/ping")
-    if ours and raw and matched:
-        print(match_line(ours, raw, matched, {r["steps"] for r in runs if r["label"] == "raw-limit-matched/ping"}))
     print("\nWhere the instructions go, Ir per request by group (inclusive of callees, so groups overlap):")
     print("| group | " + " | ".join(rows) + " |")
     print("|---|" + "---|" * len(rows))
@@ -296,29 +231,9 @@ def report(n1, n2, top, path):
                 print(f"| {v:,.0f} | {100 * v / total:.1f} | `{name}` |")
 
 
-def match_line(ours, raw, matched, steps):
-    """The MATCH line: raw-limit-matched against this server's ping, SHA-256 apart, and the step
-    count that would give it this server's Ir per ping."""
-    if len(steps) != 1 or None in steps:
-        sys.exit(f"raw-limit-matched's step count is missing or differs between runs: {sorted(map(str, steps))}")
-    (steps,) = steps
-    per_step = (matched["ir"] - raw["ir"]) / steps
-    if per_step <= 0:
-        sys.exit(f"raw-limit-matched costs no more than raw-limit ({matched['ir']:.0f} against {raw['ir']:.0f} Ir per ping)")
-    to_match = round((ours["ir_no_sha"] - raw["ir_no_sha"]) / per_step)
-    lines_per_step = (matched["lines"] - raw["lines"]) / steps
-    lines_to_match = round((ours["lines_no_sha"] - raw["lines"]) / lines_per_step) if lines_per_step > 0 else 0
-    return (f"MATCH steps={steps} matched_ir_per_req={matched['ir']:.0f} ours_no_sha_per_req={ours['ir_no_sha']:.0f} "
-            f"raw_ir_per_req={raw['ir_no_sha']:.0f} ir_per_step={per_step:.2f} matched/ours={matched['ir'] / ours['ir_no_sha']:.3f} "
-            f"steps_to_match={max(to_match, 1)} code_lines_matched={matched['lines']:.0f} "
-            f"code_lines_ours_no_sha={ours['lines_no_sha']:.0f} code_lines_raw={raw['lines']:.0f} "
-            f"steps_to_match_code_lines={max(lines_to_match, 1)}")
-
-
 def main():
-    if len(sys.argv) in (6, 7) and sys.argv[1] == "summarize":
-        steps = int(sys.argv[6]) if len(sys.argv) == 7 else None
-        print(json.dumps(summarize(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), steps)))
+    if len(sys.argv) == 6 and sys.argv[1] == "summarize":
+        print(json.dumps(summarize(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))))
     elif len(sys.argv) == 6 and sys.argv[1] == "report":
         report(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     else:

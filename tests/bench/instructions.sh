@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Instructions per request, a measure that does not move with the machine's load: `serve` and
-# tests/bench/raw-limit each run under `valgrind --tool=callgrind` while tests/bench/drive.py sends
-# exactly N requests, one after the other on keep-alive connections (a new connection every 1000
-# requests, this server's per-connection budget, for both servers), checking every answer. Routes:
+# Instructions and malloc calls per request, measures that do not move with the machine's load:
+# `serve` and tests/bench/raw-limit each run under `valgrind --tool=callgrind` while
+# tests/bench/drive.py sends exactly N requests, one after the other on keep-alive connections (a
+# new connection every 1000 requests, this server's per-connection budget, for both servers),
+# checking every answer. Routes:
 #   loopback-mcp-http ping        ping on a live session (initialize + initialized once before)
 #   loopback-mcp-http resources   resources/list on a live session (answered as an event stream)
 #   loopback-mcp-http initialize  initialize + DELETE of the new session (one operation = both)
@@ -11,9 +12,6 @@
 #                                 event) + the GET that resumes it (one operation = both)
 #   loopback-mcp-http unauthorized  initialize without a token, on a fresh connection each (401)
 #   raw-limit ping                the same ping request, without session or token
-#   raw-limit-matched ping        with MATCHED=1: the same, to raw-limit built as side_by_side.sh
-#                                 builds it for MATCHED=1 and started with `matched` (the
-#                                 work-matched ceiling, RAW_LIMIT_MATCHED_STEPS steps if set)
 # Each is run with N1 and N2 requests; (Ir at N2 - Ir at N1) / (N2 - N1) is the cost of one more
 # request, with start-up, the session set-up and shut-down cancelled out. ROUNDS rounds,
 # interleaved across the servers and routes; the medians are reported. Per request: total Ir (all
@@ -23,20 +21,17 @@
 # posix_memalign, aligned_alloc and memalign: every new block; realloc and free apart), then the
 # ratio to raw-limit, a table of where the instructions go (groups such as the allocator, UTF-8
 # validation, SipHash, header field scanning, media types, JSON decoding; see callgrind_costs.py)
-# and the top TOP functions of the ping route by inclusive and self Ir. Per route, also the code it
-# runs through: the 64-byte lines of code holding an instruction run at least once per operation
-# (callgrind's --dump-instr=yes counts; callgrind_costs.py says how). With MATCHED=1, the MATCH
-# line gives the step count at which raw-limit-matched would cost this server's ping, SHA-256
-# apart: pass it to side_by_side.sh as RAW_LIMIT_MATCHED_STEPS to rematch the ceiling.
+# and the top TOP functions of the ping route by inclusive and self Ir.
 # The server is stopped with SIGTERM, on which callgrind writes its output.
 #
 # What it does not do: it counts user-space instructions only (no kernel time, no system calls,
 # no cache misses, no wall-clock time, no concurrency: one client, one request in flight); it
-# asserts nothing about the figures. Loopback only; every wait has a timeout.
+# asserts nothing about the figures, and fails only when a build, a server or an answer does.
+# Loopback only; every wait has a timeout.
 #
 #   tests/bench/instructions.sh [N1] [N2] [ROUNDS]           defaults: 1000 6000 3
 #   TOP=15 (functions listed for ping; 0 for none), KEEP_DIR=DIR (keep the callgrind output files
-#   there, e.g. for callgrind_annotate), MATCHED=1 (measure raw-limit-matched too)
+#   there, e.g. for callgrind_annotate)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n1=${1:-1000}
@@ -48,8 +43,6 @@ for n in "$n1" "$n2" "$rounds"; do
 done
 [ "$n2" -gt "$n1" ] || { echo "N2 must be larger than N1" >&2; exit 2; }
 [[ $top =~ ^[0-9]+$ ]] || { echo "TOP must be a number" >&2; exit 2; }
-matched=${MATCHED:-0}
-[[ $matched =~ ^[01]$ ]] || { echo "MATCHED must be 0 or 1" >&2; exit 2; }
 
 source tests/bench/lib.sh
 need valgrind "apt-get install valgrind"
@@ -71,14 +64,8 @@ echo "building loopback-mcp-http and raw-limit (release)..." >&2
 cargo build --release --quiet
 CARGO_TARGET_DIR=$PWD/target/bench-peers cargo build --release --quiet --locked \
   --manifest-path tests/bench/raw-limit/Cargo.toml
-if [ "$matched" = 1 ]; then
-  # The same build as side_by_side.sh's for MATCHED=1 (same flags, same target directory).
-  RUSTFLAGS="-C llvm-args=-align-all-functions=6" CARGO_TARGET_DIR=$PWD/target/bench-peers-aligned \
-    cargo build --release --quiet --locked --manifest-path tests/bench/raw-limit/Cargo.toml
-fi
 ours_bin=$PWD/target/release/loopback-mcp-http
 raw_bin=$PWD/target/bench-peers/release/raw-limit
-matched_bin=$PWD/target/bench-peers-aligned/release/raw-limit
 if [ -n "${KEEP_DIR:-}" ]; then mkdir -p "$KEEP_DIR"; fi
 
 # What `wait_until` shows when a wait times out.
@@ -91,8 +78,8 @@ gone() { ! kill -0 "$1" 2> /dev/null; }
 # appends one JSON line to $work/summary.jsonl.
 measure() {
   local server=$1 route=$2 n=$3 round=$4 out="$work/callgrind.$1.$2.$3.$4.out" url token=""
-  local grind=(valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out" --log-file="$work/run.valgrind")
-  local t0=$SECONDS steps=()
+  local grind=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$work/run.valgrind")
+  local t0=$SECONDS
   rm -f "$work"/run.*
   if [ "$server" = loopback-mcp-http ]; then
     # Room for every session of the run, and a lifetime longer than any run.
@@ -102,17 +89,11 @@ measure() {
     wait_until 120 "loopback-mcp-http's start line" test -s "$work/run.stdout"
     read -r url token <<< "$(serve_url_and_token "$work/run.stdout")"
   else
-    local port mode=()
+    local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    local bin=$raw_bin
-    if [ "$server" = raw-limit-matched ]; then bin=$matched_bin mode=(matched); fi
-    "${grind[@]}" "$bin" "$port" "${mode[@]}" < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
+    "${grind[@]}" "$raw_bin" "$port" < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
     server_pid=$!
     wait_until 120 "$server's start line" grep -q listening "$work/run.stderr"
-    if [ "$server" = raw-limit-matched ]; then
-      steps=("$(sed -n 's/.*matched: \([0-9][0-9]*\) steps.*/\1/p' "$work/run.stderr")")
-      [ -n "${steps[0]}" ] || { echo "raw-limit-matched's start line gave no step count" >&2; cat "$work/run.stderr" >&2; exit 1; }
-    fi
     url=http://127.0.0.1:$port/mcp
   fi
   local drive_route=$route
@@ -127,7 +108,7 @@ measure() {
   wait "$server_pid" 2> /dev/null || true
   server_pid=
   grep -q '^totals:' "$out" || { echo "callgrind wrote no totals for $server $route N=$n" >&2; cat "$work/run.valgrind" >&2; exit 1; }
-  python3 "$bench/callgrind_costs.py" summarize "$out" "$server/$route" "$n" "$round" "${steps[@]}" >> "$work/summary.jsonl"
+  python3 "$bench/callgrind_costs.py" summarize "$out" "$server/$route" "$n" "$round" >> "$work/summary.jsonl"
   echo "round $round/$rounds $server $route N=$n: $(tail -n 1 "$work/summary.jsonl" | python3 -c 'import json,sys; r = json.load(sys.stdin); print("Ir={:,} mallocs={:,}".format(r["ir"], r["mallocs"]))') ($((SECONDS - t0)) s; $(cat "$work/run.drive"))" >&2
   if [ -n "${KEEP_DIR:-}" ]; then cp "$out" "$KEEP_DIR/"; fi
   rm -f "$out"
@@ -135,7 +116,6 @@ measure() {
 
 targets=("loopback-mcp-http ping" "loopback-mcp-http resources" "loopback-mcp-http initialize"
   "loopback-mcp-http poll" "loopback-mcp-http reconnect" "loopback-mcp-http unauthorized" "raw-limit ping")
-[ "$matched" = 1 ] && targets+=("raw-limit-matched ping")
 for round in $(seq 1 "$rounds"); do
   for target in "${targets[@]}"; do
     read -r server route <<< "$target"

@@ -1,5 +1,5 @@
 # Shared by the benchmark scripts (sourced, never run): tool checks, bounded waits, and reading the
-# JSON line `serve` prints at start.
+# JSON line `serve` prints at start. It starts no process and installs nothing.
 
 missing_tools=0
 

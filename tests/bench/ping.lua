@@ -4,6 +4,8 @@
 -- Each request carries a fresh id; a response counts as good only when its status is 2xx and its
 -- body holds a "result" and no "error" (JSON or SSE-framed). The last line printed is
 --   RESULT rps=... p50_us=... p99_us=... max_us=... good=... bad_status=... bad_body=... socket_errors=...
+-- It does not check the answer's id, open the session or judge a figure: side_by_side.sh does
+-- the rest.
 
 wrk.method = "POST"
 wrk.headers["Accept"] = "application/json, text/event-stream"
