@@ -35,14 +35,11 @@
 //! ([`crate::mcp`] says why).
 //!
 //! Pure apart from the shared state, under no lock during I/O: the policy and the session
-//! table. The policy is written by the control plane and published by a version number
-//! (see `published`): a request reads the version, a load that writes nothing, and runs stages 5
-//! to 8 under the one state of the policy its connection holds for that version, so an edit is in
-//! force from the very next request on every connection and never changes a state under a request
-//! already running. The session table is locked only while a session is looked up or changed; a
-//! connection that keeps its session skips it (see [`LastSession`]). So a `ping` in a kept session
-//! under an unchanged policy writes no memory another worker reads. Time and randomness come from
-//! the caller.
+//! table. The policy is written by the control plane under a write lock (see `published`), and a
+//! request runs stages 5 to 8 under the read lock, so an edit is in force from the very next
+//! request on every connection and never changes a state under a request already running. The
+//! session table is locked only while a session is looked up or changed; a connection that keeps
+//! its session skips it (see [`LastSession`]). Time and randomness come from the caller.
 //!
 //! # Error bodies
 //!
@@ -84,8 +81,8 @@ use methods::Tool;
 use stream::{PrimeOnly, SseBody};
 
 pub use crate::mcp::session::LastSession;
+pub use published::PolicyEdit;
 use published::PublishedPolicy;
-pub use published::{PolicyEdit, PolicyView};
 pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
 
@@ -169,14 +166,12 @@ pub enum Route {
     ServerOptions,
 }
 
-/// What a connection keeps from one request for the next, so that a request in the same session
-/// under an unchanged policy writes nothing other connections read: the session it found last
-/// ([`LastSession`]) and the state of the policy it read last ([`PolicyView`]). Dropped with the
-/// connection.
+/// What a connection keeps from one request for the next: the session it found last
+/// ([`LastSession`]), so that a request in the same session does not take the table's lock.
+/// Dropped with the connection.
 #[derive(Debug)]
 pub(crate) struct KeptByConnection {
     session: LastSession,
-    policy: PolicyView,
 }
 
 /// The endpoint's state: the policy and the sessions.
@@ -232,15 +227,14 @@ impl Endpoint {
         &self.metadata_url
     }
 
-    /// What a new connection starts with: no session yet, and the policy as published now.
+    /// What a new connection starts with: no session yet.
     pub(crate) fn kept_for_new_connection(&self) -> KeptByConnection {
-        KeptByConnection { session: LastSession::default(), policy: self.policy.view() }
+        KeptByConnection { session: LastSession::default() }
     }
 
     /// The control plane: revocations and revision changes, in force for every request that
-    /// starts after the returned edit is dropped (see [`PolicyView`]). Requests already past
-    /// stage 5 are not waited for: they finish under the state they read, so an `initialize`
-    /// that was already running may still open its session.
+    /// starts after the returned edit is dropped. The edit waits for the requests already past
+    /// stage 5 to finish under the state they read.
     pub fn policy_mut(&self) -> PolicyEdit<'_> {
         self.policy.edit()
     }
@@ -295,7 +289,7 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         kept: &mut KeptByConnection,
     ) -> Reply {
-        let (policy, last) = (self.policy.current(&mut kept.policy), &mut kept.session);
+        let (policy, last) = (&*self.policy.read(), &mut kept.session);
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
             Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
