@@ -16,6 +16,7 @@
 //! | `framing` | Host, Transfer-Encoding, Content-Length, Expect, Connection |
 //! | `chunked` | the chunked coding of a request body, decoded in place (under `--chunked`) |
 //! | `media` | media types for `Content-Type`, media ranges and weights for `Accept` |
+//! | `mirror` | a mirrored request header (MCP 2026-07-28) against the body value it repeats |
 //! | `writer` | response serialization with framing the caller cannot get wrong |
 //! | `response` | the client's strict response parser |
 //! | `connection` | one connection's lifecycle as a state machine: requests, deadlines, closes |
@@ -98,6 +99,7 @@ pub mod error;
 mod fields;
 mod framing;
 pub mod media;
+pub mod mirror;
 pub mod request;
 pub mod response;
 pub mod status;
