@@ -99,6 +99,26 @@ impl<'o> ObjectWriter<'o> {
         self
     }
 
+    /// A member holding an array of strings.
+    pub fn strings<'s>(
+        &mut self,
+        key: &str,
+        items: impl IntoIterator<Item = &'s str>,
+    ) -> &mut Self {
+        let out = self.key(key);
+        out.push('[');
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            escape_into(item, out);
+            out.push('"');
+        }
+        out.push(']');
+        self
+    }
+
     /// A member holding an array with one object per item, each filled by `write`.
     pub fn objects<T>(
         &mut self,

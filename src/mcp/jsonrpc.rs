@@ -178,6 +178,12 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// Implementation-defined server errors: transport, authorization, session problems.
     pub const SERVER_ERROR: i64 = -32000;
+    /// MCP 2026-07-28: a mirrored header disagrees with the body, or is missing or malformed.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// MCP 2026-07-28: the request needs a client capability its `_meta` does not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28: the request's protocol version is not one the server speaks.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// A result response: `{"id": id, "jsonrpc": "2.0", "result": result}`.
@@ -208,6 +214,27 @@ pub fn error_text(id: Option<&Id>, code: i64, message: &str) -> String {
     out.push_str("{\"error\":");
     ObjectWriter::write(&mut out, |error| {
         error.integer("code", code).string("message", message);
+    });
+    if let Some(id) = id {
+        out.push_str(",\"id\":");
+        write_id(id, &mut out);
+    }
+    out.push_str(",\"jsonrpc\":\"2.0\"}");
+    out
+}
+
+/// [`error_text`] with a `data` object that `write` fills (members in key order: `code`,
+/// `data`, `message`).
+pub fn error_text_with(
+    id: Option<&Id>,
+    code: i64,
+    message: &str,
+    write: impl FnOnce(&mut ObjectWriter<'_>),
+) -> String {
+    let mut out = String::with_capacity(160 + message.len());
+    out.push_str("{\"error\":");
+    ObjectWriter::write(&mut out, |error| {
+        error.integer("code", code).object("data", write).string("message", message);
     });
     if let Some(id) = id {
         out.push_str(",\"id\":");
