@@ -260,6 +260,9 @@ budgets! {
     /// The `retry` every event stream's priming event tells the client to wait before it
     /// reconnects (after a stream ends without its response, or to poll the GET stream again).
     stream_retry: duration 1 s, at most DURATION_CEILING;
+    /// How long a client may reuse a 2026-07-28 list result: the `ttlMs` of `tools/list`,
+    /// `resources/list` and `server/discover`. A freshness hint, announced and never enforced.
+    list_ttl: duration 300 s, at most DURATION_CEILING;
     /// A client's timeout for connecting and for each read and write. Past it the exchange
     /// fails.
     client_io_timeout: duration 10 s, at most DURATION_CEILING;

@@ -467,7 +467,7 @@ fn every_budget_holds_at_its_floor_and_ceiling_and_is_refused_one_step_outside()
         }
     }
     let names: Vec<&str> = BUDGETS.iter().map(|b| b.name).collect();
-    assert!(names.contains(&"chunk_size_digits_max") && names.len() >= 43, "{names:?}");
+    assert!(names.contains(&"chunk_size_digits_max") && names.len() >= 44, "{names:?}");
     // The ceilings the rows name.
     let ceiling = |name| BUDGETS.iter().find(|b| b.name == name).map(|b| b.ceiling);
     assert_eq!(ceiling("chunk_size_digits_max"), Some(Amount::Count(CHUNK_SIZE_DIGITS_CEILING)));
@@ -489,7 +489,7 @@ enum Edge {
 
 /// Every budget and the test of its edge. A budget added to the table without a row here fails
 /// `every_budget_has_an_edge_test`, which names it.
-const EDGES: [(&str, Edge); 43] = {
+const EDGES: [(&str, Edge); 44] = {
     use Edge::{Paces, Test};
     const LIMITS: &str = "tests/limits.rs";
     const CONNECTION: &str = "tests/connection.rs";
@@ -610,6 +610,14 @@ const EDGES: [(&str, Edge); 43] = {
                 "it is announced in every priming event",
                 "tests/server_streams.rs",
                 "every_stream_opens_with_a_priming_event_of_exactly_these_bytes",
+            ),
+        ),
+        (
+            "list_ttl",
+            Paces(
+                "it is announced as ttlMs in every 2026-07-28 list result",
+                "tests/server_modern.rs",
+                "discovery_lists_and_tools_answer_with_the_modern_result_fields",
             ),
         ),
         (

@@ -10,6 +10,8 @@
 //!
 //! End of stdin does not stop the server (so it can run with stdin closed). `--chunked` makes it
 //! decode chunked request bodies too; the line then also says `"transfer_codings":["chunked"]`.
+//! `--protocol-versions LIST` sets the revisions spoken (`2025-11-25` by default, `2026-07-28`
+//! alone, or both); the line then names them under `protocol_versions`.
 //!
 //! `--announce FILE` writes the announcement line to FILE instead of stdout. The line holds a
 //! bearer token for every role, so FILE is created new with mode 0600, before the server binds:
@@ -34,11 +36,13 @@ use loopback_mcp_http::json::{self, Object, Value};
 use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
-const FLAGS: [&str; 9] = [
+const FLAGS: [&str; 10] = [
     "announce",
+    "protocol-versions",
     "port",
     "allow-origin",
     "allow-host",
@@ -82,6 +86,10 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
     config.limits = limits;
     if flags.has("chunked") {
         config.request_codings = TransferCodings::Chunked;
+    }
+    if let Some(list) = flags.one::<String>("protocol-versions")? {
+        config.versions =
+            Versions::parse(&list).map_err(|e| format!("--protocol-versions: {e}"))?;
     }
     Ok((config, flags.one("announce")?))
 }
@@ -156,6 +164,12 @@ fn announcement(server: &RunningServer, fixture: &Fixture, channel: &control::Ch
     if server.endpoint().request_codings() == TransferCodings::Chunked {
         // Only under the flag: without it, the line is what it always was.
         line.insert("transfer_codings".into(), Value::Array(vec!["chunked".into()]));
+    }
+    let versions = server.endpoint().versions();
+    if !versions.legacy_only() {
+        // Likewise: only a server that speaks 2026-07-28 names its versions.
+        let names = versions.names().into_iter().map(Value::from).collect();
+        line.insert("protocol_versions".into(), Value::Array(names));
     }
     Value::Object(line)
 }

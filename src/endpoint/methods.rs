@@ -1,16 +1,15 @@
 //! The MCP methods this server implements, as pure functions from params to results.
 //!
 //! `initialize` (answering 2025-11-25 whatever version was asked for), `ping`, `resources/list`
-//! (the tenant's knowledge-base documents), `logging/setLevel`, `tools/list` and `tools/call` of
-//! the one tool, `test_reconnection` (the official conformance suite's name for a call whose
-//! stream the server closes before its result), and the `notifications/message` events the
-//! server queues. Which requests may reach these, in what order, and how their replies are
-//! streamed, is decided in the parent module. Nothing else of tools exists here.
+//! (the tenant's knowledge-base documents), `logging/setLevel`, `test_reconnection`'s result, and
+//! the `notifications/message` events the server queues. Which requests may reach these, in what
+//! order, and how their replies are streamed, is decided in the parent module; the tools are
+//! `tools`'.
 
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc;
-use crate::mcp::method::{Capability, Method, NOTIFICATIONS_MESSAGE};
+use crate::mcp::method::{Capability, Method, NOTIFICATIONS_MESSAGE, Revision};
 use crate::mcp::session::LogLevel;
 use crate::mcp::uri;
 
@@ -34,7 +33,9 @@ pub fn initialize_params_valid(params: &Object) -> bool {
 pub fn initialize_result(result: &mut ObjectWriter<'_>) {
     result
         .object("capabilities", |capabilities| {
-            for capability in Capability::ALL.into_iter().filter(|c| Method::advertised(*c)) {
+            let legacy = Revision::V2025_11_25;
+            for capability in Capability::ALL.into_iter().filter(|c| Method::advertised(*c, legacy))
+            {
                 capabilities.object(capability.name(), |_| {});
             }
         })
@@ -60,58 +61,6 @@ pub fn resources_list_result(tenant: &str, result: &mut ObjectWriter<'_>) {
             let _ = uri::write_knowledge_base(tenant, document, text);
         });
     });
-}
-
-/// The one tool's name.
-pub const TEST_RECONNECTION: &str = "test_reconnection";
-
-/// The tools a `tools/call` can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tool {
-    /// Answers on a stream the server closes after its priming event; the result comes only
-    /// through the client's resumption.
-    TestReconnection,
-}
-
-impl Tool {
-    /// The tool's name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Tool::TestReconnection => TEST_RECONNECTION,
-        }
-    }
-
-    /// The tool of a name, if it is one.
-    pub fn from_name(name: &str) -> Option<Tool> {
-        [Tool::TestReconnection].into_iter().find(|tool| tool.name() == name)
-    }
-}
-
-/// The `tools/list` result: `test_reconnection` alone, taking no arguments.
-pub fn tools_list_result(result: &mut ObjectWriter<'_>) {
-    result.objects("tools", [TEST_RECONNECTION], |tool, name| {
-        tool.string(
-            "description",
-            "Closes its event stream after the priming event; the result arrives when the client \
-             resumes with Last-Event-ID",
-        )
-        .object("inputSchema", |schema| {
-            schema.object("properties", |_| {}).string("type", "object");
-        })
-        .string("name", name);
-    });
-}
-
-/// The tool a `tools/call` names, or the public code of why its params are refused (answered
-/// as a JSON-RPC `-32602` error): `name` must be a tool of [`tools_list_result`], and
-/// `arguments`, when present, an object (the tool takes none, so any object will do).
-pub fn tool_called(params: &Object) -> Result<Tool, &'static str> {
-    let arguments_ok = params.get("arguments").is_none_or(|a| a.as_object().is_some());
-    match params.get("name").and_then(Value::as_str) {
-        _ if !arguments_ok => Err("tool_arguments_invalid"),
-        Some(name) => Tool::from_name(name).ok_or("tool_unknown"),
-        None => Err("tool_name_missing"),
-    }
 }
 
 /// What `test_reconnection` returns, once the client has resumed its stream.
@@ -178,22 +127,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tool_calls() {
-        let cases: [(&str, Result<Tool, &str>); 6] = [
-            (r#"{"name":"test_reconnection"}"#, Ok(Tool::TestReconnection)),
-            (r#"{"name":"test_reconnection","arguments":{"x":1}}"#, Ok(Tool::TestReconnection)),
-            (r#"{"name":"test_reconnection","arguments":[]}"#, Err("tool_arguments_invalid")),
-            (r#"{"name":"other"}"#, Err("tool_unknown")),
-            (r#"{"name":1}"#, Err("tool_name_missing")),
-            (r#"{}"#, Err("tool_name_missing")),
-        ];
-        for (text, expected) in cases {
-            let Ok(Value::Object(params)) = json::decode(text.as_bytes(), 64) else { panic!() };
-            assert_eq!(tool_called(&params), expected, "{text}");
-        }
-    }
-
     /// The text of a result object `write` fills, checked to be what the encoder writes for it.
     fn written(write: impl FnOnce(&mut ObjectWriter<'_>)) -> String {
         let text = json::object_text(0, write);
@@ -203,10 +136,6 @@ mod tests {
 
     #[test]
     fn results_are_exact() {
-        assert_eq!(
-            written(tools_list_result),
-            r#"{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"}]}"#
-        );
         assert_eq!(
             written(|r| resources_list_result("a/b", r)),
             r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/a%2Fb/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/a%2Fb/faq"}]}"#

@@ -52,10 +52,12 @@
 //! know, and allow a session id only in that one place.
 
 mod methods;
+mod modern;
 mod published;
 pub mod rejection;
 pub mod reply;
 mod stream;
+mod tools;
 
 use std::time::{Instant, SystemTime};
 
@@ -69,16 +71,17 @@ use crate::http::media::{Accept, MediaType};
 use crate::http::{self, BodyFraming, Occurrence, RequestHead, Status, TransferCodings};
 use crate::json::{self, Object, ObjectWriter};
 use crate::limits::Limits;
+use crate::mcp::era::{Called, VersionHeader, Versions, era};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
-use crate::mcp::method::{self, Access, Answer, Lifecycle, Method, MethodName};
+use crate::mcp::method::{self, Access, Answer, Era, Lifecycle, Method, MethodName, Revision};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable,
 };
 use crate::mcp::stream::{CursorError, Delivered, KeptBudget, Start};
 use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
-use methods::Tool;
 use stream::{PrimeOnly, SseBody};
+use tools::Tool;
 
 pub use crate::mcp::session::LastSession;
 pub use published::PolicyEdit;
@@ -87,6 +90,8 @@ pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
 
 const MCP_ALLOW: &str = "GET, POST, DELETE";
+/// What `/mcp` takes in the 2026-07-28 era, which has no GET stream and no session to DELETE.
+const MODERN_ALLOW: &str = "POST";
 const METADATA_ALLOW: &str = "GET, HEAD";
 /// What `OPTIONS *` answers: every method some route of the server implements.
 const SERVER_ALLOW: &str = "GET, HEAD, POST, DELETE";
@@ -126,6 +131,9 @@ pub struct EndpointConfig {
     /// The transfer codings request bodies may use: none by default, chunked under
     /// `serve --chunked`.
     pub request_codings: TransferCodings,
+    /// The protocol revisions spoken: 2025-11-25 alone by default, `serve --protocol-versions`
+    /// otherwise.
+    pub versions: Versions,
 }
 
 impl EndpointConfig {
@@ -142,6 +150,7 @@ impl EndpointConfig {
             proxy_hosts: Vec::new(),
             limits,
             request_codings: TransferCodings::LengthOnly,
+            versions: Versions::LEGACY,
         }
     }
 }
@@ -212,6 +221,11 @@ impl Endpoint {
         &self.config.limits
     }
 
+    /// The protocol revisions spoken.
+    pub fn versions(&self) -> Versions {
+        self.config.versions
+    }
+
     /// The transfer codings request bodies may use.
     pub fn request_codings(&self) -> TransferCodings {
         self.config.request_codings
@@ -248,9 +262,7 @@ impl Endpoint {
     pub fn admit(&self, head: &RequestHead<'_>) -> Result<Route, Rejection> {
         self.check_host_and_origin(head)?;
         let route = route(head)?;
-        if matches!(route, Route::McpPost | Route::McpGet | Route::McpDelete) {
-            check_protocol_version(head)?;
-        }
+        self.check_version_on_admission(head, route)?;
         match route {
             Route::McpPost => {
                 check_accept(
@@ -314,6 +326,31 @@ impl Endpoint {
                 self.respond(route, head, body, clock, random, &mut self.kept_for_new_connection())
             }
             Err(rejection) => rejection.reply(&self.metadata_url),
+        }
+    }
+
+    /// Stage 3's version rule. A server of 2025-11-25 alone refuses a present version header
+    /// that names anything else, before the body is read and before the credentials are looked
+    /// at. A server that speaks 2026-07-28 decides a POST's era once the body names its method
+    /// (the modern checks need the body), and a GET's or a DELETE's now: the modern era has
+    /// neither (405).
+    fn check_version_on_admission(
+        &self,
+        head: &RequestHead<'_>,
+        route: Route,
+    ) -> Result<(), Rejection> {
+        let versions = self.config.versions;
+        match route {
+            Route::McpPost | Route::McpGet | Route::McpDelete if versions.legacy_only() => {
+                check_protocol_version(head)
+            }
+            Route::McpGet | Route::McpDelete => {
+                match era(versions, version_header(head), Called::Other) {
+                    Era::Legacy => check_protocol_version(head),
+                    Era::Modern => Err(Rejection::MethodNotAllowed { allow: MODERN_ALLOW }),
+                }
+            }
+            Route::McpPost | Route::Metadata | Route::ServerOptions => Ok(()),
         }
     }
 
@@ -400,7 +437,8 @@ impl Endpoint {
     }
 
     /// A POST, under `policy` (one state of it for the whole request: stages 5 to 8 see the
-    /// same tokens, revocations and revisions).
+    /// same tokens, revocations and revisions). Stage 4 reads the body, then the era decides
+    /// which contract the rest follows.
     fn post(
         &self,
         policy: &OfflineTokenPolicy,
@@ -413,9 +451,42 @@ impl Endpoint {
         let value = json::decode_sharing(body, self.limits().json_depth_max, shared_word)
             .map_err(|e| Rejection::Json(e.kind))?;
         let message = Message::from_value(value).map_err(Rejection::Message)?;
+        match self.era_of_post(head, &message) {
+            Era::Legacy => self.legacy_post(policy, head, message, clock, random, last),
+            Era::Modern => Ok(modern::post(self, policy, head, message, clock)),
+        }
+    }
+
+    /// The era of a POST: 2025-11-25 on a server of that revision alone, else the decision table
+    /// of [`crate::mcp::era`], from the version header and the method.
+    fn era_of_post(&self, head: &RequestHead<'_>, message: &Message) -> Era {
+        let versions = self.config.versions;
+        if versions.legacy_only() {
+            return Era::Legacy;
+        }
+        let called = match message {
+            Message::Request { method, .. } | Message::Notification { method, .. } => {
+                Called::of_method(method)
+            }
+            Message::Response { .. } => Called::Other,
+        };
+        era(versions, version_header(head), called)
+    }
+
+    /// Stages 5 to 8 of a 2025-11-25 POST.
+    fn legacy_post(
+        &self,
+        policy: &OfflineTokenPolicy,
+        head: &RequestHead<'_>,
+        message: Message,
+        clock: Clock,
+        random: &mut FillRandom<'_>,
+        last: &mut LastSession,
+    ) -> Result<Reply, Rejection> {
+        let legacy = Revision::V2025_11_25;
         let named = match &message {
-            Message::Request { method, .. } => MethodName::of_request(method),
-            Message::Notification { method, .. } => MethodName::of_notification(method),
+            Message::Request { method, .. } => MethodName::of_request(method, legacy),
+            Message::Notification { method, .. } => MethodName::of_notification(method, legacy),
             Message::Response { .. } => MethodName::Unknown,
         };
         let requirement = requirement_of(named.access());
@@ -512,16 +583,26 @@ impl Endpoint {
                 });
                 Ok(response)
             }
-            Method::ToolsList => result(SMALL_RESULT_BYTES, &methods::tools_list_result),
-            Method::ToolsCall => match methods::tool_called(params) {
+            Method::ToolsList => {
+                result(SMALL_RESULT_BYTES, &|r| tools::write_tools(Revision::V2025_11_25, r))
+            }
+            Method::ToolsCall => match tools::tool_called(params, Revision::V2025_11_25) {
                 Ok(Tool::TestReconnection) => return self.test_reconnection(session, id),
+                // Tools of 2026-07-28 alone: `tool_called` finds none of them here.
+                Ok(
+                    Tool::Whoami
+                    | Tool::TenantDocuments
+                    | Tool::TestMissingCapability
+                    | Tool::TestLogging,
+                ) => Err((code::INVALID_PARAMS, "tool_unknown")),
                 Err(message) => Err((code::INVALID_PARAMS, message)),
             },
             // Never called: initialize opens its session before any call, and the notifications
             // are no request's method. Answered as a method this server does not implement.
             Method::Initialize
             | Method::NotificationsInitialized
-            | Method::NotificationsCancelled => return Ok(method_not_found(id)),
+            | Method::NotificationsCancelled
+            | Method::ServerDiscover => return Ok(method_not_found(id)),
         };
         match (answered, answer) {
             (Err((code, message)), _) => {
@@ -679,7 +760,8 @@ fn notified(session: &Session, named: MethodName) {
             | Method::ResourcesList
             | Method::ToolsList
             | Method::ToolsCall
-            | Method::LoggingSetLevel,
+            | Method::LoggingSetLevel
+            | Method::ServerDiscover,
         )
         | MethodName::Request(..)
         | MethodName::Unknown => {}
@@ -747,6 +829,14 @@ fn check_no_body(head: &RequestHead<'_>) -> Result<(), Rejection> {
 }
 
 /// Stage 3: a present `MCP-Protocol-Version` is one field naming 2025-11-25.
+fn version_header(head: &RequestHead<'_>) -> VersionHeader {
+    match head.fields.single("mcp-protocol-version") {
+        Occurrence::Absent => VersionHeader::of(None, false),
+        Occurrence::Once(value) => VersionHeader::of(Some(value), false),
+        Occurrence::Repeated => VersionHeader::of(None, true),
+    }
+}
+
 fn check_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
     match head.fields.single("mcp-protocol-version") {
         Occurrence::Absent => Ok(()),

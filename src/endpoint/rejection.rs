@@ -37,9 +37,12 @@
 use super::reply::Reply;
 use crate::auth::policy::Denial;
 use crate::auth::scope::Requirement;
+use crate::http::mirror::MirrorError;
 use crate::http::{RequestError, Status};
 use crate::json::JsonErrorKind;
-use crate::mcp::jsonrpc::{self, MessageError, code};
+use crate::json::ObjectWriter;
+use crate::mcp::jsonrpc::{self, Id, MessageError, code};
+use crate::mcp::meta::{ClientCapability, MetaError};
 use crate::mcp::stream::CursorError;
 use crate::random::RandomUnavailable;
 
@@ -115,6 +118,75 @@ pub enum Rejection {
     /// A failure on the server's side: a panic, an event that would not encode, or a random
     /// source that could not deliver a session id.
     Internal,
+    /// 2026-07-28: the request's `_meta` is missing or lacks a required field (`-32602`).
+    MetaInvalid(MetaError),
+    /// 2026-07-28: a mirrored header disagrees with the body (`-32020`). The header's name is
+    /// the server's own text (a standard name, or one of its tools' `x-mcp-header`), never the
+    /// client's.
+    HeaderMismatch {
+        header: MirroredHeader,
+        error: MirrorError,
+    },
+    /// 2026-07-28: the `_meta` version is not one the server speaks (`-32022`), with the ones it
+    /// does and, when it is shaped like a version, the one asked for.
+    VersionNotSpoken {
+        requested: Option<String>,
+        supported: Vec<&'static str>,
+    },
+    /// 2026-07-28: the request needs a capability the client did not declare (`-32021`).
+    CapabilityMissing(ClientCapability),
+    /// 2026-07-28: a method this revision does not have (404, `-32601`).
+    MethodNotFound,
+}
+
+/// The `data` of an error that carries one.
+enum ErrorData<'r> {
+    Header(MirroredHeader, MirrorError),
+    Versions { requested: Option<&'r str>, supported: &'r [&'static str] },
+    Capability(ClientCapability),
+}
+
+impl ErrorData<'_> {
+    fn write(&self, data: &mut ObjectWriter<'_>) {
+        match self {
+            ErrorData::Header(header, error) => {
+                data.string("header", &header.name()).string("reason", error.code());
+            }
+            ErrorData::Versions { requested, supported } => {
+                if let Some(requested) = requested {
+                    data.string("requested", requested);
+                }
+                data.strings("supported", supported.iter().copied());
+            }
+            ErrorData::Capability(capability) => {
+                data.object("requiredCapabilities", |required| {
+                    required.object(capability.name(), |_| {});
+                });
+            }
+        }
+    }
+}
+
+/// A header that mirrors a body value (MCP 2026-07-28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MirroredHeader {
+    ProtocolVersion,
+    Method,
+    Name,
+    /// `Mcp-Param-{Name}`, with the name a tool's schema gives.
+    Param(&'static str),
+}
+
+impl MirroredHeader {
+    /// The header's name, as the server writes it.
+    pub fn name(self) -> std::borrow::Cow<'static, str> {
+        match self {
+            MirroredHeader::ProtocolVersion => "MCP-Protocol-Version".into(),
+            MirroredHeader::Method => "Mcp-Method".into(),
+            MirroredHeader::Name => "Mcp-Name".into(),
+            MirroredHeader::Param(name) => format!("Mcp-Param-{name}").into(),
+        }
+    }
 }
 
 impl From<CursorError> for Rejection {
@@ -139,7 +211,9 @@ impl Rejection {
             Rejection::Auth { denial, .. } => denial.status(),
             Rejection::HostNotAllowed | Rejection::HostNotCanonical => Status::MisdirectedRequest,
             Rejection::OriginNotAllowed => Status::Forbidden,
-            Rejection::NotFound | Rejection::SessionNotFound => Status::NotFound,
+            Rejection::NotFound | Rejection::SessionNotFound | Rejection::MethodNotFound => {
+                Status::NotFound
+            }
             Rejection::MethodNotAllowed { .. } => Status::MethodNotAllowed,
             Rejection::NotAcceptable => Status::NotAcceptable,
             Rejection::UnsupportedMediaType => Status::UnsupportedMediaType,
@@ -159,7 +233,11 @@ impl Rejection {
             | Rejection::SessionOnInitialize
             | Rejection::NotInitialized
             | Rejection::UnsolicitedResponse
-            | Rejection::Cursor(_) => Status::BadRequest,
+            | Rejection::Cursor(_)
+            | Rejection::MetaInvalid(_)
+            | Rejection::HeaderMismatch { .. }
+            | Rejection::VersionNotSpoken { .. }
+            | Rejection::CapabilityMissing(_) => Status::BadRequest,
         }
     }
 
@@ -194,6 +272,11 @@ impl Rejection {
             Rejection::UnsolicitedResponse => "unsolicited_response",
             Rejection::Overloaded => "overloaded",
             Rejection::Internal => "internal_error",
+            Rejection::MetaInvalid(e) => e.code(),
+            Rejection::HeaderMismatch { .. } => "header_mismatch",
+            Rejection::VersionNotSpoken { .. } => "protocol_version_unsupported",
+            Rejection::CapabilityMissing(_) => "client_capability_missing",
+            Rejection::MethodNotFound => "method_not_found",
         }
     }
 
@@ -203,13 +286,96 @@ impl Rejection {
             Rejection::Json(_) => code::PARSE_ERROR,
             Rejection::Message(_) | Rejection::UnsolicitedResponse => code::INVALID_REQUEST,
             Rejection::Internal => code::INTERNAL_ERROR,
-            _ => code::SERVER_ERROR,
+            Rejection::MetaInvalid(_) => code::INVALID_PARAMS,
+            Rejection::HeaderMismatch { .. } => code::HEADER_MISMATCH,
+            Rejection::VersionNotSpoken { .. } => code::UNSUPPORTED_PROTOCOL_VERSION,
+            Rejection::CapabilityMissing(_) => code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            Rejection::MethodNotFound => code::METHOD_NOT_FOUND,
+            Rejection::Request(_)
+            | Rejection::HostNotAllowed
+            | Rejection::HostNotCanonical
+            | Rejection::OriginNotAllowed
+            | Rejection::NotFound
+            | Rejection::MethodNotAllowed { .. }
+            | Rejection::AcceptInvalid
+            | Rejection::NotAcceptable
+            | Rejection::UnsupportedMediaType
+            | Rejection::BodyNotAllowed
+            | Rejection::CredentialsNotAccepted
+            | Rejection::Auth { .. }
+            | Rejection::ProtocolVersionUnsupported
+            | Rejection::ProtocolVersionMissing
+            | Rejection::ProtocolVersionRepeated
+            | Rejection::SessionMissing
+            | Rejection::SessionMalformed
+            | Rejection::SessionOnInitialize
+            | Rejection::SessionNotFound
+            | Rejection::SessionCapacity { .. }
+            | Rejection::SessionQuota { .. }
+            | Rejection::NotInitialized
+            | Rejection::Cursor(_)
+            | Rejection::Overloaded => code::SERVER_ERROR,
         }
     }
 
-    /// The reply. `metadata_url` goes into authorization challenges.
+    /// What the error's `data` says: only the 2026-07-28 errors that name a header, versions or
+    /// a capability carry one.
+    fn data(&self) -> Option<ErrorData<'_>> {
+        match self {
+            Rejection::HeaderMismatch { header, error } => Some(ErrorData::Header(*header, *error)),
+            Rejection::VersionNotSpoken { requested, supported } => {
+                Some(ErrorData::Versions { requested: requested.as_deref(), supported })
+            }
+            Rejection::CapabilityMissing(capability) => Some(ErrorData::Capability(*capability)),
+            Rejection::Request(_)
+            | Rejection::HostNotAllowed
+            | Rejection::HostNotCanonical
+            | Rejection::OriginNotAllowed
+            | Rejection::NotFound
+            | Rejection::MethodNotAllowed { .. }
+            | Rejection::AcceptInvalid
+            | Rejection::NotAcceptable
+            | Rejection::UnsupportedMediaType
+            | Rejection::BodyNotAllowed
+            | Rejection::CredentialsNotAccepted
+            | Rejection::Json(_)
+            | Rejection::Message(_)
+            | Rejection::Auth { .. }
+            | Rejection::ProtocolVersionUnsupported
+            | Rejection::ProtocolVersionMissing
+            | Rejection::ProtocolVersionRepeated
+            | Rejection::SessionMissing
+            | Rejection::SessionMalformed
+            | Rejection::SessionOnInitialize
+            | Rejection::SessionNotFound
+            | Rejection::SessionCapacity { .. }
+            | Rejection::SessionQuota { .. }
+            | Rejection::NotInitialized
+            | Rejection::UnsolicitedResponse
+            | Rejection::Cursor(_)
+            | Rejection::Overloaded
+            | Rejection::Internal
+            | Rejection::MetaInvalid(_)
+            | Rejection::MethodNotFound => None,
+        }
+    }
+
+    /// The reply, with no request id (the body was not read, or the request is of the
+    /// 2025-11-25 era, whose errors carry none). `metadata_url` goes into authorization
+    /// challenges.
     pub fn reply(&self, metadata_url: &str) -> Reply {
-        let body = jsonrpc::error_text(None, self.jsonrpc_code(), self.code());
+        self.reply_to(None, metadata_url)
+    }
+
+    /// The reply to the request with `id` (every 2026-07-28 error after the body is read carries
+    /// it).
+    pub fn reply_to(&self, id: Option<&Id>, metadata_url: &str) -> Reply {
+        let body = match self.data() {
+            Some(data) => {
+                jsonrpc::error_text_with(id, self.jsonrpc_code(), self.code(), |w| data.write(w))
+            }
+            None => jsonrpc::error_text(id, self.jsonrpc_code(), self.code()),
+        };
         let mut reply = Reply::json_text(body).with_status(self.status());
         reply.close = true;
         match self {

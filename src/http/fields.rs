@@ -67,6 +67,8 @@ pub(crate) enum KnownName {
     Cookie,
     McpSessionId,
     McpProtocolVersion,
+    McpMethod,
+    McpName,
     LastEventId,
     /// Any other name.
     Other,
@@ -75,7 +77,7 @@ pub(crate) enum KnownName {
 impl KnownName {
     /// Every known name (not [`KnownName::Other`]).
     #[cfg(test)]
-    const ALL: [KnownName; 14] = [
+    const ALL: [KnownName; 16] = [
         KnownName::Host,
         KnownName::ContentLength,
         KnownName::TransferEncoding,
@@ -89,6 +91,8 @@ impl KnownName {
         KnownName::Cookie,
         KnownName::McpSessionId,
         KnownName::McpProtocolVersion,
+        KnownName::McpMethod,
+        KnownName::McpName,
         KnownName::LastEventId,
     ];
 
@@ -108,6 +112,8 @@ impl KnownName {
             KnownName::Cookie => "cookie",
             KnownName::McpSessionId => "mcp-session-id",
             KnownName::McpProtocolVersion => "mcp-protocol-version",
+            KnownName::McpMethod => "mcp-method",
+            KnownName::McpName => "mcp-name",
             KnownName::LastEventId => "last-event-id",
             KnownName::Other => "",
         }
@@ -129,10 +135,12 @@ impl KnownName {
             KnownName::Origin | KnownName::Accept | KnownName::ContentType => true,
             // Credentials.
             KnownName::Authorization | KnownName::ProxyAuthorization | KnownName::Cookie => true,
-            // MCP's own fields, which the session and version checks read.
-            KnownName::McpSessionId | KnownName::McpProtocolVersion | KnownName::LastEventId => {
-                true
-            }
+            // MCP's own fields, which the session, version and mirroring checks read.
+            KnownName::McpSessionId
+            | KnownName::McpProtocolVersion
+            | KnownName::McpMethod
+            | KnownName::McpName
+            | KnownName::LastEventId => true,
             // A field this crate never reads: checked by the field rules, then dropped.
             KnownName::Other => false,
         }
@@ -183,6 +191,8 @@ impl KnownName {
             (17, b't') => TransferEncoding,
             (19, b'p') => ProxyAuthorization,
             (20, b'm') => McpProtocolVersion,
+            (10, b'm') => McpMethod,
+            (8, b'm') => McpName,
             _ => Other,
         }
     }

@@ -16,7 +16,7 @@
 //! Not here: what a method does (the endpoint's business), or which token grants an access (the
 //! token policy's).
 
-use super::PROTOCOL_VERSION;
+use super::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 
 /// Declares [`Method`] from one list of variants and their wire names: the enum, [`Method::ALL`],
 /// [`Method::name`] and [`Method::from_name`] all come from the same list.
@@ -67,6 +67,8 @@ methods! {
     ToolsCall = "tools/call",
     /// Sets the level of the session's `notifications/message`.
     LoggingSetLevel = "logging/setLevel",
+    /// What the server speaks: its versions, capabilities and identity.
+    ServerDiscover = "server/discover",
 }
 
 /// The method of the notifications the server sends with a log message.
@@ -133,17 +135,75 @@ impl Capability {
 }
 
 /// A protocol revision this crate knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Revision {
-    /// 2025-11-25, the seed's revision: sessions and `initialize`.
+    /// 2025-11-25, the seed's revision: sessions and `initialize` (the legacy era).
     V2025_11_25,
+    /// 2026-07-28, the current stable revision: no sessions, `_meta` on every request, mirrored
+    /// headers (the modern era).
+    V2026_07_28,
 }
 
 impl Revision {
+    /// Every revision, the newest first.
+    pub const ALL: [Revision; 2] = [Revision::V2026_07_28, Revision::V2025_11_25];
+
     /// The revision's name on the wire.
     pub const fn name(self) -> &'static str {
         match self {
             Revision::V2025_11_25 => PROTOCOL_VERSION,
+            Revision::V2026_07_28 => MODERN_PROTOCOL_VERSION,
+        }
+    }
+
+    /// The revision a version name names.
+    pub fn from_name(name: &[u8]) -> Option<Revision> {
+        Revision::ALL.into_iter().find(|r| r.name().as_bytes() == name)
+    }
+
+    /// The era the revision belongs to.
+    pub const fn era(self) -> Era {
+        match self {
+            Revision::V2025_11_25 => Era::Legacy,
+            Revision::V2026_07_28 => Era::Modern,
+        }
+    }
+}
+
+/// The two eras of MCP over HTTP: how a client and a server agree on what they speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// An `initialize` handshake opens a session, which carries the version (2025-11-25).
+    Legacy,
+    /// Every request carries its version, capabilities and identity in `_meta` (2026-07-28).
+    Modern,
+}
+
+impl Era {
+    /// The one revision of the era this crate speaks.
+    pub const fn revision(self) -> Revision {
+        match self {
+            Era::Legacy => Revision::V2025_11_25,
+            Era::Modern => Revision::V2026_07_28,
+        }
+    }
+}
+
+/// The body field a 2026-07-28 request mirrors into its `Mcp-Name` header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameSource {
+    /// `params.name` (a tool's or a prompt's name).
+    Name,
+    /// `params.uri` (a resource's).
+    Uri,
+}
+
+impl NameSource {
+    /// The params member it names.
+    pub const fn member(self) -> &'static str {
+        match self {
+            NameSource::Name => "name",
+            NameSource::Uri => "uri",
         }
     }
 }
@@ -154,6 +214,8 @@ pub struct Row {
     pub access: Access,
     pub lifecycle: Lifecycle,
     pub kind: Kind,
+    /// What its `Mcp-Name` header mirrors, in the modern era (none: the header is not read).
+    pub mcp_name: Option<NameSource>,
     /// The capability whose presence in `initialize`'s result tells a client the method exists.
     pub capability: Option<Capability>,
     /// The revisions in which the method exists.
@@ -162,42 +224,65 @@ pub struct Row {
 
 /// 2025-11-25 alone.
 const LEGACY: &[Revision] = &[Revision::V2025_11_25];
+/// 2026-07-28 alone.
+const MODERN: &[Revision] = &[Revision::V2026_07_28];
+/// Both revisions.
+const BOTH: &[Revision] = &[Revision::V2025_11_25, Revision::V2026_07_28];
 
 impl Method {
     /// Every decision about this method.
     pub const fn row(self) -> Row {
         use Access::{Connect, ReadResources};
         use Kind::{Notification, Request};
-        let (access, lifecycle, kind, capability) = match self {
-            Method::Initialize => (Connect, Lifecycle::Opens, Request(Answer::Json), None),
-            Method::Ping => (Connect, Lifecycle::Anytime, Request(Answer::Json), None),
-            Method::NotificationsInitialized => (Connect, Lifecycle::Anytime, Notification, None),
-            Method::NotificationsCancelled => (Connect, Lifecycle::Anytime, Notification, None),
-            Method::ResourcesList => (
-                ReadResources,
-                Lifecycle::Initialized,
-                Request(Answer::EventStream),
-                Some(Capability::Resources),
-            ),
-            Method::ToolsList => {
-                (Connect, Lifecycle::Initialized, Request(Answer::Json), Some(Capability::Tools))
+        use Lifecycle::{Anytime, Initialized, Opens};
+        let json = Request(Answer::Json);
+        let stream = Request(Answer::EventStream);
+        let (access, lifecycle, kind, capability, revisions) = match self {
+            Method::Initialize => (Connect, Opens, json, None, LEGACY),
+            Method::Ping => (Connect, Anytime, json, None, LEGACY),
+            Method::NotificationsInitialized => (Connect, Anytime, Notification, None, LEGACY),
+            Method::NotificationsCancelled => (Connect, Anytime, Notification, None, LEGACY),
+            Method::ResourcesList => {
+                (ReadResources, Initialized, stream, Some(Capability::Resources), BOTH)
             }
-            Method::ToolsCall => (
-                Connect,
-                Lifecycle::Initialized,
-                Request(Answer::EventStream),
-                Some(Capability::Tools),
-            ),
+            Method::ToolsList => (Connect, Initialized, json, Some(Capability::Tools), BOTH),
+            Method::ToolsCall => (Connect, Initialized, stream, Some(Capability::Tools), BOTH),
             Method::LoggingSetLevel => {
-                (Connect, Lifecycle::Initialized, Request(Answer::Json), Some(Capability::Logging))
+                (Connect, Initialized, json, Some(Capability::Logging), LEGACY)
             }
+            Method::ServerDiscover => (Connect, Anytime, json, None, MODERN),
         };
-        Row { access, lifecycle, kind, capability, revisions: LEGACY }
+        let mcp_name = match self {
+            Method::ToolsCall => Some(NameSource::Name),
+            Method::Initialize
+            | Method::Ping
+            | Method::NotificationsInitialized
+            | Method::NotificationsCancelled
+            | Method::ResourcesList
+            | Method::ToolsList
+            | Method::LoggingSetLevel
+            | Method::ServerDiscover => None,
+        };
+        Row { access, lifecycle, kind, mcp_name, capability, revisions }
     }
 
-    /// Whether some method's row names `capability`: the capabilities `initialize` advertises.
-    pub fn advertised(capability: Capability) -> bool {
-        Method::ALL.iter().any(|m| m.row().capability == Some(capability))
+    /// Whether `revision` has this method.
+    pub fn offered_in(self, revision: Revision) -> bool {
+        self.row().revisions.contains(&revision)
+    }
+
+    /// Whether `revision` advertises `capability`: some method it offers names it, or, for
+    /// logging in the modern era, a request may ask for log messages in its `_meta`.
+    pub fn advertised(capability: Capability, revision: Revision) -> bool {
+        let by_method = Method::ALL
+            .iter()
+            .any(|m| m.offered_in(revision) && m.row().capability == Some(capability));
+        let by_meta = match (capability, revision.era()) {
+            (Capability::Logging, Era::Modern) => true,
+            (Capability::Logging, Era::Legacy)
+            | (Capability::Resources | Capability::Tools, Era::Legacy | Era::Modern) => false,
+        };
+        by_method || by_meta
     }
 }
 
@@ -214,17 +299,19 @@ pub enum MethodName {
 }
 
 impl MethodName {
-    /// What a request (a message with an id) names.
-    pub fn of_request(name: &str) -> MethodName {
-        match Method::from_name(name).map(|method| (method, method.row().kind)) {
+    /// What a request (a message with an id) names in `revision`.
+    pub fn of_request(name: &str, revision: Revision) -> MethodName {
+        let offered = Method::from_name(name).filter(|m| m.offered_in(revision));
+        match offered.map(|method| (method, method.row().kind)) {
             Some((method, Kind::Request(answer))) => MethodName::Request(method, answer),
             Some((_, Kind::Notification)) | None => MethodName::Unknown,
         }
     }
 
-    /// What a notification (a message without an id) names.
-    pub fn of_notification(name: &str) -> MethodName {
-        match Method::from_name(name).map(|method| (method, method.row().kind)) {
+    /// What a notification (a message without an id) names in `revision`.
+    pub fn of_notification(name: &str, revision: Revision) -> MethodName {
+        let offered = Method::from_name(name).filter(|m| m.offered_in(revision));
+        match offered.map(|method| (method, method.row().kind)) {
             Some((method, Kind::Notification)) => MethodName::Notification(method),
             Some((_, Kind::Request(_))) | None => MethodName::Unknown,
         }
@@ -293,13 +380,18 @@ words!(
     "logging",
     "tools",
     "prompts",
+    "resultType",
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/logLevel",
 );
 
 /// The static copy of `text` when it is one of MCP's words (a key, a method name, a protocol
 /// version), for a decoder that shares such words instead of copying them.
 pub fn shared_word(text: &str) -> Option<&'static str> {
-    if text == PROTOCOL_VERSION {
-        return Some(PROTOCOL_VERSION);
+    if let Some(revision) = Revision::from_name(text.as_bytes()) {
+        return Some(revision.name());
     }
     message_word(text).or_else(|| Method::from_name(text).map(Method::name))
 }
@@ -336,9 +428,10 @@ mod tests {
             ("Ping", MethodName::Unknown, MethodName::Unknown),
             ("server/discover", MethodName::Unknown, MethodName::Unknown),
         ];
+        let legacy = Revision::V2025_11_25;
         for (name, as_request, as_notification) in cases {
-            assert_eq!(MethodName::of_request(name), as_request, "{name}");
-            assert_eq!(MethodName::of_notification(name), as_notification, "{name}");
+            assert_eq!(MethodName::of_request(name, legacy), as_request, "{name}");
+            assert_eq!(MethodName::of_notification(name, legacy), as_notification, "{name}");
         }
     }
 

@@ -2,6 +2,8 @@
 //!
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
 //! - [`method`]: the methods a client may send, and every decision about each.
+//! - [`era`]: which era a request belongs to, 2025-11-25 (sessions) or 2026-07-28 (`_meta`).
+//! - [`meta`]: a 2026-07-28 request's `_meta`: version, client capabilities, log level.
 //! - [`requests`]: the messages a client sends, built as values.
 //! - [`session`]: sessions bound to a principal, their lifetime and capacity.
 //! - [`stream`]: a session's event streams: event ids as positions, the messages kept for
@@ -84,15 +86,22 @@
 //! [mcp-transport]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports
 //! [rfc9728]: https://www.rfc-editor.org/rfc/rfc9728
 
+pub mod era;
 pub mod jsonrpc;
+pub mod meta;
 pub mod method;
 pub mod requests;
 pub mod session;
 pub mod stream;
 pub mod uri;
 
-/// The one protocol revision this server speaks.
+/// The revision this server speaks by default, and the only one of the legacy era: sessions
+/// opened by `initialize`.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The revision of the modern era, spoken on request (`serve --protocol-versions`): no
+/// sessions, `_meta` on every request, mirrored request headers.
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// The one MCP endpoint path, for the server and its clients.
 pub const MCP_PATH: &str = "/mcp";

@@ -75,6 +75,7 @@ use crate::endpoint::{Delivery, Endpoint, EndpointConfig, Rejection, Reply};
 use crate::http::TransferCodings;
 use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
+use crate::mcp::era::Versions;
 use crate::random::RandomUnavailable;
 use linger::LingerSet;
 use pool::Handoff;
@@ -95,6 +96,8 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// The transfer codings request bodies may use (`serve --chunked`: chunked).
     pub request_codings: TransferCodings,
+    /// The protocol revisions spoken (`serve --protocol-versions`): 2025-11-25 alone by default.
+    pub versions: Versions,
 }
 
 impl Default for ServerConfig {
@@ -106,6 +109,7 @@ impl Default for ServerConfig {
             extra_hosts: Vec::new(),
             limits: Limits::DEFAULT,
             request_codings: TransferCodings::LengthOnly,
+            versions: Versions::LEGACY,
         }
     }
 }
@@ -228,6 +232,7 @@ impl BoundServer {
         endpoint_config.allowed_origins.extend(config.extra_origins.iter().cloned());
         endpoint_config.proxy_hosts.extend(config.extra_hosts.iter().cloned());
         endpoint_config.request_codings = config.request_codings;
+        endpoint_config.versions = config.versions;
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let limits = config.limits;
         let overloaded = Overloaded::new(&limits);

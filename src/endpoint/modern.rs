@@ -1,0 +1,398 @@
+//! The 2026-07-28 era: a POST the era decision sent here, from its decoded message to its reply.
+//!
+//! There are no sessions: every request is checked whole, on its own. After the body is read,
+//! in this order, so that one request gets one answer:
+//!
+//! 1. `_meta` is there, with a protocol version and client capabilities (400, `-32602`);
+//! 2. every standard mirrored header agrees with the body: `MCP-Protocol-Version` with the
+//!    `_meta` version, `Mcp-Method` with the method, and `Mcp-Name` with the field the method's
+//!    row names (`params.name` for `tools/call`; this server implements no `prompts/get` or
+//!    `resources/read`, which answer 404 below) (400, `-32020`);
+//! 3. the version is one the server speaks (400, `-32022`, naming the ones it does);
+//! 4. the bearer token (401) and its scopes and tenant (403), exactly as in the 2025-11-25 era;
+//! 5. the method exists in this revision (404, `-32601`);
+//! 6. for `tools/call`: the tool exists (`-32602`), every `Mcp-Param-{Name}` its schema asks for
+//!    agrees with its argument (400, `-32020`), and the client declared the capability the tool
+//!    needs (400, `-32021`); then the tool runs.
+//!
+//! A header with `2026-07-28` over `_meta` saying `v999` therefore gets `-32020`, not `-32022`.
+//!
+//! **Where the mirrored headers are compared, and why.** Steps 1 to 3 read only the request
+//! itself, so they run before the token: a peer without credentials learns nothing it did not
+//! send (which versions the server speaks is public, as `server/discover` says). The
+//! `Mcp-Param-{Name}` headers are compared only in step 6, after authentication and
+//! authorization, because which arguments a tool mirrors is part of its schema: a peer without a
+//! token must not be able to tell, from `-32020` against 401, which tools mirror which
+//! arguments. An authorized caller can read every schema in `tools/list` anyway.
+//!
+//! Every error after the body is read carries the request's id; an unreadable body (no id to
+//! carry) gets the same 400 as in the 2025-11-25 era. A mismatch names the header and what was
+//! wrong with it, never a value that was sent; `data.requested` repeats a requested version only
+//! when it is shaped like one (a date `2026-07-28`, or `v999.0.0`), which is what the conformance
+//! suite asks for.
+//!
+//! What takes the place of a session: nothing is bound to a connection or to a server-side
+//! session. A server that needs state across calls mints a handle (an opaque, unguessable
+//! value), hands it out as an ordinary tool result, and binds it to the principal that received
+//! it, refusing it to anyone else; this fixture's tools need none. `Mcp-Session-Id` and
+//! `Last-Event-ID` are ignored, and no session id is minted or echoed.
+//!
+//! Replies: results carry `resultType: "complete"` and the server's identity in `_meta`, list
+//! results `ttlMs` and `cacheScope`. `resources/list` and `tools/call` answer as an event stream
+//! (`X-Accel-Buffering: no`, no event ids, no priming event: nothing resumes), everything else as
+//! JSON; `notifications/message` is sent only when the request's `_meta` asks for a log level.
+
+use super::methods::{self, SERVER_NAME};
+use super::rejection::MirroredHeader;
+use super::tools::{self, Tool};
+use super::{Clock, Endpoint, Rejection, Reply, requirement_of};
+use crate::auth::policy::{OfflineTokenPolicy, Principal};
+use crate::http::mirror::{self, BodyValue, Encoding};
+use crate::http::{RequestHead, Status};
+use crate::json::{Object, ObjectWriter, Value};
+use crate::mcp::jsonrpc::{self, Id, Message, code};
+use crate::mcp::meta::{RequestMeta, SERVER_INFO_KEY};
+use crate::mcp::method::{Access, Answer, Capability, Era, Method, MethodName, Revision};
+use crate::mcp::session::LogLevel;
+use crate::sse::Event;
+
+/// Room reserved for a modern result's text.
+const RESULT_BYTES: usize = 512;
+
+/// A POST of the modern era: its reply, whatever happens (every error is a reply here).
+pub(super) fn post(
+    endpoint: &Endpoint,
+    policy: &OfflineTokenPolicy,
+    head: &RequestHead<'_>,
+    message: Message,
+    clock: Clock,
+) -> Reply {
+    let url = endpoint.metadata_url();
+    match message {
+        Message::Request { id, method, params } => {
+            request(endpoint, policy, head, (&id, &method, &params), clock)
+                .unwrap_or_else(|rejection| rejection.reply_to(Some(&id), url))
+        }
+        // This revision defines no client notification over HTTP: one is accepted and ignored,
+        // once its sender is known.
+        Message::Notification { .. } => {
+            let connect = requirement_of(Access::Connect);
+            Endpoint::authenticate(policy, head, clock, connect)
+                .and_then(|principal| Endpoint::authorize(policy, principal, connect))
+                .map_or_else(|r| r.reply(url), |()| Reply::empty(Status::Accepted))
+        }
+        Message::Response { .. } => Rejection::UnsolicitedResponse.reply(url),
+    }
+}
+
+/// Steps 1 to 6 of a request (the module docs).
+fn request(
+    endpoint: &Endpoint,
+    policy: &OfflineTokenPolicy,
+    head: &RequestHead<'_>,
+    (id, method, params): (&Id, &str, &Object),
+    clock: Clock,
+) -> Result<Reply, Rejection> {
+    let meta = RequestMeta::of(params).map_err(Rejection::MetaInvalid)?;
+    check_standard_headers(head, &meta, method, params)?;
+    let revision = spoken(endpoint, meta.protocol_version)?;
+    let named = MethodName::of_request(method, revision);
+    let requirement = requirement_of(access_of(named, params, revision));
+    let principal = Endpoint::authenticate(policy, head, clock, requirement)?;
+    Endpoint::authorize(policy, principal, requirement)?;
+    let MethodName::Request(method, answer) = named else {
+        return Err(Rejection::MethodNotFound);
+    };
+    let called = Called { endpoint, head, id, meta: &meta, principal, revision };
+    call(&called, method, answer, params)
+}
+
+/// What one admitted request carries into its method.
+struct Called<'c> {
+    endpoint: &'c Endpoint,
+    head: &'c RequestHead<'c>,
+    id: &'c Id,
+    meta: &'c RequestMeta<'c>,
+    principal: &'c Principal,
+    revision: Revision,
+}
+
+/// Step 2: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` against the body.
+fn check_standard_headers(
+    head: &RequestHead<'_>,
+    meta: &RequestMeta<'_>,
+    method: &str,
+    params: &Object,
+) -> Result<(), Rejection> {
+    let source = Method::from_name(method).and_then(|m| m.row().mcp_name);
+    let named = source.map(|source| params.get(source.member()));
+    let mut number = String::new();
+    let mut checks = vec![
+        (MirroredHeader::ProtocolVersion, BodyValue::Text(meta.protocol_version), Encoding::Plain),
+        (MirroredHeader::Method, BodyValue::Text(method), Encoding::Plain),
+    ];
+    if let Some(named) = named {
+        checks.push((MirroredHeader::Name, body_value(named, &mut number), Encoding::Sentinel));
+    }
+    for (header, body, encoding) in checks {
+        let field = head.fields.single(&header_field(header));
+        mirror::compare(field, body, encoding)
+            .map_err(|error| Rejection::HeaderMismatch { header, error })?;
+    }
+    Ok(())
+}
+
+/// The lower-case field name of a mirrored header, as the field list looks names up.
+fn header_field(header: MirroredHeader) -> String {
+    header.name().to_ascii_lowercase()
+}
+
+/// A body value as the header comparison sees it; a number's text is written into `number`.
+fn body_value<'v>(value: Option<&'v Value>, number: &'v mut String) -> BodyValue<'v> {
+    match value {
+        None => BodyValue::Absent,
+        Some(Value::Null) => BodyValue::Null,
+        Some(Value::String(text)) => BodyValue::Text(text),
+        Some(Value::Number(n)) => {
+            n.write_to(number);
+            BodyValue::Number(number)
+        }
+        Some(Value::Bool(b)) => BodyValue::Bool(*b),
+        Some(Value::Array(_) | Value::Object(_)) => BodyValue::Other,
+    }
+}
+
+/// Step 3: the revision the `_meta` version names, when the server speaks it in this era.
+fn spoken(endpoint: &Endpoint, version: &str) -> Result<Revision, Rejection> {
+    let versions = endpoint.config.versions;
+    Revision::from_name(version.as_bytes())
+        .filter(|r| r.era() == Era::Modern && versions.speaks(*r))
+        .ok_or_else(|| Rejection::VersionNotSpoken {
+            requested: version_shaped(version).then(|| version.to_owned()),
+            supported: versions.names(),
+        })
+}
+
+/// Whether a requested version may be repeated in an error: a date (`2026-07-28`) or a dotted
+/// number with an optional `v` (`v999.0.0`), at most 32 bytes. Anything else that was sent is
+/// never echoed.
+fn version_shaped(text: &str) -> bool {
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let date = text.len() == 10
+        && text.split('-').map(str::len).eq([4, 2, 2])
+        && text.split('-').all(digits);
+    let dotted = text.strip_prefix('v').unwrap_or(text);
+    let number =
+        text.len() <= 32 && dotted.split('.').count() <= 4 && dotted.split('.').all(digits);
+    date || number
+}
+
+/// The access a request needs: its method's, and for `tools/call` the named tool's.
+fn access_of(named: MethodName, params: &Object, revision: Revision) -> Access {
+    match named {
+        MethodName::Request(Method::ToolsCall, _) => {
+            tools::tool_called(params, revision).map_or(Access::Connect, |tool| tool.row().access)
+        }
+        MethodName::Request(..) | MethodName::Notification(_) | MethodName::Unknown => {
+            named.access()
+        }
+    }
+}
+
+/// Step 5 onwards: the method's answer.
+fn call(
+    called: &Called<'_>,
+    method: Method,
+    answer: Answer,
+    params: &Object,
+) -> Result<Reply, Rejection> {
+    let (endpoint, id, revision) = (called.endpoint, called.id, called.revision);
+    let (notes, response) = match method {
+        Method::ServerDiscover => (Vec::new(), discover_result(endpoint, id, revision)),
+        Method::ToolsList => (Vec::new(), tools_list_result(endpoint, id, revision)),
+        Method::ResourcesList => {
+            let notes = logged(called.meta, LogLevel::Info, "resources_listed");
+            (notes, resources_list_result(endpoint, id, &called.principal.tenant))
+        }
+        Method::ToolsCall => match tools::tool_called(params, revision) {
+            Ok(tool) => tool_call(called, tool, params)?,
+            Err(message) => {
+                let error = jsonrpc::error_text(Some(id), code::INVALID_PARAMS, message);
+                return Ok(Reply::json_text(error));
+            }
+        },
+        // Methods of 2025-11-25 alone: `of_request` finds none of them in this era.
+        Method::Initialize
+        | Method::Ping
+        | Method::NotificationsInitialized
+        | Method::NotificationsCancelled
+        | Method::LoggingSetLevel => return Err(Rejection::MethodNotFound),
+    };
+    answered(endpoint, answer, notes, response)
+}
+
+/// The reply: one JSON object, or an event stream of the notifications and then the response.
+fn answered(
+    endpoint: &Endpoint,
+    answer: Answer,
+    notes: Vec<String>,
+    response: String,
+) -> Result<Reply, Rejection> {
+    match answer {
+        Answer::Json => Ok(Reply::json_text(response)),
+        Answer::EventStream => {
+            let events: Vec<Event> = notes
+                .into_iter()
+                .chain([response])
+                .map(|data| Event { data: Some(data), ..Event::default() })
+                .collect();
+            let limits = endpoint.limits();
+            let reply = Reply::event_stream(&events, limits.sse_event_bytes_max)
+                .map_err(|_| Rejection::Internal)?;
+            Ok(reply.with("X-Accel-Buffering", "no"))
+        }
+    }
+}
+
+/// Step 6 of a `tools/call` to `tool`: its mirrored arguments, the capability it needs, then its
+/// notifications and its result.
+fn tool_call(
+    called: &Called<'_>,
+    tool: Tool,
+    params: &Object,
+) -> Result<(Vec<String>, String), Rejection> {
+    let empty = Object::new();
+    let arguments = params.get("arguments").and_then(Value::as_object).unwrap_or(&empty);
+    let row = tool.row();
+    for param in row.params {
+        let Some(name) = param.header else { continue };
+        let field = format!("mcp-param-{}", name.to_ascii_lowercase());
+        let mut number = String::new();
+        let body = body_value(arguments.get(param.name), &mut number);
+        mirror::compare(called.head.fields.single(&field), body, Encoding::Sentinel).map_err(
+            |error| Rejection::HeaderMismatch { header: MirroredHeader::Param(name), error },
+        )?;
+    }
+    if let Some(needed) = row.needs.filter(|c| !called.meta.declares(*c)) {
+        return Err(Rejection::CapabilityMissing(needed));
+    }
+    let principal = called.principal;
+    let (notes, outcome) = match tool {
+        Tool::Whoami => {
+            (Vec::new(), Ok(format!("subject {}, tenant {}", principal.subject, principal.tenant)))
+        }
+        Tool::TenantDocuments => {
+            (Vec::new(), tools::tenant_documents(arguments, &principal.tenant))
+        }
+        Tool::TestMissingCapability => (Vec::new(), Ok("the client declared sampling".to_owned())),
+        Tool::TestLogging => (
+            logged(called.meta, LogLevel::Info, "test_logging_tool_called"),
+            Ok("logged".to_owned()),
+        ),
+        // A tool of 2025-11-25 alone: `tool_called` finds it in no modern request.
+        Tool::TestReconnection => (Vec::new(), Err("tool_unknown")),
+    };
+    Ok((notes, tool_result(called.id, outcome)))
+}
+
+/// The `notifications/message` of `event` at `level`, when the request's `_meta` asked for this
+/// level or a less severe one; none otherwise.
+fn logged(meta: &RequestMeta<'_>, level: LogLevel, event: &str) -> Vec<String> {
+    match meta.log_level {
+        Some(asked) if level >= asked => vec![methods::log_message(level, event)],
+        Some(_) | None => Vec::new(),
+    }
+}
+
+/// The `_meta` every modern result carries: who the server is.
+fn server_meta(result: &mut ObjectWriter<'_>) {
+    result.object("_meta", |meta| {
+        meta.object(SERVER_INFO_KEY, |info| {
+            info.string("name", SERVER_NAME).string("version", env!("CARGO_PKG_VERSION"));
+        });
+    });
+}
+
+/// `ttlMs`: how long a client may reuse a list.
+fn ttl_ms(endpoint: &Endpoint) -> i64 {
+    i64::try_from(endpoint.limits().list_ttl.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// `server/discover`: the versions spoken, the capabilities of this era, and who the server is.
+fn discover_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
+    let versions = endpoint.config.versions.names();
+    jsonrpc::result_text(id, RESULT_BYTES, |result| {
+        server_meta(result);
+        result.string("cacheScope", "public").object("capabilities", |capabilities| {
+            for capability in Capability::ALL {
+                if Method::advertised(capability, revision) {
+                    capabilities.object(capability.name(), |_| {});
+                }
+            }
+        });
+        result
+            .string("resultType", "complete")
+            .strings("supportedVersions", versions.iter().copied())
+            .integer("ttlMs", ttl_ms(endpoint));
+    })
+}
+
+/// `tools/list` of this era.
+fn tools_list_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
+    jsonrpc::result_text(id, 4 * RESULT_BYTES, |result| {
+        server_meta(result);
+        result.string("cacheScope", "public").string("resultType", "complete");
+        tools::write_tools(revision, result);
+        result.integer("ttlMs", ttl_ms(endpoint));
+    })
+}
+
+/// `resources/list`: the caller's tenant's documents (so only that caller may reuse it).
+fn resources_list_result(endpoint: &Endpoint, id: &Id, tenant: &str) -> String {
+    jsonrpc::result_text(id, RESULT_BYTES, |result| {
+        server_meta(result);
+        result.string("cacheScope", "private");
+        methods::resources_list_result(tenant, result);
+        result.string("resultType", "complete").integer("ttlMs", ttl_ms(endpoint));
+    })
+}
+
+/// A tool's result: its text, or the public code of a tool error with `isError`.
+fn tool_result(id: &Id, outcome: Result<String, &'static str>) -> String {
+    let (text, is_error) = match &outcome {
+        Ok(text) => (text.as_str(), false),
+        Err(code) => (*code, true),
+    };
+    jsonrpc::result_text(id, RESULT_BYTES, |result| {
+        server_meta(result);
+        result
+            .objects("content", [text], |content, text| {
+                content.string("text", text).string("type", "text");
+            })
+            .boolean("isError", is_error)
+            .string("resultType", "complete");
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_version_shaped_values_are_repeated() {
+        let cases: [(&str, bool); 9] = [
+            ("2026-07-28", true),
+            ("1900-01-01", true),
+            ("v999.0.0", true),
+            ("2", true),
+            ("v1.2.3.4", true),
+            ("v1.2.3.4.5", false),
+            ("2026-07-2x", false),
+            ("Bearer abc", false),
+            ("0123456789abcdef0123456789abcdef0123", false),
+        ];
+        for (text, shaped) in cases {
+            assert_eq!(version_shaped(text), shaped, "{text}");
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Which era a request belongs to: the one decision that sends it to the 2025-11-25 contract
+//! (sessions) or to the 2026-07-28 one (`_meta` on every request), made before any session rule.
+//!
+//! A server speaks the revisions it was started with ([`Versions`]): the legacy one alone (the
+//! default, the seed's contract byte for byte), the modern one alone, or both. The era of a
+//! request follows from those, from its `MCP-Protocol-Version` header ([`VersionHeader`]) and
+//! from what it calls ([`Called`]):
+//!
+//! | server speaks | `MCP-Protocol-Version` | `initialize` | a method only 2026-07-28 has | any other method, GET, DELETE |
+//! |---|---|---|---|---|
+//! | 2025-11-25 | any | legacy | legacy | legacy |
+//! | 2026-07-28 | any | modern | modern | modern |
+//! | both | absent | legacy | modern | legacy |
+//! | both | `2025-11-25` | legacy | legacy | legacy |
+//! | both | `2026-07-28` | modern | modern | modern |
+//! | both | another value, or repeated | modern | modern | modern |
+//!
+//! Within an era the era's own rules then decide the answer: a legacy request with a version
+//! other than 2025-11-25 is refused as 2025-11-25 refuses it (a plain 400), a modern one
+//! gets the modern errors (`-32602` for a missing `_meta`, `-32020` for a header that disagrees
+//! with it, `-32022` for a version the server does not speak), and `initialize` in the modern era
+//! is a method that does not exist (404, `-32601`). A dual-era server answers a request that
+//! names no version like a legacy server, because every modern client names one: only a method
+//! that exists in the modern era alone is taken for a modern client that forgot its header.
+//!
+//! Not here: the checks of either era (the endpoint's), or the header's bytes (the caller reads
+//! the field and hands over a [`VersionHeader`]).
+
+use super::method::{Era, Method, Revision};
+
+/// The revisions a server speaks: at least one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Versions {
+    legacy: bool,
+    modern: bool,
+}
+
+/// Why a list of versions was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VersionsError {
+    /// A name that is not a revision this crate speaks (the name, from the command line).
+    Unknown(String),
+    /// No version at all.
+    Empty,
+}
+
+impl std::fmt::Display for VersionsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known: Vec<&str> = Revision::ALL.iter().map(|r| r.name()).collect();
+        match self {
+            VersionsError::Unknown(name) => {
+                write!(f, "{name:?} is not a protocol version; known: {}", known.join(", "))
+            }
+            VersionsError::Empty => write!(f, "no protocol version; known: {}", known.join(", ")),
+        }
+    }
+}
+
+impl Versions {
+    /// 2025-11-25 alone: the seed's contract, and the default.
+    pub const LEGACY: Versions = Versions { legacy: true, modern: false };
+
+    /// A comma-separated list of version names, such as `2025-11-25,2026-07-28`.
+    pub fn parse(list: &str) -> Result<Versions, VersionsError> {
+        let mut versions = Versions { legacy: false, modern: false };
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match Revision::from_name(name.as_bytes()) {
+                Some(Revision::V2025_11_25) => versions.legacy = true,
+                Some(Revision::V2026_07_28) => versions.modern = true,
+                None => return Err(VersionsError::Unknown(name.to_owned())),
+            }
+        }
+        if versions.legacy || versions.modern { Ok(versions) } else { Err(VersionsError::Empty) }
+    }
+
+    /// Whether the server speaks `revision`.
+    pub const fn speaks(self, revision: Revision) -> bool {
+        match revision {
+            Revision::V2025_11_25 => self.legacy,
+            Revision::V2026_07_28 => self.modern,
+        }
+    }
+
+    /// The names of the revisions spoken, the newest first.
+    pub fn names(self) -> Vec<&'static str> {
+        Revision::ALL.into_iter().filter(|r| self.speaks(*r)).map(Revision::name).collect()
+    }
+
+    /// Whether this is the default: 2025-11-25 alone.
+    pub const fn legacy_only(self) -> bool {
+        self.legacy && !self.modern
+    }
+}
+
+impl Default for Versions {
+    fn default() -> Self {
+        Versions::LEGACY
+    }
+}
+
+/// What a request's `MCP-Protocol-Version` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionHeader {
+    Absent,
+    /// One field line naming a revision this crate knows.
+    Names(Revision),
+    /// One field line naming anything else, or more than one field line.
+    Other,
+}
+
+impl VersionHeader {
+    /// The header from its one value (`Some`), its absence (`None`), or `repeated`.
+    pub fn of(value: Option<&[u8]>, repeated: bool) -> VersionHeader {
+        match (value, repeated) {
+            (_, true) => VersionHeader::Other,
+            (None, false) => VersionHeader::Absent,
+            (Some(value), false) => {
+                Revision::from_name(value).map_or(VersionHeader::Other, VersionHeader::Names)
+            }
+        }
+    }
+}
+
+/// What a request calls, as far as the era decision cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Called {
+    Initialize,
+    /// A method only the modern revision has (`server/discover`).
+    ModernOnly,
+    /// Anything else: a method both eras have, a legacy one, an unknown one, a GET or a DELETE.
+    Other,
+}
+
+impl Called {
+    /// What a POST's JSON-RPC method names.
+    pub fn of_method(name: &str) -> Called {
+        match Method::from_name(name) {
+            Some(Method::Initialize) => Called::Initialize,
+            Some(method)
+                if method.offered_in(Revision::V2026_07_28)
+                    && !method.offered_in(Revision::V2025_11_25) =>
+            {
+                Called::ModernOnly
+            }
+            Some(_) | None => Called::Other,
+        }
+    }
+}
+
+/// The era of a request: the table in the module docs.
+pub fn era(versions: Versions, header: VersionHeader, called: Called) -> Era {
+    match (versions.legacy, versions.modern) {
+        (true, false) | (false, false) => Era::Legacy,
+        (false, true) => Era::Modern,
+        (true, true) => match (header, called) {
+            (VersionHeader::Absent, Called::ModernOnly) => Era::Modern,
+            (VersionHeader::Absent, Called::Initialize | Called::Other) => Era::Legacy,
+            (VersionHeader::Names(revision), _) => revision.era(),
+            (VersionHeader::Other, _) => Era::Modern,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_of_the_decision_table() {
+        let legacy = Versions::LEGACY;
+        let modern = Versions::parse("2026-07-28").unwrap();
+        let both = Versions::parse("2025-11-25, 2026-07-28").unwrap();
+        let old = VersionHeader::Names(Revision::V2025_11_25);
+        let new = VersionHeader::Names(Revision::V2026_07_28);
+        let headers = [VersionHeader::Absent, old, new, VersionHeader::Other];
+        let called = [Called::Initialize, Called::ModernOnly, Called::Other];
+        for header in headers {
+            for call in called {
+                assert_eq!(era(legacy, header, call), Era::Legacy, "{header:?} {call:?}");
+                assert_eq!(era(modern, header, call), Era::Modern, "{header:?} {call:?}");
+            }
+        }
+        use Era::{Legacy, Modern};
+        let dual: [(VersionHeader, [Era; 3]); 4] = [
+            (VersionHeader::Absent, [Legacy, Modern, Legacy]),
+            (old, [Legacy, Legacy, Legacy]),
+            (new, [Modern, Modern, Modern]),
+            (VersionHeader::Other, [Modern, Modern, Modern]),
+        ];
+        for (header, eras) in dual {
+            for (call, expected) in called.into_iter().zip(eras) {
+                assert_eq!(era(both, header, call), expected, "{header:?} {call:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_header_names_a_revision_only_exactly() {
+        let cases: [(Option<&[u8]>, bool, VersionHeader); 6] = [
+            (None, false, VersionHeader::Absent),
+            (Some(b"2025-11-25"), false, VersionHeader::Names(Revision::V2025_11_25)),
+            (Some(b"2026-07-28"), false, VersionHeader::Names(Revision::V2026_07_28)),
+            (Some(b"2026-07-28 "), false, VersionHeader::Other),
+            (Some(b"v999.0.0"), false, VersionHeader::Other),
+            (Some(b"2026-07-28"), true, VersionHeader::Other),
+        ];
+        for (value, repeated, expected) in cases {
+            assert_eq!(VersionHeader::of(value, repeated), expected, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn version_lists_name_known_revisions_only() {
+        assert_eq!(Versions::parse("2025-11-25"), Ok(Versions::LEGACY));
+        assert_eq!(
+            Versions::parse("2026-07-28,2025-11-25").unwrap().names(),
+            ["2026-07-28", "2025-11-25"]
+        );
+        assert_eq!(Versions::parse("2026-07-28").unwrap().names(), ["2026-07-28"]);
+        assert_eq!(Versions::parse("2024-11-05"), Err(VersionsError::Unknown("2024-11-05".into())));
+        assert_eq!(Versions::parse(" , "), Err(VersionsError::Empty));
+        assert_eq!(Called::of_method("initialize"), Called::Initialize);
+        assert_eq!(Called::of_method("server/discover"), Called::ModernOnly);
+        assert_eq!(Called::of_method("tools/list"), Called::Other);
+        assert_eq!(Called::of_method("nothing/here"), Called::Other);
+    }
+}
