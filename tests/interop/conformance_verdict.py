@@ -11,9 +11,13 @@ counts that as a failure. This script judges each scenario itself:
   failed    otherwise, any FAILURE or WARNING check;
   passed    otherwise (at least one SUCCESS, no FAILURE, no WARNING).
 
-and compares with conformance-baseline.yml, whose three lists name every scenario of the pinned
-suite exactly once: `required` (must pass), `expected_failures` (must fail) and `not_run` (must
-not run). The verdict is FAIL when any scenario's outcome differs from its list (a listed
+and compares with a baseline (conformance-baseline.yml for 2025-11-25,
+conformance-baseline-2026-07-28.yml for 2026-07-28), whose three lists name every scenario of the
+pinned suite exactly once: `required` (must pass), `expected_failures` (must fail) and `not_run`
+(must not run). An optional fourth list, `excused_checks`, names single checks (`scenario
+check-id`) that fail for a reason the baseline states; a scenario is judged without them, and an
+excused check that no longer fails (or is not reported) is itself unexpected, so the baseline
+never excuses more than what fails. The verdict is FAIL when any scenario's outcome differs from its list (a listed
 expected failure or not-run scenario that really passes fails the run, and so does one that
 changes from failing to not running or back), when a result names a scenario no list has, when
 a listed scenario has no result, when the number of results differs from the number of
@@ -23,6 +27,7 @@ counts it judged by, e.g.
   conformance: 5 passed as required, 26 expected failures, 1 not run (0 checks), 0 unexpected: verdict PASS
 
 Usage: python3 conformance_verdict.py RESULTS_DIR BASELINE SUITE_OUTPUT SUITE_EXIT_CODE
+The revision is read from the suite's first line ("Running requirements REVISION (N scenarios)").
 Exits 0 on PASS, 1 on FAIL.
 """
 
@@ -32,6 +37,7 @@ import re
 import sys
 
 LISTS = ("required", "expected_failures", "not_run")
+EXCUSED = "excused_checks"
 EXPECTED = {"required": "passed", "expected_failures": "failed", "not_run": "not run"}
 RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
 
@@ -39,7 +45,7 @@ RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}
 def read_baseline(path):
     """The three lists of the baseline: a strict subset of YAML (top-level keys, `  - name`
     items, `#` comments); anything else is an error rather than a silent misreading."""
-    lists, current = {}, None
+    lists, current = {EXCUSED: []}, None
     with open(path) as f:
         for number, raw in enumerate(f, 1):
             line = raw.split("#", 1)[0].rstrip()
@@ -47,10 +53,13 @@ def read_baseline(path):
                 continue
             key = re.fullmatch(r"([a-z_]+):", line)
             item = re.fullmatch(r"  - ([a-z0-9][a-z0-9-]*)", line)
-            if key and key.group(1) in LISTS and key.group(1) not in lists:
+            check = re.fullmatch(r"  - ([a-z0-9][a-z0-9-]*) ([a-z0-9][a-z0-9-]*)", line)
+            if key and key.group(1) in LISTS + (EXCUSED,) and not lists.get(key.group(1)):
                 current = lists[key.group(1)] = []
-            elif item and current is not None:
+            elif item and current is not None and current is not lists[EXCUSED]:
                 current.append(item.group(1))
+            elif check and current is lists[EXCUSED]:
+                current.append((check.group(1), check.group(2)))
             else:
                 raise ValueError(f"{path}:{number}: not understood: {raw.rstrip()}")
     missing = [name for name in LISTS if name not in lists]
@@ -81,14 +90,14 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
 
     with open(suite_output_path) as f:
         announced = re.search(
-            r"^Running requirements 2025-11-25 \((\d+) scenarios\)", f.read(), re.MULTILINE
+            r"^Running requirements \d{4}-\d{2}-\d{2} \((\d+) scenarios\)", f.read(), re.MULTILINE
         )
     if suite_exit not in ("0", "1"):
         problems.append(f"the suite exited {suite_exit} (0 or 1 expected)")
     if not announced:
         problems.append(
             "the suite did not announce its scenarios "
-            "(no 'Running requirements 2025-11-25 (N scenarios)' line)"
+            "(no 'Running requirements REVISION (N scenarios)' line)"
         )
 
     results = {}
@@ -106,6 +115,12 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
         problems.append(
             f"the suite announced {announced.group(1)} scenarios but wrote {len(results)} results"
         )
+    for scenario, check_id in baseline[EXCUSED]:
+        statuses = [c.get("status") for c in results.get(scenario, []) if c.get("id") == check_id]
+        if not statuses or not all(s in ("FAILURE", "WARNING") for s in statuses):
+            problems.append(f"excused check {scenario} {check_id} no longer fails: {statuses}")
+        if scenario in results:
+            results[scenario] = [c for c in results[scenario] if c.get("id") != check_id]
 
     counts = {name: 0 for name in LISTS}
     unexpected = 0
