@@ -108,7 +108,7 @@ const EXPERIMENTS: [Experiment; 15] = [
     },
     Experiment {
         name: "later-revision",
-        explanation: "2026-07-28 is the later revision, outside this profile's wire contract. Proposing it in the initialize body is not an error: the server answers with 2025-11-25 and the client decides. Naming it in the MCP-Protocol-Version header is a plain 400.",
+        explanation: "2026-07-28 is the later revision, outside the default server's wire contract. Proposing it in the initialize body is not an error: the server answers with 2025-11-25 and the client decides. Naming it in the MCP-Protocol-Version header is a plain 400.",
         steps: &[
             baseline(
                 "initialize proposing 2025-11-25",

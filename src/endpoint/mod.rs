@@ -29,10 +29,13 @@
 //! 8. The method itself, answered as JSON or as an event stream.
 //! <!-- receive-order: end -->
 //!
-//! Only the stable 2025-11-25 model exists here: there is no `server/discover`, and a request
+//! This is the order of the 2025-11-25 era, the default server's only one: there a request
 //! announcing another protocol version is a plain 400 at stage 3, before its body is read or its
 //! credentials are looked at, earlier than the rest of the version and session checks on purpose
-//! ([`crate::mcp`] says why).
+//! ([`crate::mcp`] says why). A server started with 2026-07-28 among its versions decides each
+//! request's era ([`crate::mcp::era`]) instead: a GET or a DELETE at stage 3, a POST once stage 4
+//! has read the method; a request of the modern era then follows the order of `modern`, with no
+//! session stage.
 //!
 //! Pure apart from the shared state, under no lock during I/O: the policy and the session
 //! table. The policy is written by the control plane under a write lock (see `published`), and a

@@ -23,6 +23,12 @@
 //! names no version like a legacy server, because every modern client names one: only a method
 //! that exists in the modern era alone is taken for a modern client that forgot its header.
 //!
+//! **Why 2025-11-25 stays the default.** It is the seed's contract: its sessions, its stream
+//! resumption and the experiments written for them (the lab, the attacks, the walkthrough, the
+//! conformance baseline of 2025-11-25) all assume it, byte for byte. 2026-07-28 is added beside
+//! it, on request, so that a learner can put both eras on one endpoint and watch the boundary,
+//! and so that nothing the default server answers changes.
+//!
 //! Not here: the checks of either era (the endpoint's), or the header's bytes (the caller reads
 //! the field and hands over a [`VersionHeader`]).
 

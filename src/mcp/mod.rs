@@ -13,7 +13,8 @@
 //! The constants and the session-id rule below are the wire vocabulary the server and the client
 //! share; the client needs nothing else from here.
 //!
-//! Only the stable 2025-11-25 revision is modelled. Nothing here reads a clock, draws randomness or
+//! Both revisions are modelled: 2025-11-25 (sessions opened by `initialize`), the default, and
+//! 2026-07-28 (no sessions, `_meta` on every request), which a server speaks on request. Nothing here reads a clock, draws randomness or
 //! touches a socket.
 //!
 //! # The MCP contract, and where this profile is stricter
