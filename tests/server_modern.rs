@@ -496,3 +496,130 @@ fn every_row_of_the_era_table_over_the_wire() {
         assert_eq!(era_row(t, call, version), expected, "row {i}: {call} {version:?}");
     }
 }
+
+/// The requests of the conformance suite's `http-header-validation` and
+/// `http-custom-header-server-validation` scenarios (2026-07-28), as the suite sends them to this
+/// server (its first listed tool is `whoami`; its string `x-mcp-header` tool is
+/// `tenant_documents`), with the answers the suite expects: a refusal is 400 with `-32020`, an
+/// acceptance is 200. A regression shows up here as well as in the suite.
+#[test]
+fn the_suites_header_validation_scenarios_answer_as_the_suite_expects() {
+    /// Status, JSON-RPC code, public code.
+    type Answer = (u16, i64, &'static str);
+    const REFUSED: Answer = (400, -32020, "header_mismatch");
+    const ANSWERED: Answer = (200, 0, "");
+    let t = server(MODERN);
+    let whoami = r#""arguments":{},"name":"whoami""#;
+    let tenant =
+        |value: &str| format!(r#""arguments":{{"tenant":"{value}"}},"name":"tenant_documents""#);
+    let hello = tenant("Hello");
+    let literal = tenant("SGVsbG8=");
+    let unclosed = tenant("=?base64?SGVsbG8=");
+    let test_value = tenant("test-value");
+    let call = ("Mcp-Method", "tools/call");
+    let cases: [(&str, &str, &str, Fields, Answer); 14] = [
+        (
+            "ServerRejectsMismatchedMethodHeader",
+            "tools/list",
+            "",
+            vec![("Mcp-Method", "prompts/list")],
+            REFUSED,
+        ),
+        ("ServerRejectsMissingMethodHeader", "tools/list", "", vec![("Mcp-Method", "")], REFUSED),
+        (
+            "ServerRejectsMismatchedNameHeader",
+            "tools/call",
+            whoami,
+            vec![call, ("Mcp-Name", "wrong_tool_name")],
+            REFUSED,
+        ),
+        (
+            "ServerAcceptsWhitespaceHeaderValue",
+            "tools/call",
+            whoami,
+            vec![call, ("Mcp-Name", "  whoami  ")],
+            ANSWERED,
+        ),
+        ("ServerRejectsMissingNameHeader", "tools/call", whoami, vec![call], REFUSED),
+        (
+            "ServerAcceptsLowercaseHeaderName",
+            "tools/list",
+            "",
+            vec![("Mcp-Method", ""), ("mcp-method", "tools/list")],
+            ANSWERED,
+        ),
+        (
+            "ServerAcceptsUppercaseHeaderName",
+            "tools/list",
+            "",
+            vec![("Mcp-Method", ""), ("MCP-METHOD", "tools/list")],
+            ANSWERED,
+        ),
+        (
+            "ServerRejectsCaseMismatchValue",
+            "tools/list",
+            "",
+            vec![("Mcp-Method", "TOOLS/LIST")],
+            REFUSED,
+        ),
+        (
+            "ServerAcceptsValidBase64",
+            "tools/call",
+            &hello,
+            vec![
+                call,
+                ("Mcp-Name", "tenant_documents"),
+                ("Mcp-Param-Tenant", "=?base64?SGVsbG8=?="),
+            ],
+            ANSWERED,
+        ),
+        (
+            "ServerRejectsInvalidBase64Padding",
+            "tools/call",
+            &hello,
+            vec![
+                call,
+                ("Mcp-Name", "tenant_documents"),
+                ("Mcp-Param-Tenant", "=?base64?SGVsbG8?="),
+            ],
+            REFUSED,
+        ),
+        (
+            "ServerRejectsInvalidBase64Chars",
+            "tools/call",
+            &hello,
+            vec![
+                call,
+                ("Mcp-Name", "tenant_documents"),
+                ("Mcp-Param-Tenant", "=?base64?SGVs!!!bG8=?="),
+            ],
+            REFUSED,
+        ),
+        (
+            "ServerLiteralMissingBase64Prefix",
+            "tools/call",
+            &literal,
+            vec![call, ("Mcp-Name", "tenant_documents"), ("Mcp-Param-Tenant", "SGVsbG8=")],
+            ANSWERED,
+        ),
+        (
+            "ServerLiteralMissingBase64Suffix",
+            "tools/call",
+            &unclosed,
+            vec![call, ("Mcp-Name", "tenant_documents"), ("Mcp-Param-Tenant", "=?base64?SGVsbG8=")],
+            ANSWERED,
+        ),
+        (
+            "ServerRejectsMissingCustomHeader",
+            "tools/call",
+            &test_value,
+            vec![call, ("Mcp-Name", "tenant_documents")],
+            REFUSED,
+        ),
+    ];
+    for (name, method, params, fields, (status, code, public)) in cases {
+        let response = modern(&t, method, params, &fields);
+        let (got_status, got_code, got_public, _) = verdict(&response);
+        assert_eq!((got_status, got_code, got_public.as_str()), (status, code, public), "{name}");
+    }
+}
