@@ -1,12 +1,16 @@
 //! The messages an MCP client sends, as JSON values: `initialize`, `notifications/initialized`,
-//! `ping`, `resources/list`, `logging/setLevel`, `tools/list` and `tools/call`.
+//! `ping`, `resources/list`, `logging/setLevel`, `tools/list` and `tools/call`, and any request
+//! of 2026-07-28 with its `_meta` ([`modern`]).
 //!
 //! One definition each, shared by the client, the commands and the tests, so that no caller
 //! types a message out as text. Deliberately malformed bodies (a duplicate key, a batch) are not
 //! built here: they stay byte literals where a reader can see them.
 
-use super::PROTOCOL_VERSION;
 use super::jsonrpc::{self, Id};
+use super::meta::{
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ClientCapability, PROTOCOL_VERSION_KEY,
+};
+use super::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use crate::json::{Object, Value, members, object};
 
 /// Who the client says it is in `initialize`.
@@ -62,6 +66,27 @@ pub fn set_log_level(id: &Id, level: &str) -> Value {
     jsonrpc::request(id, "logging/setLevel", members([("level", level.into())]))
 }
 
+/// A 2026-07-28 request of `method`: `params` and the `_meta` every request of that revision
+/// carries (the revision, the capabilities the client declares, who it is). A `_meta` already in
+/// `params` is replaced.
+pub fn modern(
+    id: &Id,
+    method: &str,
+    mut params: Object,
+    capabilities: &[ClientCapability],
+    client: ClientInfo<'_>,
+) -> Value {
+    let declared: Object = capabilities.iter().map(|c| (c.name().into(), object([]))).collect();
+    let info = object([("name", client.name.into()), ("version", client.version.into())]);
+    let meta = members([
+        (PROTOCOL_VERSION_KEY, MODERN_PROTOCOL_VERSION.into()),
+        (CLIENT_CAPABILITIES_KEY, Value::Object(declared)),
+        (CLIENT_INFO_KEY, info),
+    ]);
+    params.insert("_meta".into(), Value::Object(meta));
+    jsonrpc::request(id, method, params)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,7 +95,7 @@ mod tests {
     #[test]
     fn messages_encode_exactly() {
         let client = ClientInfo { name: "c", version: "1" };
-        let cases: [(Value, &str); 7] = [
+        let cases: [(Value, &str); 8] = [
             (list_tools(&Id::from(5)), r#"{"id":5,"jsonrpc":"2.0","method":"tools/list"}"#),
             (
                 call_tool(&Id::from(6), "test_reconnection"),
@@ -85,6 +110,16 @@ mod tests {
             (
                 list_resources(&Id::from(-3)),
                 r#"{"id":-3,"jsonrpc":"2.0","method":"resources/list"}"#,
+            ),
+            (
+                modern(
+                    &Id::from(8),
+                    "tools/list",
+                    Object::new(),
+                    &[ClientCapability::Sampling],
+                    client,
+                ),
+                r#"{"id":8,"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             ),
             (
                 set_log_level(&Id::from(4), "warning"),
