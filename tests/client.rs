@@ -2,11 +2,12 @@
 //! handshake on a protocol version it does not speak, and refuses replies with the wrong content
 //! type, a mismatched id or a malformed session id.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener};
-use std::thread;
+use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::fake::{fake, json_reply};
 use loopback_mcp_http::client::mcp::{McpClient, McpError, ReplyRule};
 use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::client::{ClientError, HttpConnection};
@@ -14,32 +15,6 @@ use loopback_mcp_http::http::ResponseErrorKind;
 use loopback_mcp_http::json::{self, object};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
-
-/// A server that answers each of `replies` to one request, in order, on one connection, and
-/// returns every request it received.
-fn fake(replies: Vec<String>) -> (SocketAddr, thread::JoinHandle<Vec<String>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    let handle = thread::spawn(move || {
-        let (mut stream, _) = listener.accept().unwrap();
-        let mut requests = Vec::new();
-        for reply in replies {
-            let mut buf = vec![0u8; 65536];
-            let n = stream.read(&mut buf).unwrap();
-            requests.push(String::from_utf8_lossy(&buf[..n]).into_owned());
-            stream.write_all(reply.as_bytes()).unwrap();
-        }
-        requests
-    });
-    (address, handle)
-}
-
-fn json_reply(fields: &str, body: &str) -> String {
-    format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{fields}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-}
 
 /// The fake server's answer to the client's first `initialize` (id 1).
 fn initialize_result(version: &str) -> String {

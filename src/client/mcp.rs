@@ -1,7 +1,8 @@
 //! The MCP 2025-11-25 client over the loopback HTTP layer.
 //!
 //! [`McpClient`] keeps one keep-alive connection (a new one after the server closes it), the
-//! bearer token, and the session once `initialize` hands one out. Every request is built as a
+//! bearer token, and the session once `initialize` hands one out. Its 2026-07-28 requests and
+//! the choice between the eras are in [`super::modern`]. Every request is built as a
 //! [`RequestSpec`] the caller may alter before it is sent, which is how `attack` and `lab` change
 //! exactly one thing at a time. Every reply is checked before it is believed: the status, the
 //! content type, the JSON-RPC id, the session id's characters, the event-stream framing.
@@ -27,6 +28,9 @@ use crate::auth::metadata;
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::Id;
+use crate::mcp::meta::ClientCapability;
+use crate::mcp::method::Era;
+use crate::mcp::mirroring::{ToolHeaders, Unmirrorable};
 use crate::mcp::requests::{self, ClientInfo};
 use crate::mcp::{MCP_PATH, PROTOCOL_VERSION, is_valid_session_id};
 use crate::sse::{self, Event};
@@ -57,6 +61,17 @@ pub enum McpError {
     ResumptionsExhausted { limit: usize },
     /// Waiting the server's `retry` would pass the request's deadline.
     DeadlinePassed,
+    /// `-32020`: a mirrored header and the body disagree, by the server's reading (the header
+    /// and the reason, as the server named them).
+    HeaderMismatch { header: String, reason: String },
+    /// `-32021`: the request needs client capabilities it did not declare (their names).
+    CapabilityMissing { required: Vec<String> },
+    /// `-32022`: the server does not speak the request's revision (the ones it does).
+    UnsupportedVersion { supported: Vec<String> },
+    /// `-32601` with 404: the revision has no such method.
+    MethodNotFound,
+    /// An argument a header must mirror cannot be written into one: nothing was sent.
+    Unmirrorable(Unmirrorable),
 }
 
 impl McpError {
@@ -71,6 +86,11 @@ impl McpError {
             McpError::ResumeRefused { .. } => "resume_refused",
             McpError::ResumptionsExhausted { .. } => "resumptions_exhausted",
             McpError::DeadlinePassed => "request_deadline_passed",
+            McpError::HeaderMismatch { .. } => "header_mismatch",
+            McpError::CapabilityMissing { .. } => "client_capability_missing",
+            McpError::UnsupportedVersion { .. } => "unsupported_protocol_version",
+            McpError::MethodNotFound => "method_not_found",
+            McpError::Unmirrorable(why) => why.code(),
         }
     }
 }
@@ -91,6 +111,23 @@ impl fmt::Display for McpError {
             }
             McpError::DeadlinePassed => {
                 f.write_str("waiting to resume would pass the request's deadline")
+            }
+            McpError::HeaderMismatch { header, reason } => {
+                write!(
+                    f,
+                    "-32020: the server read {header} as disagreeing with the body ({reason})"
+                )
+            }
+            McpError::CapabilityMissing { required } => {
+                write!(f, "-32021: the request needs client capabilities: {}", required.join(", "))
+            }
+            McpError::UnsupportedVersion { supported } => {
+                write!(f, "-32022: the server speaks only {}", supported.join(", "))
+            }
+            McpError::MethodNotFound => f.write_str("-32601: no such method in this revision"),
+            McpError::Unmirrorable(why) => {
+                let (Unmirrorable::Number { header } | Unmirrorable::NotPrimitive { header }) = why;
+                write!(f, "the argument of {header} cannot be mirrored ({})", why.code())
             }
         }
     }
@@ -146,6 +183,8 @@ pub enum ReplyRule {
     ResourcesMissing,
     /// A `tools/list` result without a `tools` array of named tools.
     ToolsMissing,
+    /// A `server/discover` result without a `supportedVersions` array.
+    SupportedVersionsMissing,
 }
 
 impl ReplyRule {
@@ -171,6 +210,7 @@ impl ReplyRule {
             ReplyRule::ResultOrErrorMissing => "result_or_error_missing",
             ReplyRule::ResourcesMissing => "resources_missing",
             ReplyRule::ToolsMissing => "tools_missing",
+            ReplyRule::SupportedVersionsMissing => "supported_versions_missing",
         }
     }
 
@@ -199,6 +239,7 @@ impl ReplyRule {
             ReplyRule::ResultOrErrorMissing => "a response needs exactly one of result and error",
             ReplyRule::ResourcesMissing => "no resources array",
             ReplyRule::ToolsMissing => "no tools array of named tools",
+            ReplyRule::SupportedVersionsMissing => "no supportedVersions array",
         }
     }
 }
@@ -340,7 +381,7 @@ impl Default for Streamed {
 impl Streamed {
     /// Takes in one response's events: records ids and the `retry`, skips priming events, keeps
     /// notifications, and stops at the response to `id`. True once the response is here.
-    fn follow(
+    pub(super) fn follow(
         &mut self,
         events: &[Event],
         id: &Id,
@@ -381,19 +422,27 @@ pub fn is_priming(event: &Event) -> bool {
 }
 
 /// Who this client says it is in `initialize`.
-const CLIENT_INFO: ClientInfo<'static> =
+pub(super) const CLIENT_INFO: ClientInfo<'static> =
     ClientInfo { name: "loopback-mcp-http-client", version: env!("CARGO_PKG_VERSION") };
 
 /// An MCP client bound to one server and one token.
 #[derive(Debug)]
 pub struct McpClient {
     address: SocketAddr,
-    token: String,
+    pub(super) token: String,
     session: Option<String>,
     conn: Option<HttpConnection>,
     pub trace: Trace,
     round_trips: usize,
     next_id: i64,
+    /// The era the client settled in, once [`McpClient::open`] has run.
+    pub(super) era: Option<Era>,
+    /// The 2026-07-28 tools it may call, and what each mirrors (from its latest `tools/list`).
+    pub(super) tools: Vec<ToolHeaders>,
+    /// The capabilities its 2026-07-28 requests declare.
+    pub(super) capabilities: Vec<ClientCapability>,
+    /// Tools left out of a list, with the reason: the warnings the specification asks for.
+    pub(super) warnings: Vec<String>,
 }
 
 impl McpClient {
@@ -409,6 +458,10 @@ impl McpClient {
             trace,
             round_trips: 0,
             next_id: 1,
+            era: None,
+            tools: Vec::new(),
+            capabilities: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -433,7 +486,7 @@ impl McpClient {
         self.address.to_string()
     }
 
-    fn next_id(&mut self) -> Id {
+    pub(super) fn next_id(&mut self) -> Id {
         let id = self.next_id;
         self.next_id += 1;
         Id::from(id)
@@ -685,7 +738,7 @@ pub fn error_code(response: &ClientResponse) -> String {
         .unwrap_or_default()
 }
 
-fn expect_status(response: &ClientResponse, status: u16) -> Result<(), McpError> {
+pub(super) fn expect_status(response: &ClientResponse, status: u16) -> Result<(), McpError> {
     if response.status == status {
         Ok(())
     } else {
@@ -693,7 +746,7 @@ fn expect_status(response: &ClientResponse, status: u16) -> Result<(), McpError>
     }
 }
 
-fn media_type_is(response: &ClientResponse, type_: &str, subtype: &str) -> bool {
+pub(super) fn media_type_is(response: &ClientResponse, type_: &str, subtype: &str) -> bool {
     response
         .field("content-type")
         .and_then(|v| crate::http::media::MediaType::parse(v).ok())
@@ -701,7 +754,7 @@ fn media_type_is(response: &ClientResponse, type_: &str, subtype: &str) -> bool 
 }
 
 /// The JSON body of a response with this status and an `application/json` content type.
-fn json_reply(response: &ClientResponse, status: u16) -> Result<Value, McpError> {
+pub(super) fn json_reply(response: &ClientResponse, status: u16) -> Result<Value, McpError> {
     expect_status(response, status)?;
     if !media_type_is(response, "application", "json") {
         return Err(McpError::Reply(ReplyRule::ContentTypeNotJson));
@@ -711,7 +764,7 @@ fn json_reply(response: &ClientResponse, status: u16) -> Result<Value, McpError>
 }
 
 /// The events of a 200 `text/event-stream` response.
-fn event_stream(response: &ClientResponse) -> Result<Vec<Event>, McpError> {
+pub(super) fn event_stream(response: &ClientResponse) -> Result<Vec<Event>, McpError> {
     expect_status(response, 200)?;
     if !media_type_is(response, "text", "event-stream") {
         return Err(McpError::Reply(ReplyRule::ContentTypeNotEventStream));
@@ -721,7 +774,7 @@ fn event_stream(response: &ClientResponse) -> Result<Vec<Event>, McpError> {
 }
 
 /// The `result` of a JSON-RPC response whose id is `id`.
-fn result_of<'m>(message: &'m Value, id: &Id) -> Result<&'m Value, McpError> {
+pub(super) fn result_of<'m>(message: &'m Value, id: &Id) -> Result<&'m Value, McpError> {
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(McpError::Reply(ReplyRule::NotJsonRpc));
     }

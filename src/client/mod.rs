@@ -5,10 +5,13 @@
 //! - [`mcp`]: the MCP 2025-11-25 client on top: initialize (stopping if the server's version is
 //!   not one it speaks), the session, JSON and event-stream replies checked for content type and
 //!   id, the bearer token only ever in the `Authorization` field.
+//! - [`modern`]: the MCP 2026-07-28 client on the same connection (`_meta`, the mirrored
+//!   headers, the typed modern errors), and the choice of era for a client that speaks both.
 //! - [`trace`]: the redacted wire trace.
 
 pub mod http;
 pub mod mcp;
+pub mod modern;
 pub mod trace;
 
 pub use http::{ClientError, ClientResponse, HttpConnection, request};

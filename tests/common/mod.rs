@@ -2,6 +2,7 @@
 //! bytes, and building large inputs.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod fake;
 pub mod serve;
 pub mod server;
 
