@@ -39,10 +39,10 @@ fn main() -> ExitCode {
     let is_trace = |a: &&String| *a == "--trace" || *a == "--trace-bytes";
     let plain: Vec<String> = rest.iter().filter(|a| !is_trace(a)).cloned().collect();
     let outcome = match command.as_str() {
-        "demo" if plain.is_empty() => Ok(cli::demo::run(trace)),
+        "demo" => cli::demo::run(&plain, trace),
         "attack" if plain.is_empty() => Ok(cli::attack::run(trace)),
         "lab" => cli::lab::run(&plain, trace),
-        "demo" | "attack" => Err(format!("{command} takes only --trace or --trace-bytes")),
+        "attack" => Err(format!("{command} takes only --trace or --trace-bytes")),
         "serve" => cli::serve::run(rest),
         "control" => cli::control::run(rest),
         "bench" => cli::bench::run(rest),

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
+use loopback_mcp_http::mcp::era::Versions;
 
 use super::case::{
     Action, Body, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Smuggling,
@@ -27,7 +28,7 @@ pub fn run(trace: TraceMode) -> ExitCode {
         (0, attack_count())
     });
     let verdict = if through == 0 { "BLOCK" } else { "FAIL" };
-    super::print_summary(&[("blocked_attacks", blocked as u64)], true, verdict);
+    super::print_summary(&[("blocked_attacks", blocked as u64)], Some(Versions::LEGACY), verdict);
     if through == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 

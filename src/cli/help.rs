@@ -44,8 +44,8 @@ pub const USAGES: [Usage; 19] = [
     },
     Usage {
         path: &["demo"],
-        synopsis: "loopback-mcp-http demo [--trace | --trace-bytes]",
-        text: "Runs the normal path of a session against a fresh in-process server and prints one JSON line\nwith the verdict PASS (exit 0) or FAIL (exit 1).\n  --trace        every request and response on stderr, line by line (tokens redacted)\n  --trace-bytes  the same byte for byte, CR, LF and control bytes escaped",
+        synopsis: "loopback-mcp-http demo [--protocol-versions LIST] [--trace | --trace-bytes]",
+        text: "Runs the normal path against a fresh in-process server and prints one JSON line with the\nverdict PASS (exit 0) or FAIL (exit 1).\n  --protocol-versions LIST  the revisions the server and the client speak, as for serve:\n                            2025-11-25 (default; a session), 2026-07-28 (discover, a\n                            mirrored tool call, its refused mismatch, GET 405, ping 404),\n                            or both (a dual-era client stays modern, then a session)\n  --trace        every request and response on stderr, line by line (tokens redacted)\n  --trace-bytes  the same byte for byte, CR, LF and control bytes escaped",
         list: Listed::Nothing,
     },
     Usage {

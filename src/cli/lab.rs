@@ -429,7 +429,7 @@ fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {
         ("mismatches", mismatches as u64),
         ("skipped", skipped as u64),
     ];
-    super::print_summary(&counts, false, verdict);
+    super::print_summary(&counts, None, verdict);
     if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 

@@ -7,6 +7,7 @@ use loopback_mcp_http::client::trace::{Trace, TraceMode};
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::server::fixture::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
@@ -28,8 +29,19 @@ impl LocalServer {
 
     /// [`LocalServer::start`] for a server that decodes `codings` (as `serve --chunked` does).
     pub fn start_with(trace: TraceMode, codings: TransferCodings) -> Result<LocalServer, String> {
+        LocalServer::start_speaking(trace, codings, Versions::LEGACY)
+    }
+
+    /// [`LocalServer::start_with`] for a server that speaks `versions` (as `serve
+    /// --protocol-versions` does).
+    pub fn start_speaking(
+        trace: TraceMode,
+        codings: TransferCodings,
+        versions: Versions,
+    ) -> Result<LocalServer, String> {
         let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
-        let config = ServerConfig { limits, request_codings: codings, ..ServerConfig::default() };
+        let config =
+            ServerConfig { limits, request_codings: codings, versions, ..ServerConfig::default() };
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
         Ok(LocalServer { server, fixture, trace })
     }

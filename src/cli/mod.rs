@@ -20,7 +20,7 @@ pub mod serve;
 use std::io::Write;
 
 use loopback_mcp_http::json::{self, Object, Value};
-use loopback_mcp_http::mcp::PROTOCOL_VERSION;
+use loopback_mcp_http::mcp::era::Versions;
 
 use local::PROFILE;
 
@@ -34,12 +34,15 @@ pub fn print_line(value: &Value) {
 }
 
 /// The one summary line of `demo`, `attack` and `lab`: their counts, the profile, the protocol
-/// version when `with_version`, and the verdict.
-pub fn print_summary(counts: &[(&'static str, u64)], with_version: bool, verdict: &str) {
+/// versions when there are some (comma-separated, as `--protocol-versions` takes them), and the
+/// verdict.
+pub fn print_summary(counts: &[(&'static str, u64)], versions: Option<Versions>, verdict: &str) {
     let mut line: Object = counts.iter().map(|&(k, n)| (k.into(), Value::from(n))).collect();
     line.insert("profile".into(), PROFILE.into());
-    if with_version {
-        line.insert("protocol_version".into(), PROTOCOL_VERSION.into());
+    if let Some(versions) = versions {
+        let mut names = versions.names();
+        names.sort_unstable();
+        line.insert("protocol_version".into(), names.join(",").into());
     }
     line.insert("verdict".into(), verdict.into());
     print_line(&Value::Object(line));
