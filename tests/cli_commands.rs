@@ -31,15 +31,32 @@ fn longest_hex_run(text: &str) -> usize {
 }
 
 #[test]
-fn demo_passes_and_counts_its_round_trips() {
-    let output = run(&["demo"]);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    let line = summary(&output);
-    assert_eq!(
-        json::encode(&line),
-        r#"{"http_round_trips":12,"profile":"loopback-streamable-http-teaching-profile-v1","protocol_version":"2025-11-25","verdict":"PASS"}"#
-    );
-    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1, "exactly one line");
+fn demo_passes_in_each_era_and_counts_its_round_trips() {
+    let line = |trips: u64, versions: &str| {
+        format!(
+            r#"{{"http_round_trips":{trips},"profile":"loopback-streamable-http-teaching-profile-v1","protocol_version":"{versions}","verdict":"PASS"}}"#
+        )
+    };
+    let cases: [(&[&str], String); 4] = [
+        (&["demo"], line(12, "2025-11-25")),
+        (&["demo", "--protocol-versions", "2026-07-28"], line(6, "2026-07-28")),
+        (
+            &["demo", "--protocol-versions", "2025-11-25,2026-07-28"],
+            line(18, "2025-11-25,2026-07-28"),
+        ),
+        (
+            &["demo", "--protocol-versions", "2026-07-28,2025-11-25"],
+            line(18, "2025-11-25,2026-07-28"),
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(json::encode(&summary(&output)), expected, "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1, "exactly one line");
+    }
+    let refused = run(&["demo", "--protocol-versions", "2027-01-01"]);
+    assert_eq!((refused.status.code(), refused.stdout.len()), (Some(2), 0));
 }
 
 #[test]
@@ -52,7 +69,7 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 40, "README names 40 attacks");
+    assert_eq!(blocked, 47, "README names 47 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
@@ -65,6 +82,9 @@ fn attack_blocks_every_attack_and_lists_each() {
         "revision change",
         "--chunked, CL.TE",
         "--chunked, a request hidden in a quoted chunk extension",
+        "Mcp-Method: tools/list over a body that calls a tool",
+        "a sentinel that decodes to CR LF",
+        "Mcp-Name twice",
     ] {
         assert!(stderr.contains(named), "no attack mentions {named:?}");
     }
@@ -82,7 +102,7 @@ fn lab_runs_every_experiment_as_predicted() {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .collect();
-    assert_eq!(names.len(), 15);
+    assert_eq!(names.len(), 19);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));
@@ -108,9 +128,13 @@ fn the_browser_experiment_is_skipped_cleanly_without_chromium() {
 
 #[test]
 fn traces_show_the_wire_but_never_a_token_or_session_id() {
-    for args in
-        [&["demo", "--trace"][..], &["attack", "--trace"], &["lab", "run", "all", "--trace"]]
-    {
+    let modern = ["demo", "--protocol-versions", "2025-11-25,2026-07-28", "--trace"];
+    for args in [
+        &["demo", "--trace"][..],
+        &modern,
+        &["attack", "--trace"],
+        &["lab", "run", "all", "--trace"],
+    ] {
         let output = run(args);
         assert_eq!(output.status.code(), Some(0), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -164,7 +188,11 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
     let cases: [(&[&str], &str, &str); 9] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
         (&["frobnicate"], "unknown command \"frobnicate\"", "usage: loopback-mcp-http <demo|"),
-        (&["demo", "extra"], "demo takes only --trace", "usage: loopback-mcp-http demo ["),
+        (
+            &["demo", "extra"],
+            "unknown argument \"extra\" (the flags are --protocol-versions)",
+            "usage: loopback-mcp-http demo [",
+        ),
         (&["lab"], "lab needs list or run", "usage: loopback-mcp-http lab list |"),
         (
             &["lab", "run", "nope"],

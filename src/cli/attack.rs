@@ -15,8 +15,8 @@ use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::era::Versions;
 
 use super::case::{
-    Action, Body, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Smuggling,
-    Step, Text,
+    Action, Body, Case, Change, Expect, Message, Modern, Observation, Request, Scene, Sender,
+    Smuggling, Step, Text,
 };
 
 /// Runs every attack; `trace` prints the redacted wire trace.
@@ -37,7 +37,11 @@ fn attack_count() -> usize {
     ATTACKS
         .iter()
         .map(|step| match step {
-            Step::Check(_) | Step::Baseline(_) | Step::Wire(_) | Step::Smuggle(_) => 1,
+            Step::Check(_)
+            | Step::Baseline(_)
+            | Step::Wire(_)
+            | Step::Smuggle(_)
+            | Step::Open(..) => 1,
             Step::CheckEachRole(roles, _) => roles.len(),
             Step::Do(_) | Step::Browser(_) => 0,
         })
@@ -72,6 +76,16 @@ fn report(o: &Observation) {
 
 const fn attack(what: &'static str, sender: Sender, request: Request, expect: Expect) -> Step {
     Step::Check(Case { what, sender, request, expect })
+}
+
+/// Alice's 2026-07-28 request with `changes`, which must get `expect`.
+const fn modern_attack(
+    what: &'static str,
+    modern: Modern,
+    changes: &'static [Change],
+    expect: Expect,
+) -> Step {
+    attack(what, Sender::Alice, Request::modern(modern, changes), expect)
 }
 
 const INVALID_TOKEN: Expect = Expect::code(401, "invalid_token");
@@ -116,7 +130,7 @@ const fn smuggle(
     Step::Smuggle(Smuggling { what, decided, rest, expect })
 }
 
-const ATTACKS: [Step; 41] = [
+const ATTACKS: [Step; 50] = [
     // Mallory's GET stream and her tool call's POST stream hand her event ids: later, cursors of
     // another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
@@ -363,6 +377,55 @@ const ATTACKS: [Step; 41] = [
         concat!(chunked_head!(), "2\r\n{}}"),
         concat!("\r\n0\r\n\r\n", smuggled!()),
         Expect::code(400, "chunk_data_unterminated"),
+    ),
+    // 2026-07-28 on a server that speaks both revisions: a header that repeats a body field and
+    // says something else (a router trusting the header, the server the body) is refused.
+    Step::Do(Action::ServeVersions(Versions::BOTH)),
+    Step::Do(Action::ListToolsModern(Sender::Alice)),
+    modern_attack(
+        "Mcp-Method: tools/list over a body that calls a tool",
+        Modern::TenantDocuments("acme"),
+        &[Change::Set("Mcp-Method", Text::Lit("tools/list"))],
+        Expect::mismatch("Mcp-Method", "header_body_mismatch"),
+    ),
+    modern_attack(
+        "Mcp-Param-Tenant routes to globex, the body asks for acme",
+        Modern::TenantDocuments("acme"),
+        &[Change::Set("Mcp-Param-Tenant", Text::Lit("globex"))],
+        Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
+    ),
+    modern_attack(
+        "a sentinel that decodes to CR LF and a second header line",
+        Modern::TenantDocuments("acme"),
+        &[Change::Set(
+            "Mcp-Param-Tenant",
+            Text::Lit("=?base64?YWNtZQ0KWC1UZW5hbnQ6IGdsb2JleA==?="),
+        )],
+        Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
+    ),
+    modern_attack(
+        "a plain value shaped like the sentinel, decoding to globex",
+        Modern::TenantDocuments("=?base64?Z2xvYmV4?="),
+        &[Change::Set("Mcp-Param-Tenant", Text::Lit("=?base64?Z2xvYmV4?="))],
+        Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
+    ),
+    modern_attack(
+        "a sentinel whose base64 is not valid (a missing pad)",
+        Modern::TenantDocuments("acme"),
+        &[Change::Set("Mcp-Param-Tenant", Text::Lit("=?base64?YWNtZQ=?="))],
+        Expect::mismatch("Mcp-Param-Tenant", "header_base64_invalid"),
+    ),
+    modern_attack(
+        "Mcp-Name twice",
+        Modern::TenantDocuments("acme"),
+        &[Change::With("Mcp-Name", Text::Lit("tenant_documents"))],
+        Expect::mismatch("Mcp-Name", "header_repeated"),
+    ),
+    modern_attack(
+        "no Mcp-Param-Tenant while the body has the tenant",
+        Modern::TenantDocuments("acme"),
+        &[Change::Without("Mcp-Param-Tenant")],
+        Expect::mismatch("Mcp-Param-Tenant", "header_missing"),
     ),
 ];
 

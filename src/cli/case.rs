@@ -14,11 +14,13 @@
 
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::{McpClient, RequestSpec, error_code, is_priming};
+use loopback_mcp_http::client::modern::Opened;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::client::{ClientResponse, HttpConnection};
 use loopback_mcp_http::http::TransferCodings;
-use loopback_mcp_http::json::{self, Value};
+use loopback_mcp_http::json::{self, Object, Value, members};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::sse;
@@ -85,6 +87,18 @@ pub enum Message {
     Response,
     /// `tools/call` of `test_reconnection`, whose stream the server closes after its prime.
     CallReconnectionTool,
+    ListTools,
+}
+
+/// A 2026-07-28 request, built as the sender's client builds it: `_meta` in the body, and every
+/// mirrored header the body calls for (the `Mcp-Param` ones from the client's latest modern
+/// `tools/list`, see [`Action::ListToolsModern`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Modern {
+    Discover,
+    ToolsList,
+    /// `tools/call` of `tenant_documents` for this tenant.
+    TenantDocuments(&'static str),
 }
 
 /// A request body.
@@ -102,6 +116,8 @@ pub enum Body {
 pub enum Base {
     /// A POST to /mcp with the sender's headers, token and session.
     Post(Body),
+    /// A 2026-07-28 POST with the sender's token and no session.
+    Modern(Modern),
     /// The GET stream in the sender's session.
     Get,
     /// A GET of the protected-resource metadata, with the server's `Host` and nothing else.
@@ -151,6 +167,10 @@ impl Request {
         Request { base: Base::Post(body), changes: &[] }
     }
 
+    pub const fn modern(modern: Modern, changes: &'static [Change]) -> Request {
+        Request { base: Base::Modern(modern), changes }
+    }
+
     pub const fn get(changes: &'static [Change]) -> Request {
         Request { base: Base::Get, changes }
     }
@@ -182,6 +202,10 @@ pub enum Key {
     /// The body is an event stream whose events are, in order, these kinds, separated by a
     /// space: `prime` (an id and empty data), `notification`, `response`.
     Events(&'static str),
+    /// A `-32020` naming this header and this reason.
+    Mirror(&'static str, &'static str),
+    /// How a client settles its era ([`Step::Open`]).
+    Opened(Opened),
 }
 
 /// The expected status, and what else must hold.
@@ -214,6 +238,11 @@ impl Expect {
         Expect { status: 200, key: Key::Events(kinds) }
     }
 
+    /// A 400 with `-32020` naming `header` and `reason`.
+    pub const fn mismatch(header: &'static str, reason: &'static str) -> Expect {
+        Expect { status: 400, key: Key::Mirror(header, reason) }
+    }
+
     /// What the prediction says besides the status, for printing.
     pub fn key_text(&self) -> String {
         match self.key {
@@ -222,6 +251,8 @@ impl Expect {
             Key::Header(name, want) => format!(" {name} has {want}"),
             Key::Body(want) => format!(" body has {want}"),
             Key::Events(kinds) => format!(" events: {kinds}"),
+            Key::Mirror(header, reason) => format!(" -32020 {header} {reason}"),
+            Key::Opened(opened) => format!(" era: {}", opened.describe()),
         }
     }
 }
@@ -256,6 +287,11 @@ pub enum Action {
     /// Replaces the server with a fresh one started as `serve --chunked` does, every sender's
     /// session opened again there: the steps after it run against that server.
     ServeChunked,
+    /// The same, for a server that speaks these versions (2025-11-25 among them, for the
+    /// sessions).
+    ServeVersions(Versions),
+    /// A 2026-07-28 `tools/list` by the sender: its client learns what each tool mirrors.
+    ListToolsModern(Sender),
 }
 
 /// A smuggling attempt on a fresh connection, sent in two writes: the bytes up to the one that
@@ -289,6 +325,9 @@ pub enum Step {
     Browser(BrowserProbe),
     /// A request-smuggling shape, judged on the wire (see [`Smuggling`]).
     Smuggle(Smuggling),
+    /// A fresh client of the `full` role that speaks both revisions opens against the server,
+    /// and must settle as predicted; its exchanges are shown.
+    Open(&'static str, Opened),
 }
 
 /// A request a real browser makes, and what it must get.
@@ -342,8 +381,26 @@ pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>
             let ok = seen == kinds;
             (format!("events: {seen}"), ok)
         }
+        Key::Mirror(header, reason) => {
+            let seen = mirror_error(response);
+            let ok = seen == format!("-32020 {header} {reason}");
+            (seen, ok)
+        }
+        // Judged by the step that opens a client, never from one response.
+        Key::Opened(_) => ("a response".into(), false),
     };
     (Some(response.status), key_seen, response.status == expect.status && key_ok)
+}
+
+/// A JSON-RPC error's code and, when it has them, the header and reason of its `data`:
+/// `-32020 Mcp-Method header_body_mismatch`.
+fn mirror_error(response: &ClientResponse) -> String {
+    let message = json::decode(&response.body, Limits::DEFAULT.json_depth_max).ok();
+    let error = message.as_ref().and_then(|m| m.get("error"));
+    let code = error.and_then(|e| e.get("code")).map(json::encode).unwrap_or_default();
+    let data = error.and_then(|e| e.get("data"));
+    let text = |key| data.and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or_default();
+    format!("{code} {} {}", text("header"), text("reason")).trim_end().to_owned()
 }
 
 /// The kinds of the events of an event-stream response, space-separated (see [`Key::Events`]);
@@ -415,6 +472,31 @@ impl Scene {
             Step::Do(action) => self.act(*action).map(|()| Vec::new()),
             Step::Browser(probe) => Ok(vec![self.browse(*probe)?]),
             Step::Smuggle(smuggling) => Ok(vec![self.smuggle(smuggling)?]),
+            Step::Open(what, expected) => Ok(vec![self.open_both(what, *expected)]),
+        }
+    }
+
+    /// A fresh client of the `full` role that speaks both revisions opens (see [`Step::Open`]).
+    fn open_both(&self, what: &str, expected: Opened) -> Observation {
+        let mut client = self.local.client(Role::Full);
+        let opened = client.open(Versions::BOTH);
+        let round_trips = client.round_trips();
+        let (status, key_seen, matched) = match &opened {
+            Ok(opened) => (
+                Some(200),
+                format!("era: {} (round trips: {round_trips})", opened.describe()),
+                *opened == expected,
+            ),
+            Err(e) => (None, client.trace.redact(&e.to_string()), false),
+        };
+        Observation {
+            baseline: false,
+            what: what.to_owned(),
+            expect: Expect { status: 200, key: Key::Opened(expected) },
+            status,
+            key_seen,
+            matched,
+            wire: None,
         }
     }
 
@@ -587,13 +669,28 @@ impl Scene {
                 }
             }
             Action::ServeChunked => {
-                let trace = self.local.trace();
-                self.local = LocalServer::start_with(trace, TransferCodings::Chunked)?;
-                let senders: Vec<Sender> = self.clients.iter().map(|(s, _)| *s).collect();
-                self.clients = open_sessions(&self.local, senders)?;
-                self.remembered.clear();
+                self.restart(TransferCodings::Chunked, Versions::LEGACY)?;
+            }
+            Action::ServeVersions(versions) => {
+                self.restart(TransferCodings::LengthOnly, versions)?;
+            }
+            Action::ListToolsModern(sender) => {
+                self.client_mut(sender)?
+                    .list_tools_modern()
+                    .map_err(|e| format!("{sender:?}: tools/list: {e}"))?;
             }
         }
+        Ok(())
+    }
+
+    /// Replaces the server with a fresh one that decodes `codings` and speaks `versions`, and
+    /// opens every sender's session again there.
+    fn restart(&mut self, codings: TransferCodings, versions: Versions) -> Result<(), String> {
+        let trace = self.local.trace();
+        self.local = LocalServer::start_speaking(trace, codings, versions)?;
+        let senders: Vec<Sender> = self.clients.iter().map(|(s, _)| *s).collect();
+        self.clients = open_sessions(&self.local, senders)?;
+        self.remembered.clear();
         Ok(())
     }
 
@@ -623,6 +720,9 @@ impl Scene {
         let client = self.client(sender)?;
         let mut spec = match request.base {
             Base::Post(body) => client.post_spec(&self.body(body)),
+            Base::Modern(modern) => client
+                .modern_spec(&modern_value(modern))
+                .map_err(|e| format!("{sender:?}: {}", client.trace.redact(&e.to_string())))?,
             Base::Get => client.session_spec("GET"),
             Base::Discovery => client.discovery_spec(),
             Base::Raw(template) => {
@@ -724,6 +824,7 @@ const LIST_ID: i64 = 91;
 const INITIALIZE_ID: i64 = 92;
 const RESPONSE_ID: i64 = 7;
 const TOOL_ID: i64 = 93;
+const MODERN_ID: i64 = 94;
 
 fn message_value(message: Message) -> Value {
     match message {
@@ -736,7 +837,20 @@ fn message_value(message: Message) -> Value {
         Message::CallReconnectionTool => {
             requests::call_tool(&Id::from(TOOL_ID), "test_reconnection")
         }
+        Message::ListTools => requests::list_tools(&Id::from(LIST_ID)),
     }
+}
+
+fn modern_value(modern: Modern) -> Value {
+    let (method, params) = match modern {
+        Modern::Discover => ("server/discover", Object::new()),
+        Modern::ToolsList => ("tools/list", Object::new()),
+        Modern::TenantDocuments(tenant) => {
+            let arguments = json::object([("tenant", tenant.into())]);
+            ("tools/call", members([("name", "tenant_documents".into()), ("arguments", arguments)]))
+        }
+    };
+    requests::modern(&Id::from(MODERN_ID), method, params, &[], CLIENT)
 }
 
 /// The last event id of an event-stream response.
@@ -764,7 +878,8 @@ fn senders_of(step: &Step) -> Vec<Sender> {
         Step::Do(
             Action::PollStream(sender)
             | Action::ListResources(sender)
-            | Action::CallReconnectionTool(sender),
+            | Action::CallReconnectionTool(sender)
+            | Action::ListToolsModern(sender),
         ) => {
             senders.push(*sender);
         }
@@ -773,9 +888,11 @@ fn senders_of(step: &Step) -> Vec<Sender> {
             Action::Revoke(_)
             | Action::BumpRevision(_)
             | Action::OpenSessions(..)
-            | Action::ServeChunked,
+            | Action::ServeChunked
+            | Action::ServeVersions(_),
         )
-        | Step::Browser(_) => {}
+        | Step::Browser(_)
+        | Step::Open(..) => {}
     }
     senders
 }

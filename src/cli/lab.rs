@@ -15,9 +15,11 @@ use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 use super::case::{
-    Action, BrowserProbe, Case, Change, Expect, Message, Observation, Request, Scene, Sender, Step,
-    Text,
+    Action, BrowserProbe, Case, Change, Expect, Message, Modern, Observation, Request, Scene,
+    Sender, Step, Text,
 };
+use loopback_mcp_http::client::modern::Opened;
+use loopback_mcp_http::mcp::era::Versions;
 
 /// One experiment.
 struct Experiment {
@@ -57,7 +59,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 15] = [
+const EXPERIMENTS: [Experiment; 19] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -365,6 +367,98 @@ const EXPERIMENTS: [Experiment; 15] = [
                 Expect::code(400, "chunk_size_byte"),
             ),
             ping_with("the Content-Length ping, under --chunked", &[], Expect::status(200)),
+        ],
+    },
+    Experiment {
+        name: "two-eras-side-by-side",
+        explanation: "The same tools/list in both revisions, on a server that speaks both. 2025-11-25 rides a session: MCP-Session-Id names it and MCP-Protocol-Version repeats what initialize settled. 2026-07-28 has no session: each body carries its own _meta (the version, the client's capabilities, its name), and Mcp-Method repeats the method in the head, for a proxy that routes without reading bodies.",
+        steps: &[
+            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Wire(Case {
+                what: "tools/list in Alice's 2025-11-25 session",
+                sender: Sender::Alice,
+                request: Request::post(Message::ListTools, &[]),
+                expect: Expect::body(200, r#""name":"test_reconnection""#),
+            }),
+            Step::Wire(Case {
+                what: "tools/list in 2026-07-28",
+                sender: Sender::Alice,
+                request: Request::modern(Modern::ToolsList, &[]),
+                expect: Expect::body(200, r#""x-mcp-header":"Tenant""#),
+            }),
+        ],
+    },
+    Experiment {
+        name: "header-body-mismatch",
+        explanation: "In 2026-07-28 a header may repeat a body field: tenant_documents marks its tenant argument with x-mcp-header, so the client sends it again as Mcp-Param-Tenant. A proxy may route on the header while the server acts on the body; when they disagree the server refuses the request (400, -32020) instead of choosing one, as it refuses Content-Length against Transfer-Encoding.",
+        steps: &[
+            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Do(Action::ListToolsModern(Sender::Alice)),
+            baseline(
+                "tenant_documents for acme, Mcp-Param-Tenant: acme",
+                Sender::Alice,
+                Request::modern(Modern::TenantDocuments("acme"), &[]),
+                Expect::events("response"),
+            ),
+            Step::Wire(Case {
+                what: "the same body, Mcp-Param-Tenant: globex",
+                sender: Sender::Alice,
+                request: Request::modern(
+                    Modern::TenantDocuments("acme"),
+                    &[Change::Set("Mcp-Param-Tenant", Text::Lit("globex"))],
+                ),
+                expect: Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
+            }),
+        ],
+    },
+    Experiment {
+        name: "base64-sentinel",
+        explanation: "A mirrored value that is not plain visible ASCII travels as =?base64?...?=, and so does a plain value that only looks like the sentinel, or the server would decode it. Both calls below reach the tool, which answers tenant_not_found (neither is alice's tenant). The look-alike sent plain is decoded by the server to acme, which the body does not say: 400, -32020.",
+        steps: &[
+            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Do(Action::ListToolsModern(Sender::Alice)),
+            Step::Wire(Case {
+                what: "tenant \"acmé\": not ASCII, so the client encodes it",
+                sender: Sender::Alice,
+                request: Request::modern(Modern::TenantDocuments("acmé"), &[]),
+                expect: Expect::body(200, "tenant_not_found"),
+            }),
+            Step::Wire(Case {
+                what: "tenant \"=?base64?YWNtZQ==?=\": shaped like the sentinel, so encoded too",
+                sender: Sender::Alice,
+                request: Request::modern(Modern::TenantDocuments("=?base64?YWNtZQ==?="), &[]),
+                expect: Expect::body(200, "tenant_not_found"),
+            }),
+            changed(
+                "the same look-alike, sent plain",
+                Sender::Alice,
+                Request::modern(
+                    Modern::TenantDocuments("=?base64?YWNtZQ==?="),
+                    &[Change::Set("Mcp-Param-Tenant", Text::Lit("=?base64?YWNtZQ==?="))],
+                ),
+                Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
+            ),
+        ],
+    },
+    Experiment {
+        name: "era-probe",
+        explanation: "A client that speaks both revisions cannot know the server's era in advance, so it sends a modern request first. The default server answers with a 400 whose body is no modern error (not -32020, -32021 or -32022), and the client falls back to initialize. A server that speaks 2026-07-28 answers the probe and the client stays modern; a modern error would have kept it modern too.",
+        steps: &[
+            Step::Wire(Case {
+                what: "server/discover, the modern probe, at the default server",
+                sender: Sender::Alice,
+                request: Request::modern(Modern::Discover, &[]),
+                expect: Expect::code(400, "protocol_version_unsupported"),
+            }),
+            Step::Open("a dual-era client at the default server", Opened::FellBack),
+            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Wire(Case {
+                what: "the same probe at a server that speaks both",
+                sender: Sender::Alice,
+                request: Request::modern(Modern::Discover, &[]),
+                expect: Expect::body(200, r#""supportedVersions""#),
+            }),
+            Step::Open("a dual-era client at that server", Opened::Modern),
         ],
     },
 ];

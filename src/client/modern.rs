@@ -67,6 +67,16 @@ impl Opened {
         }
     }
 
+    /// How it settled, in words.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Opened::Legacy => "a 2025-11-25 session",
+            Opened::Modern => "2026-07-28, no session",
+            Opened::FellBack => "fell back to a 2025-11-25 session",
+            Opened::Negotiated => "a 2025-11-25 session, the version the server named",
+        }
+    }
+
     /// The protocol version the client speaks from now on.
     pub const fn version(self) -> &'static str {
         match self.era() {

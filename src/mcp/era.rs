@@ -65,6 +65,10 @@ impl std::fmt::Display for VersionsError {
 impl Versions {
     /// 2025-11-25 alone: the seed's contract, and the default.
     pub const LEGACY: Versions = Versions { legacy: true, modern: false };
+    /// 2026-07-28 alone.
+    pub const MODERN: Versions = Versions { legacy: false, modern: true };
+    /// Both revisions.
+    pub const BOTH: Versions = Versions { legacy: true, modern: true };
 
     /// A comma-separated list of version names, such as `2025-11-25,2026-07-28`.
     pub fn parse(list: &str) -> Result<Versions, VersionsError> {
