@@ -6,7 +6,8 @@ Two jobs, each optional:
     head (refusing a request that already carries one);
   - recording: one JSON line per exchange (request and final response) in a log file, so that a
     check can assert what a real client put on the wire (methods, versions, Last-Event-ID,
-    statuses, SSE event ids) instead of trusting what the client reports about itself.
+    Mcp-Param fields, statuses, SSE event ids) instead of trusting what the client reports about
+    itself.
 
 Otherwise it changes nothing: Host and Origin pass through as the client sent them, bodies and
 responses are forwarded byte for byte, and when the server closes an idle connection the proxy
@@ -14,10 +15,10 @@ closes the client's connection to it as well. It understands only what it must t
 boundaries: request heads end at CRLF CRLF and bodies are Content-Length long (this server refuses
 every other framing anyway); responses are read the same way, 1xx responses included.
 
-A record never holds a secret: no header value but MCP-Protocol-Version, Origin and Host is kept;
-session ids are replaced by the first 8 hex digits of their SHA-256 (enough to tell sessions
-apart), and event ids (`<session tag>-g<n>`, `<session tag>-p<k>-<n>`) keep only their stream
-part (`g<n>`, `p<k>-<n>`). Record fields:
+A record never holds a secret: no header value but MCP-Protocol-Version, Origin, Host, Mcp-Method,
+Mcp-Name and Mcp-Param-* is kept; session ids are replaced by the first 8 hex digits of their
+SHA-256 (enough to tell sessions apart), and event ids (`<session tag>-g<n>`,
+`<session tag>-p<k>-<n>`) keep only their stream part (`g<n>`, `p<k>-<n>`). Record fields:
   t, t_end        seconds since the proxy started: request head seen, response fully forwarded
   conn            client connection number; method, target, host, origin
   version         the MCP-Protocol-Version field, or null
@@ -26,8 +27,13 @@ part (`g<n>`, `p<k>-<n>`). Record fields:
   last_event_id   stream part of Last-Event-ID, or null
   rpc             the JSON-RPC method of the request body ("<response>" for a client response)
   detail          the protocolVersion an initialize asks for, the level a logging/setLevel sets
+  mcp_fields      the request's Mcp-Method, Mcp-Name and Mcp-Param-* fields as sent, each
+                  [name as spelled, value] in order (routing values, never secrets)
   status          the final response status; challenge: its WWW-Authenticate value, or null
-  error           `error.message` of a JSON error body (this server's public code), or null
+  error           `error.message` of a JSON error body (this server's public code), or null;
+                  error_code its `error.code`, error_header its `error.data.header`, or null
+  tool_result     for a response holding a JSON-RPC result with `content` (a tools/call result,
+                  as JSON or in an event): {"is_error": result.isError, "texts": [each text]}
   issued_session  digest of an MCP-Session-Id the response handed out, or null
   events          for an event stream: [{"id": "g1" or "p2-1" or null, "retry": ms or null,
                   "priming": bool (an id and empty data), "method": ..., "event": data.event of a
@@ -146,12 +152,56 @@ def rpc_of(body):
 
 
 def error_of(body):
+    """(message, code, data.header) of a JSON-RPC error body; Nones otherwise."""
     try:
         message = json.loads(body)
     except ValueError:
-        return None
+        return None, None, None
     if isinstance(message, dict) and isinstance(message.get("error"), dict):
-        return message["error"].get("message")
+        error = message["error"]
+        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        return error.get("message"), error.get("code"), data.get("header")
+    return None, None, None
+
+
+MCP_FIELD = re.compile(r"mcp-(method|name|param-.*)", re.IGNORECASE)
+
+
+def mcp_fields_of(head):
+    """[name as spelled, value] of each Mcp-Method, Mcp-Name and Mcp-Param-* field, in order."""
+    found = []
+    for line in head.split(b"\r\n")[1:]:
+        if b":" in line:
+            name, value = line.split(b":", 1)
+            name = name.strip().decode("latin-1")
+            if MCP_FIELD.fullmatch(name):
+                found.append([name, value.strip().decode("latin-1")])
+    return found
+
+
+def tool_result_of(content_type, body):
+    """{"is_error", "texts"} of the first JSON-RPC result with `content` in a JSON body or in the
+    data of an event stream; None when there is none."""
+    if content_type == "application/json":
+        payloads = [body.decode("utf-8", "replace")]
+    elif content_type == "text/event-stream":
+        payloads = []
+        for block in re.split(r"\r?\n\r?\n", body.decode("utf-8", "replace")):
+            data = [line[5:].lstrip(" ") if line.startswith("data:") else None for line in block.splitlines()]
+            if any(d is not None for d in data):
+                payloads.append("\n".join(d for d in data if d is not None))
+    else:
+        return None
+    for payload in payloads:
+        try:
+            message = json.loads(payload)
+        except ValueError:
+            continue
+        result = message.get("result") if isinstance(message, dict) else None
+        if isinstance(result, dict) and isinstance(result.get("content"), list):
+            content = [c for c in result["content"] if isinstance(c, dict)]
+            texts = [c.get("text") for c in content if c.get("type") == "text"]
+            return {"is_error": result.get("isError"), "texts": texts}
     return None
 
 
@@ -276,9 +326,13 @@ class Proxy:
                     "last_event_id": stream_part(last_event_id) if last_event_id is not None else None,
                     "rpc": None,
                     "detail": None,
+                    "mcp_fields": mcp_fields_of(head),
                     "status": None,
                     "challenge": None,
                     "error": None,
+                    "error_code": None,
+                    "error_header": None,
+                    "tool_result": None,
                     "issued_session": None,
                     "events": None,
                     "aborted": True,
@@ -318,7 +372,8 @@ class Proxy:
                         if content_type == "text/event-stream":
                             entry["events"] = sse_events(rbody)
                         elif content_type == "application/json":
-                            entry["error"] = error_of(rbody)
+                            entry["error"], entry["error_code"], entry["error_header"] = error_of(rbody)
+                        entry["tool_result"] = tool_result_of(content_type, rbody)
                     client.sendall(rhead + rbody)
                     if status >= 200:
                         break
