@@ -8,6 +8,9 @@ mod common;
 use common::fake::{fake, json_reply, json_status};
 use common::server::*;
 use loopback_mcp_http::client::mcp::{McpClient, McpError};
+use loopback_mcp_http::client::mirroring::{
+    AnnotationError, ParamHeader, ToolHeaders, Unmirrorable, request_headers, tool_headers,
+};
 use loopback_mcp_http::client::modern::{Opened, printable};
 use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::json::{self, Object, Value, members};
@@ -15,9 +18,6 @@ use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::mcp::jsonrpc::Id;
 use loopback_mcp_http::mcp::method::Era;
-use loopback_mcp_http::mcp::mirroring::{
-    AnnotationError, ParamHeader, ToolHeaders, Unmirrorable, request_headers, tool_headers,
-};
 use loopback_mcp_http::mcp::requests::{ClientInfo, modern};
 use loopback_mcp_http::server::ServerConfig;
 

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use std::{fmt, str, thread};
 
 use super::http::{ClientError, ClientResponse, HttpConnection};
+use super::mirroring::{ToolHeaders, Unmirrorable};
 use super::trace::Trace;
 use crate::auth::metadata;
 use crate::json::{self, Value};
@@ -30,7 +31,6 @@ use crate::limits::Limits;
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::meta::ClientCapability;
 use crate::mcp::method::Era;
-use crate::mcp::mirroring::{ToolHeaders, Unmirrorable};
 use crate::mcp::requests::{self, ClientInfo};
 use crate::mcp::{MCP_PATH, PROTOCOL_VERSION, is_valid_session_id};
 use crate::sse::{self, Event};

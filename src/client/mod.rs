@@ -7,10 +7,13 @@
 //!   id, the bearer token only ever in the `Authorization` field.
 //! - [`modern`]: the MCP 2026-07-28 client on the same connection (`_meta`, the mirrored
 //!   headers, the typed modern errors), and the choice of era for a client that speaks both.
+//! - [`mirroring`]: which tools a 2026-07-28 client may call (their `x-mcp-header` annotations
+//!   checked), and the mirrored headers it writes for a request; pure.
 //! - [`trace`]: the redacted wire trace.
 
 pub mod http;
 pub mod mcp;
+pub mod mirroring;
 pub mod modern;
 pub mod trace;
 

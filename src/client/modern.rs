@@ -2,7 +2,7 @@
 //!
 //! A modern request is a POST with no session: its body carries `_meta` (the revision, the
 //! capabilities the client declares, who it is), and its head the mirrored headers
-//! [`crate::mcp::mirroring::request_headers`] writes from that body. The `Mcp-Param-{Name}`
+//! [`crate::client::mirroring::request_headers`] writes from that body. The `Mcp-Param-{Name}`
 //! headers come from the annotations of the latest `tools/list`, whose tools with broken
 //! annotations are left out, each with a warning ([`McpClient::warnings`]). A `tools/call`
 //! refused with `-32020` is sent once more after a fresh `tools/list`, as the specification
@@ -31,13 +31,13 @@ use super::mcp::{
     CLIENT_INFO, McpClient, McpError, ReplyRule, RequestSpec, Streamed, event_stream,
     expect_status, media_type_is, result_of,
 };
+use super::mirroring;
 use crate::json::{self, Object, Value, members};
 use crate::limits::Limits;
 use crate::mcp::era::Versions;
 use crate::mcp::jsonrpc::{Id, code};
 use crate::mcp::meta::ClientCapability;
 use crate::mcp::method::{Era, Revision};
-use crate::mcp::mirroring;
 use crate::mcp::requests;
 use crate::mcp::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 

@@ -4,8 +4,6 @@
 //! - [`method`]: the methods a client may send, and every decision about each.
 //! - [`era`]: which era a request belongs to, 2025-11-25 (sessions) or 2026-07-28 (`_meta`).
 //! - [`meta`]: a 2026-07-28 request's `_meta`: version, client capabilities, log level.
-//! - [`mirroring`]: the client's side of the 2026-07-28 mirrored headers: the tools it may
-//!   mirror, and the headers it writes.
 //! - [`requests`]: the messages a client sends, built as values.
 //! - [`session`]: sessions bound to a principal, their lifetime and capacity.
 //! - [`stream`]: a session's event streams: event ids as positions, the messages kept for
@@ -93,7 +91,6 @@ pub mod era;
 pub mod jsonrpc;
 pub mod meta;
 pub mod method;
-pub mod mirroring;
 pub mod requests;
 pub mod session;
 pub mod stream;

@@ -14,7 +14,7 @@
 //!
 //! [`request_headers`] writes a request's headers from its body: `MCP-Protocol-Version` from
 //! the `_meta` version, `Mcp-Method` from the method, `Mcp-Name` from the field the method's row
-//! names (see [`super::method::Row::mcp_name`]), and for a `tools/call` one `Mcp-Param-{Name}`
+//! names (see [`crate::mcp::method::Row::mcp_name`]), and for a `tools/call` one `Mcp-Param-{Name}`
 //! per annotated argument that has a value (none for an absent or `null` one). Values go through
 //! [`crate::http::mirror::header_value`]: plain when they may be, the base64 sentinel when the
 //! specification says they must be. An integer outside JavaScript's safe range, a fraction, an
@@ -22,11 +22,11 @@
 //!
 //! Not here: the server's comparison ([`crate::http::mirror::compare`]), or sending anything.
 
-use super::meta::PROTOCOL_VERSION_KEY;
-use super::method::Method;
 use crate::http::chars::is_token;
 use crate::http::mirror::header_value;
 use crate::json::Value;
+use crate::mcp::meta::PROTOCOL_VERSION_KEY;
+use crate::mcp::method::Method;
 
 /// The largest integer a header may mirror: 2^53 - 1, JavaScript's `Number.MAX_SAFE_INTEGER`.
 pub const SAFE_INTEGER_MAX: i64 = (1 << 53) - 1;
