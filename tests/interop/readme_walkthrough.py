@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs README's curl session and exercises exactly as written, and checks every line they print.
 
-The sections "A session with curl" and "Exercises" hold ```sh blocks, most of them followed by a
+The sections "A session with curl", "Exercises" and "Two eras on one endpoint" hold ```sh blocks, most of them followed by a
 ```text block: what that block prints. All the sh blocks run in order in one bash process (so the
 variables and the server started by the first stay), with a marker line printed between them; the
 output is cut at the markers and each piece compared with its text block, line for line. In an
@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 
-SECTIONS = ("## A session with curl", "## Exercises")
+SECTIONS = ("## A session with curl", "## Exercises", "## Two eras on one endpoint")
 MARKER = "@@ readme block {} @@"
 TIMEOUT_SECONDS = 300
 INTERACTIVE_SECONDS = 60
