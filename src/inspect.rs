@@ -1,12 +1,23 @@
 //! What the codecs make of some bytes, as one JSON value: the `inspect` command's engine.
 //!
 //! A way to study the parsers from a shell: feed a request, a response, a JSON text, an SSE
-//! stream or a chunked body and read the verdict (the head's parts, or the status, public code and offset of the
-//! refusal). Pure: bytes and limits in, a [`Value`] out; reading files and printing is `main`'s.
+//! stream or a chunked body and read the verdict (the head's parts, or the status, public code
+//! and offset of the refusal). Pure: bytes and limits in, a [`Value`] out; reading files and
+//! printing is `main`'s.
 //!
 //! [`connection`] does the same for a whole conversation: it drives the connection state machine
 //! with the bytes as one arrival (and then the peer's close), admits every head the parser
 //! accepts, answers every request with a small fixed 200, and reports each step the machine takes.
+//!
+//! [`Subject::Mirroring`] judges one request's head and Content-Length body together, as a
+//! server started with `serve --protocol-versions 2026-07-28` does, through the endpoint's own
+//! checks ([`crate::endpoint::modern`] has their order): the `_meta`, then every header the
+//! server compares with the body, each with its field lines as sent, what a sentinel decodes to,
+//! the body value it mirrors, whether the server compares it before or after the bearer token,
+//! and its verdict. A `tools/call` names its tool, or the server's code for why it finds none
+//! (then no `Mcp-Param-{Name}` is compared). A refusal adds the status and body the server
+//! answers. What else the server decides (the route, `Host`, `Accept`, the version it speaks, the
+//! token, a tool's capability) is not judged, and only mirrored headers are shown.
 //!
 //! Credentials are not repeated back: the values of `Authorization`, `Proxy-Authorization`,
 //! `Cookie`, `Set-Cookie` and `MCP-Session-Id` are replaced by their length, so a report can be
@@ -14,17 +25,23 @@
 
 use std::time::Instant;
 
+use crate::endpoint::modern::{self, Check, Mirrored};
+use crate::endpoint::tools::{self, Tool};
 use crate::endpoint::{Delivery, Rejection, Reply};
 use crate::http::chunked::{ChunkedDecoder, Decoded};
 use crate::http::connection::{
     Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
 };
+use crate::http::mirror::{self, Encoding};
 use crate::http::{
     BodyFraming, FieldList, Method, Parsed, RequestErrorKind, RequestHead, RequestParser,
     ResponseParser, Status,
 };
 use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
+use crate::mcp::jsonrpc::{Id, Message};
+use crate::mcp::meta::RequestMeta;
+use crate::mcp::method::{Method as McpMethod, MethodName, Revision};
 use crate::sse;
 
 /// Which codec to run.
@@ -38,6 +55,8 @@ pub enum Subject {
     Sse,
     /// A chunked request body: the bytes after its head.
     Chunked,
+    /// A whole 2026-07-28 request: each mirrored header against the body value it mirrors.
+    Mirroring,
 }
 
 impl Subject {
@@ -50,6 +69,7 @@ impl Subject {
             "json" => Subject::Json,
             "sse" => Subject::Sse,
             "chunked" => Subject::Chunked,
+            "mirroring" => Subject::Mirroring,
             _ => return None,
         })
     }
@@ -70,6 +90,7 @@ pub fn inspect(subject: Subject, input: &[u8], limits: &Limits) -> Report {
         Subject::Json => json_text(input, limits),
         Subject::Sse => sse_stream(input, limits),
         Subject::Chunked => chunked_body(input, limits),
+        Subject::Mirroring => mirroring(input, limits),
     }
 }
 
@@ -88,16 +109,20 @@ fn incomplete() -> Report {
     Report { accepted: false, value: object([("verdict", "incomplete".into())]) }
 }
 
+/// A field value as a report shows it: a credential's length only, any other value with
+/// non-UTF-8 bytes replaced.
+fn shown_value(name: &str, value: &[u8]) -> String {
+    if crate::http::CREDENTIAL_FIELDS.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+        format!("<redacted: {} bytes>", value.len())
+    } else {
+        String::from_utf8_lossy(value).into_owned()
+    }
+}
+
 fn fields_value(fields: &FieldList<'_>) -> Value {
-    let shown = fields.iter().map(|f| {
-        let redact = crate::http::CREDENTIAL_FIELDS.iter().any(|r| f.name.eq_ignore_ascii_case(r));
-        let value = if redact {
-            format!("<redacted: {} bytes>", f.value.len())
-        } else {
-            String::from_utf8_lossy(f.value).into_owned()
-        };
-        object([("name", f.name.into()), ("value", value.into())])
-    });
+    let shown = fields
+        .iter()
+        .map(|f| object([("name", f.name.into()), ("value", shown_value(f.name, f.value).into())]));
     Value::Array(shown.collect())
 }
 
@@ -209,6 +234,161 @@ fn sse_stream(input: &[u8], limits: &Limits) -> Report {
             }
         }
     }
+}
+
+/// The depth of the server's error bodies, with room to spare.
+const JSON_REPLY_DEPTH: usize = 8;
+
+/// When the server makes a decision: before or after it looks at the bearer token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Checked {
+    BeforeAuthentication,
+    AfterAuthentication,
+}
+
+impl Checked {
+    const fn name(self) -> &'static str {
+        match self {
+            Checked::BeforeAuthentication => "before_authentication",
+            Checked::AfterAuthentication => "after_authentication",
+        }
+    }
+}
+
+/// A whole request through the 2026-07-28 endpoint's checks of its mirrored headers.
+fn mirroring(input: &[u8], limits: &Limits) -> Report {
+    let mut parser = RequestParser::new(limits);
+    let (head, len) = match parser.parse(input) {
+        Ok(Parsed::Partial) => return incomplete(),
+        Err(e) => return refused(e.code(), e.offset(), Some(e.status().code())),
+        Ok(Parsed::Complete { value, len }) => (value, len),
+    };
+    let body_len = match head.body {
+        BodyFraming::Length(n) => n,
+        // The parser of a server without `--chunked` refuses the coding before this.
+        BodyFraming::Chunked => return refused("chunked_body_not_inspected", len, None),
+    };
+    let rest = &input[len..];
+    let Some(body) = rest.get(..body_len) else { return incomplete() };
+    if rest.len() > body_len {
+        return refused("bytes_after_body", len + body_len, None);
+    }
+    let value = match json::decode(body, limits.json_depth_max) {
+        Ok(value) => value,
+        Err(e) => return refused_early(&Rejection::Json(e.kind), None),
+    };
+    match Message::from_value(value) {
+        Err(e) => refused_early(&Rejection::Message(e), None),
+        Ok(Message::Request { id, method, params }) => {
+            mirrored_request(&head, &id, &method, &params)
+        }
+        // The server compares no header of a notification: there is nothing to judge.
+        Ok(Message::Notification { .. }) => Report {
+            accepted: false,
+            value: object([("code", "not_a_request".into()), ("verdict", "refused".into())]),
+        },
+        Ok(Message::Response { .. }) => refused_early(&Rejection::UnsolicitedResponse, None),
+    }
+}
+
+/// Steps 1, 2 and 6 of the modern order over one request: its `_meta`, then every mirrored
+/// header the server would compare, each with its outcome.
+fn mirrored_request(head: &RequestHead<'_>, id: &Id, method: &str, params: &Object) -> Report {
+    let meta = match RequestMeta::of(params) {
+        Ok(meta) => meta,
+        Err(e) => return refused_early(&Rejection::MetaInvalid(e), Some(id)),
+    };
+    let standard = modern::standard_checks(head, &meta, method, params);
+    let mut members = Object::new();
+    let called = match MethodName::of_request(method, Revision::V2026_07_28) {
+        MethodName::Request(McpMethod::ToolsCall, _) => {
+            Some(tools::tool_called(params, Revision::V2026_07_28))
+        }
+        MethodName::Request(..) | MethodName::Notification(_) | MethodName::Unknown => None,
+    };
+    let params_checked = match called {
+        Some(Ok(tool)) => modern::param_checks(head, tool, params),
+        Some(Err(_)) | None => Vec::new(),
+    };
+    if let Some(called) = called {
+        members.insert("tool".into(), called.map_or_else(|code| code, Tool::name).into());
+    }
+    let shown = standard.iter().map(|c| check_value(head, c, Checked::BeforeAuthentication));
+    let after = params_checked.iter().map(|c| check_value(head, c, Checked::AfterAuthentication));
+    members.insert("checks".into(), Value::Array(shown.chain(after).collect()));
+    let failure = match modern::first_failure(&standard) {
+        Err(rejection) => Some((rejection, Checked::BeforeAuthentication)),
+        Ok(()) => modern::first_failure(&params_checked)
+            .err()
+            .map(|rejection| (rejection, Checked::AfterAuthentication)),
+    };
+    match failure {
+        Some((rejection, checked)) => server_refuses(&rejection, Some(id), checked, members),
+        None => {
+            members.insert("verdict".into(), "agrees".into());
+            Report { accepted: true, value: Value::Object(members) }
+        }
+    }
+}
+
+/// One check as the report shows it: the header, its field lines as sent, what a sentinel
+/// decodes to, the body value it mirrors (left out when the body has none), when the server
+/// compares it, and its verdict.
+fn check_value(head: &RequestHead<'_>, check: &Check<'_>, checked: Checked) -> Value {
+    let name = check.header.name();
+    let lines: Vec<&[u8]> = head.fields.all(&check.field()).collect();
+    let mut members = Object::new();
+    members.insert("header".into(), name.as_ref().into());
+    let sent = lines.iter().map(|line| Value::from(shown_value(&name, line)));
+    members.insert("sent".into(), Value::Array(sent.collect()));
+    let sentinel = match (check.encoding, lines.as_slice()) {
+        (Encoding::Sentinel, [line]) => sentinel_text(line),
+        (Encoding::Sentinel | Encoding::Plain, _) => None,
+    };
+    members.extend(sentinel.map(|decoded| ("decoded".into(), decoded.into())));
+    let body = match check.mirrors {
+        Mirrored::Text(text) => Some(Value::from(text)),
+        Mirrored::Member(value) => value.cloned(),
+    };
+    members.extend(body.map(|body| ("body".into(), body)));
+    members.insert("checked".into(), checked.name().into());
+    let verdict = check.outcome.map_or_else(|error| error.code(), |()| "agrees");
+    members.insert("verdict".into(), verdict.into());
+    Value::Object(members)
+}
+
+/// What a header value of the sentinel's form decodes to, when it decodes (the decision itself
+/// is [`mirror::compare`]'s).
+fn sentinel_text(line: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(line).ok()?;
+    mirror::decode_sentinel(mirror::sentinel_payload(text)?).ok()
+}
+
+/// A refusal the server answers, made `checked`: `members`, the public code, the status and body
+/// of the server's reply (to the request with `id`, once that is known), and the verdict.
+fn server_refuses(
+    rejection: &Rejection,
+    id: Option<&Id>,
+    checked: Checked,
+    mut members: Object,
+) -> Report {
+    let reply = rejection.reply_to(id, "");
+    let body = json::decode(&reply.body, JSON_REPLY_DEPTH)
+        .unwrap_or_else(|_| String::from_utf8_lossy(&reply.body).into_owned().into());
+    let answer = object([
+        ("body", body),
+        ("checked", checked.name().into()),
+        ("status", Value::from(u64::from(reply.status.code()))),
+    ]);
+    members.insert("code".into(), rejection.code().into());
+    members.insert("server_would_answer".into(), answer);
+    members.insert("verdict".into(), "refused".into());
+    Report { accepted: false, value: Value::Object(members) }
+}
+
+/// A refusal the server answers before it compares any mirrored header.
+fn refused_early(rejection: &Rejection, id: Option<&Id>) -> Report {
+    server_refuses(rejection, id, Checked::BeforeAuthentication, Object::new())
 }
 
 /// What the connection machine made of a conversation: one JSON value per step, and whether
@@ -451,6 +631,31 @@ mod tests {
         ];
         for (subject, input, accepted, expected) in cases {
             assert_eq!(run(subject, input), (accepted, expected.to_owned()));
+        }
+    }
+
+    #[test]
+    fn mirroring_judges_one_whole_request_only() {
+        let cases: [(&[u8], &str); 4] = [
+            (
+                b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\n{}",
+                r#"{"verdict":"incomplete"}"#,
+            ),
+            (
+                b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}\n",
+                r#"{"code":"bytes_after_body","offset":52,"verdict":"refused"}"#,
+            ),
+            (
+                b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}",
+                r#"{"code":"not_a_request","verdict":"refused"}"#,
+            ),
+            (
+                b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 36\r\n\r\n{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{}}",
+                r#"{"code":"unsolicited_response","server_would_answer":{"body":{"error":{"code":-32600,"message":"unsolicited_response"},"jsonrpc":"2.0"},"checked":"before_authentication","status":400},"verdict":"refused"}"#,
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(run(Subject::Mirroring, input), (false, expected.to_owned()), "{input:?}");
         }
     }
 

@@ -90,7 +90,7 @@
 //! - `auth` imports `digest`, `http`, `json`, `random`.
 //! - `mcp` imports `decimal`, `digest`, `json`.
 //! - `endpoint` imports `auth`, `http`, `json`, `limits`, `mcp`, `random`, `sse`.
-//! - `inspect` imports `endpoint`, `http`, `json`, `limits`, `sse`.
+//! - `inspect` imports `endpoint`, `http`, `json`, `limits`, `mcp`, `sse`.
 //! - `server` imports `auth`, `endpoint`, `http`, `limits`, `mcp`, `random`.
 //! - `client` imports `auth`, `http`, `json`, `limits`, `mcp`, `sse`.
 //! <!-- imports: end -->

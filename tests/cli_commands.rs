@@ -220,7 +220,7 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
 
 #[test]
 fn every_command_answers_help_with_its_own_usage() {
-    let cases: [&[&str]; 19] = [
+    let cases: [&[&str]; 20] = [
         &["--help"],
         &["help"],
         &["demo", "--help"],
@@ -240,6 +240,7 @@ fn every_command_answers_help_with_its_own_usage() {
         &["help", "serve"],
         &["inspect", "sse", "--help"],
         &["inspect", "json", "--help"],
+        &["inspect", "mirroring", "--help"],
     ];
     for args in cases {
         let output = run(args);

@@ -35,7 +35,7 @@ pub enum Listed {
     Experiments,
 }
 
-pub const USAGES: [Usage; 19] = [
+pub const USAGES: [Usage; 20] = [
     Usage {
         path: &[],
         synopsis: "loopback-mcp-http <demo|attack|lab|serve|control|inspect|bench> ... (--help on any of them)",
@@ -86,8 +86,8 @@ pub const USAGES: [Usage; 19] = [
     },
     Usage {
         path: &["inspect"],
-        synopsis: "loopback-mcp-http inspect <request|response|response-to-head|json|sse|chunked|connection> [FILE]",
-        text: "Runs one of the strict codecs over FILE (or standard input) and prints its verdict as one\nJSON line: the parsed parts, or the public error code, the byte offset and (for requests) the\nstatus a server would answer with. Exit 0 accepted, 1 refused or incomplete, 2 usage or input\nerror. `inspect SUBJECT --help` says what each subject reads.",
+        synopsis: "loopback-mcp-http inspect <request|response|response-to-head|json|sse|chunked|connection> [FILE] | inspect mirroring [FILE]",
+        text: "Runs one of the strict codecs (or, for mirroring, the 2026-07-28 endpoint's checks) over FILE\n(or standard input) and prints its verdict as one JSON line: the parsed parts, or the public\nerror code, the byte offset and (for requests) the status a server would answer with. Exit 0\naccepted, 1 refused or incomplete, 2 usage or input error. `inspect SUBJECT --help` says what\neach subject reads.",
         list: Listed::Nothing,
     },
     Usage {
@@ -130,6 +130,12 @@ pub const USAGES: [Usage; 19] = [
         path: &["inspect", "connection"],
         synopsis: "loopback-mcp-http inspect connection [FILE]",
         text: "A whole conversation as one arrival, through the connection state machine: every step it\ntakes, one JSON line each (every head admitted, every request answered with a fixed 200).",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["inspect", "mirroring"],
+        synopsis: "loopback-mcp-http inspect mirroring [FILE]",
+        text: "One whole request (head, then a Content-Length body) through the checks of a server started\nwith --protocol-versions 2026-07-28: its _meta, then each header that mirrors the body\n(MCP-Protocol-Version, Mcp-Method, Mcp-Name, the called tool's Mcp-Param-{Name}), in the\nserver's order, with the lines sent, a sentinel's decoded text, the body value, when the\nserver compares it (Mcp-Param after the token) and its verdict; for a refusal, the status and\nbody the server answers. Exit 0 when every mirrored header agrees.",
         list: Listed::Nothing,
     },
     Usage {

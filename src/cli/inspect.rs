@@ -1,5 +1,7 @@
-//! `inspect`: one codec's verdict on a file or on standard input, as one JSON line (the engine is
-//! [`loopback_mcp_http::inspect`]). Exit status: 0 accepted, 1 refused or incomplete, 2 usage or input error.
+//! `inspect`: one codec's verdict on a file or on standard input, as one JSON line, or the
+//! 2026-07-28 endpoint's mirrored-header checks on one request (`mirroring`); the engine is
+//! [`loopback_mcp_http::inspect`]. Exit status: 0 accepted (for `mirroring`, every mirrored header
+//! agrees), 1 refused or incomplete, 2 usage or input error.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;

@@ -55,12 +55,12 @@
 //! know, and allow a session id only in that one place.
 
 mod methods;
-mod modern;
+pub mod modern;
 mod published;
 pub mod rejection;
 pub mod reply;
 mod stream;
-mod tools;
+pub mod tools;
 
 use std::time::{Instant, SystemTime};
 

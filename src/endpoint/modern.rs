@@ -25,6 +25,10 @@
 //! token must not be able to tell, from `-32020` against 401, which tools mirror which
 //! arguments. An authorized caller can read every schema in `tools/list` anyway.
 //!
+//! Steps 2 and 6 compare through [`standard_checks`] and [`param_checks`]: pure functions of the
+//! head and the body that report every header's outcome. The endpoint refuses the first failure
+//! ([`first_failure`]); `inspect mirroring` shows them all.
+//!
 //! Every error after the body is read carries the request's id; an unreadable body (no id to
 //! carry) gets the same 400 as in the 2025-11-25 era. A mismatch names the header and what was
 //! wrong with it, never a value that was sent; `data.requested` repeats a requested version only
@@ -47,7 +51,7 @@ use super::rejection::MirroredHeader;
 use super::tools::{self, Tool};
 use super::{Clock, Endpoint, Rejection, Reply, requirement_of};
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
-use crate::http::mirror::{self, BodyValue, Encoding};
+use crate::http::mirror::{self, BodyValue, Encoding, MirrorError};
 use crate::http::{RequestHead, Status};
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
@@ -94,7 +98,7 @@ fn request(
     clock: Clock,
 ) -> Result<Reply, Rejection> {
     let meta = RequestMeta::of(params).map_err(Rejection::MetaInvalid)?;
-    check_standard_headers(head, &meta, method, params)?;
+    first_failure(&standard_checks(head, &meta, method, params))?;
     let revision = spoken(endpoint, meta.protocol_version)?;
     let named = MethodName::of_request(method, revision);
     let requirement = requirement_of(access_of(named, params, revision));
@@ -117,34 +121,90 @@ struct Called<'c> {
     revision: Revision,
 }
 
-/// Step 2: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` against the body.
-fn check_standard_headers(
-    head: &RequestHead<'_>,
-    meta: &RequestMeta<'_>,
-    method: &str,
-    params: &Object,
-) -> Result<(), Rejection> {
-    let source = Method::from_name(method).and_then(|m| m.row().mcp_name);
-    let named = source.map(|source| params.get(source.member()));
-    let mut number = String::new();
-    let mut checks = vec![
-        (MirroredHeader::ProtocolVersion, BodyValue::Text(meta.protocol_version), Encoding::Plain),
-        (MirroredHeader::Method, BodyValue::Text(method), Encoding::Plain),
-    ];
-    if let Some(named) = named {
-        checks.push((MirroredHeader::Name, body_value(named, &mut number), Encoding::Sentinel));
+/// One mirrored header compared with the body value it mirrors: what the server decides about it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Check<'r> {
+    pub header: MirroredHeader,
+    /// What the header mirrors.
+    pub mirrors: Mirrored<'r>,
+    /// Whether the header may carry its value as the base64 sentinel.
+    pub encoding: Encoding,
+    /// The comparison's verdict.
+    pub outcome: Result<(), MirrorError>,
+}
+
+/// The body value a mirrored header is compared with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mirrored<'r> {
+    /// Text the request names itself: the `_meta` version, or the method.
+    Text(&'r str),
+    /// A member of the params or of the arguments; `None` when the body has none.
+    Member(Option<&'r Value>),
+}
+
+impl Check<'_> {
+    /// The lower-case field name of the header, as the field list looks names up.
+    pub fn field(&self) -> String {
+        field_name(self.header)
     }
-    for (header, body, encoding) in checks {
-        let field = head.fields.single(&header_field(header));
-        mirror::compare(field, body, encoding)
-            .map_err(|error| Rejection::HeaderMismatch { header, error })?;
+
+    /// The header's field lines in `head` against the body value.
+    fn of<'r>(head: &RequestHead<'_>, header: MirroredHeader, mirrors: Mirrored<'r>) -> Check<'r> {
+        let encoding = match header {
+            MirroredHeader::ProtocolVersion | MirroredHeader::Method => Encoding::Plain,
+            MirroredHeader::Name | MirroredHeader::Param(_) => Encoding::Sentinel,
+        };
+        let mut number = String::new();
+        let body = match mirrors {
+            Mirrored::Text(text) => BodyValue::Text(text),
+            Mirrored::Member(value) => body_value(value, &mut number),
+        };
+        let field = head.fields.single(&field_name(header));
+        Check { header, mirrors, encoding, outcome: mirror::compare(field, body, encoding) }
     }
-    Ok(())
 }
 
 /// The lower-case field name of a mirrored header, as the field list looks names up.
-fn header_field(header: MirroredHeader) -> String {
+fn field_name(header: MirroredHeader) -> String {
     header.name().to_ascii_lowercase()
+}
+
+/// Step 2's checks, in the server's order: `MCP-Protocol-Version` against the `_meta` version,
+/// `Mcp-Method` against the method, and `Mcp-Name` against the field the method's row names.
+pub fn standard_checks<'r>(
+    head: &RequestHead<'_>,
+    meta: &RequestMeta<'r>,
+    method: &'r str,
+    params: &'r Object,
+) -> Vec<Check<'r>> {
+    let source = Method::from_name(method).and_then(|m| m.row().mcp_name);
+    let named = source.map(|source| params.get(source.member()));
+    let mut checks = vec![
+        Check::of(head, MirroredHeader::ProtocolVersion, Mirrored::Text(meta.protocol_version)),
+        Check::of(head, MirroredHeader::Method, Mirrored::Text(method)),
+    ];
+    checks
+        .extend(named.map(|named| Check::of(head, MirroredHeader::Name, Mirrored::Member(named))));
+    checks
+}
+
+/// Step 6's checks of a `tools/call` to `tool`: every `Mcp-Param-{Name}` its schema asks for,
+/// against its argument, in the schema's order.
+pub fn param_checks<'r>(head: &RequestHead<'_>, tool: Tool, params: &'r Object) -> Vec<Check<'r>> {
+    let arguments = params.get("arguments").and_then(Value::as_object);
+    let mirrored = tool.row().params.iter().filter_map(|param| {
+        let argument = arguments.and_then(|arguments| arguments.get(param.name));
+        param.header.map(|name| (MirroredHeader::Param(name), Mirrored::Member(argument)))
+    });
+    mirrored.map(|(header, mirrors)| Check::of(head, header, mirrors)).collect()
+}
+
+/// The refusal of the first check that fails, as the server answers it.
+pub fn first_failure(checks: &[Check<'_>]) -> Result<(), Rejection> {
+    match checks.iter().find_map(|check| check.outcome.err().map(|error| (check.header, error))) {
+        Some((header, error)) => Err(Rejection::HeaderMismatch { header, error }),
+        None => Ok(()),
+    }
 }
 
 /// A body value as the header comparison sees it; a number's text is written into `number`.
@@ -263,16 +323,8 @@ fn tool_call(
 ) -> Result<(Vec<String>, String), Rejection> {
     let empty = Object::new();
     let arguments = params.get("arguments").and_then(Value::as_object).unwrap_or(&empty);
+    first_failure(&param_checks(called.head, tool, params))?;
     let row = tool.row();
-    for param in row.params {
-        let Some(name) = param.header else { continue };
-        let field = format!("mcp-param-{}", name.to_ascii_lowercase());
-        let mut number = String::new();
-        let body = body_value(arguments.get(param.name), &mut number);
-        mirror::compare(called.head.fields.single(&field), body, Encoding::Sentinel).map_err(
-            |error| Rejection::HeaderMismatch { header: MirroredHeader::Param(name), error },
-        )?;
-    }
     if let Some(needed) = row.needs.filter(|c| !called.meta.declares(*c)) {
         return Err(Rejection::CapabilityMissing(needed));
     }

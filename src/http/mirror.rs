@@ -141,7 +141,7 @@ fn decoded(text: &str) -> Result<Cow<'_, str>, MirrorError> {
 }
 
 /// The base64 between `=?base64?` and `?=`, when `text` has that form.
-fn sentinel_payload(text: &str) -> Option<&str> {
+pub fn sentinel_payload(text: &str) -> Option<&str> {
     let inner = text.strip_prefix(SENTINEL_START)?;
     inner.strip_suffix(SENTINEL_END)
 }
