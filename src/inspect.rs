@@ -30,7 +30,8 @@ use crate::endpoint::tools::{self, Tool};
 use crate::endpoint::{Delivery, Rejection, Reply};
 use crate::http::chunked::{ChunkedDecoder, Decoded};
 use crate::http::connection::{
-    Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
+    Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request, Stage,
+    Transport, drive,
 };
 use crate::http::mirror::{self, Encoding};
 use crate::http::{
@@ -433,6 +434,10 @@ impl Transport for Arrivals<'_> {
     fn write(&mut self, bytes: &[u8], _deadline: Instant) -> Io {
         Io::Done(bytes.len())
     }
+
+    fn pause(&mut self, until: Instant) {
+        self.now = self.now.max(until);
+    }
 }
 
 /// The server side of the conversation, and the record of its steps.
@@ -473,10 +478,10 @@ impl Handler for Answers {
         keep_alive: bool,
         _now: Instant,
         reply: &mut Vec<u8>,
-    ) -> bool {
+    ) -> Answered {
         let head = request.head.method == Method::Head;
         self.reply(&Reply::json(Status::Ok, &object([])), !keep_alive, head, reply);
-        !keep_alive
+        Answered::Whole { close: !keep_alive }
     }
 
     fn observe(&mut self, happened: Option<Happened>, state: &'static str, next: &Stage<'_, ()>) {
@@ -501,6 +506,10 @@ impl Answers {
             Happened::TimePassed => "time_passed".into(),
             Happened::Admitted => "admitted".into(),
             Happened::Refused => object([("refused", self.refusal.unwrap_or("refused").into())]),
+            Happened::Produced(next) => object([("produced", next_value(next))]),
+            Happened::Paused => "paused".into(),
+            Happened::Departed(Departure::Stop) => object([("departed", "stop".into())]),
+            Happened::Departed(Departure::Continue) => object([("departed", "continue".into())]),
         }
     }
 }
@@ -549,8 +558,22 @@ fn stage_value(stage: &Stage<'_, ()>) -> Value {
                 object([("bytes", (bytes.len() as u64).into()), ("first_line", line)]),
             )])
         }
+        Stage::Stream(produce) => {
+            object([("stream", object([("detached", produce.detached().into())]))])
+        }
+        Stage::Pause(_) => "pause".into(),
+        Stage::Gone(_) => "depart".into(),
         Stage::Closed(Close::Polite) => object([("close", "politely".into())]),
         Stage::Closed(Close::Now) => object([("close", "at once".into())]),
+    }
+}
+
+/// An open stream's next step, as JSON.
+fn next_value(next: Next) -> Value {
+    match next {
+        Next::Chunk => "chunk".into(),
+        Next::Wait(_) => "wait".into(),
+        Next::End { close } => object([("end", object([("close", close.into())]))]),
     }
 }
 

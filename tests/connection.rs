@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use loopback_mcp_http::http::chunked::ChunkedDecoder;
 use loopback_mcp_http::http::connection::{
-    Close, Connection, Handler, Happened, Io, Linger, LingerAction, Refused, Request, Stage,
-    Transport, drive,
+    Answered, Close, Connection, Departure, Handler, Happened, Io, Linger, LingerAction, Next,
+    Refused, Request, Stage, Transport, drive,
 };
 use loopback_mcp_http::http::{RequestHead, TransferCodings};
 use loopback_mcp_http::limits::Limits;
@@ -32,6 +32,18 @@ enum Ev {
     WroteAll,
     /// Part of the pending write went out.
     Wrote(usize),
+    /// The handler answers with the head of a stream that stays open.
+    Stream,
+    /// The open stream's handler produces a chunk.
+    Chunk,
+    /// The open stream's handler has nothing before this time (ms after the start).
+    Wait(u64),
+    /// The open stream's handler ends it, with its last chunk.
+    End { close: bool },
+    /// The open stream's handler, its peer gone, decides.
+    Depart(Departure),
+    /// A pause ended.
+    Paused,
 }
 
 const REFUSAL: &[u8] =
@@ -40,6 +52,9 @@ const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
 const OK_CLOSE: &[u8] = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
 
 const PING: &[u8] = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}";
+const STREAM_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+const CHUNK: &[u8] = b"5\r\nhello\r\n";
+const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
 const GET: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
 
 /// The script, as transport and handler at once, and the stages it saw.
@@ -92,6 +107,10 @@ impl Script<'_> {
                 let line = String::from_utf8_lossy(line);
                 format!("write {line:?} {} by {}", bytes.len(), ms(write.deadline()))
             }
+            Stage::Stream(produce) if produce.detached() => "produce detached".into(),
+            Stage::Stream(_) => "produce".into(),
+            Stage::Pause(pause) => format!("pause until {}", ms(pause.until())),
+            Stage::Gone(_) => "depart".into(),
             Stage::Closed(Close::Polite) => "close polite".into(),
             Stage::Closed(Close::Now) => "close now".into(),
         }
@@ -115,6 +134,14 @@ impl Transport for Peer<'_, '_> {
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
         self.0.borrow_mut().write(bytes, deadline)
     }
+
+    fn pause(&mut self, _until: Instant) {
+        let mut script = self.0.borrow_mut();
+        match script.take() {
+            Some(Ev::Paused) | None => {}
+            Some(ev) => script.unexpected(ev, "pause"),
+        }
+    }
 }
 
 impl Handler for Endpoint<'_, '_> {
@@ -135,8 +162,35 @@ impl Handler for Endpoint<'_, '_> {
         keep_alive: bool,
         now: Instant,
         reply: &mut Vec<u8>,
-    ) -> bool {
+    ) -> Answered {
         self.0.borrow_mut().respond(request, keep_alive, now, reply)
+    }
+
+    fn next(&mut self, _now: Instant, out: &mut Vec<u8>) -> Next {
+        let mut script = self.0.borrow_mut();
+        let t0 = script.t0;
+        match script.take() {
+            Some(Ev::Chunk) => {
+                out.extend_from_slice(CHUNK);
+                Next::Chunk
+            }
+            Some(Ev::Wait(ms)) => Next::Wait(t0 + Duration::from_millis(ms)),
+            Some(Ev::End { close }) => {
+                out.extend_from_slice(LAST_CHUNK);
+                Next::End { close }
+            }
+            None => Next::End { close: true },
+            Some(ev) => script.unexpected(ev, "produce"),
+        }
+    }
+
+    fn depart(&mut self, _now: Instant) -> Departure {
+        let mut script = self.0.borrow_mut();
+        match script.take() {
+            Some(Ev::Depart(departure)) => departure,
+            None => Departure::Stop,
+            Some(ev) => script.unexpected(ev, "depart"),
+        }
     }
 
     fn observe(&mut self, _: Option<Happened>, _: &'static str, next: &Stage<'_, ()>) {
@@ -194,14 +248,18 @@ impl Script<'_> {
         _keep_alive: bool,
         _now: Instant,
         reply: &mut Vec<u8>,
-    ) -> bool {
+    ) -> Answered {
         let close = match self.take() {
             Some(Ev::Reply { close }) => close,
+            Some(Ev::Stream) => {
+                reply.extend_from_slice(STREAM_HEAD);
+                return Answered::Streaming;
+            }
             None => true,
             Some(ev) => self.unexpected(ev, "dispatch"),
         };
         reply.extend_from_slice(if close { OK_CLOSE } else { OK });
-        close
+        Answered::Whole { close }
     }
 
     fn observe(&mut self, next: &Stage<'_, ()>) {
@@ -823,4 +881,152 @@ fn a_renewed_connection_behaves_exactly_like_a_fresh_one_whatever_the_last_one_l
             }
         }
     }
+}
+
+/// The machine's buffer under the default budgets: a head and a body at most.
+const BUFFER: usize = HEAD_MAX + D.request_body_bytes_max;
+
+/// A ping answered with a stream, its head written at 1 ms.
+const STREAM_OPENED: [(u64, Ev); 4] =
+    [(0, Ev::Recv(PING)), (0, Ev::Admitted), (0, Ev::Stream), (1, Ev::WroteAll)];
+/// What the machine asks for up to the stream's first production.
+const UP_TO_PRODUCE: [&str; 5] = [
+    "read 14384 by 5000",
+    "admit POST /mcp",
+    "dispatch POST /mcp body 2 keep",
+    "write \"HTTP/1.1 200 OK\" 47 by 2000",
+    "produce",
+];
+
+/// What happens once a stream is open, and the stages the machine asks for after its head.
+type StreamCase<'c> = (&'c [(u64, Ev)], &'c [&'c str]);
+
+fn stream_script(then: &[(u64, Ev)]) -> Vec<(u64, Ev)> {
+    STREAM_OPENED.iter().copied().chain(then.iter().copied()).collect()
+}
+
+fn stream_stages(then: &[&str]) -> Vec<String> {
+    UP_TO_PRODUCE.iter().chain(then).map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn an_open_stream_writes_each_chunk_as_it_is_produced_and_its_end_before_the_next_request() {
+    let room_after = HEAD_MAX - PING.len() + PING.len();
+    let cases: [StreamCase; 3] = [
+        (
+            &[(2, Ev::Chunk), (3, Ev::WroteAll), (4, Ev::End { close: false }), (5, Ev::WroteAll)],
+            &[
+                "write \"5\" 10 by 2002",
+                "produce",
+                "write \"0\" 5 by 2004",
+                &format!("read {room_after} by 5005"),
+            ],
+        ),
+        (
+            // A stream that must close: its end is written, then the connection closes politely.
+            &[(2, Ev::End { close: true }), (3, Ev::WroteAll)],
+            &["write \"0\" 5 by 2002", "close polite"],
+        ),
+        (
+            // A chunk written in parts: each write again waits at most the write timeout.
+            &[(2, Ev::Chunk), (3, Ev::Wrote(4)), (1000, Ev::WroteAll)],
+            &["write \"5\" 10 by 2002", "write \"ello\" 6 by 2003", "produce"],
+        ),
+    ];
+    for (then, expected) in cases {
+        assert_eq!(run(&D, &stream_script(then)), stream_stages(expected), "{then:?}");
+    }
+}
+
+#[test]
+fn a_quiet_stream_reads_until_its_next_step_so_a_close_is_seen_at_once() {
+    let room = BUFFER - PING.len();
+    let watch = format!("read {room} by 500");
+    let cases: [StreamCase; 4] = [
+        (
+            // The watch ends at its time: the handler produces again.
+            &[(2, Ev::Wait(500)), (500, Ev::Timeout), (500, Ev::End { close: true })],
+            &[&watch, "produce", "write \"0\" 5 by 2500"],
+        ),
+        (
+            // The peer closes while the stream is quiet: the handler stops the work.
+            &[(2, Ev::Wait(500)), (40, Ev::PeerClosed), (40, Ev::Depart(Departure::Stop))],
+            &[&watch, "depart", "close now"],
+        ),
+        (
+            // Bytes that arrive meanwhile are the next request, kept: the stream goes on.
+            &[(2, Ev::Wait(500)), (40, Ev::Recv(GET)), (41, Ev::Wait(900))],
+            &[
+                &watch,
+                "produce",
+                &format!("read {} by 900", room - GET.len()),
+            ],
+        ),
+        (
+            // A watch cut short (a signal) before its time waits on, to the same time.
+            &[(2, Ev::Wait(500)), (300, Ev::Timeout), (500, Ev::Timeout), (500, Ev::Wait(900))],
+            &[&watch, &watch, "produce", &format!("read {room} by 900")],
+        ),
+    ];
+    for (then, expected) in cases {
+        assert_eq!(run(&D, &stream_script(then)), stream_stages(expected), "{then:?}");
+    }
+}
+
+#[test]
+fn a_peer_gone_from_a_stream_stops_it_or_lets_its_work_go_on_unwritten() {
+    let cases: [StreamCase; 3] = [
+        (
+            // The work goes on: chunks are produced and dropped, waits are pauses, and the end
+            // closes the connection at once, with nothing written.
+            &[
+                (2, Ev::Wait(500)),
+                (40, Ev::PeerClosed),
+                (40, Ev::Depart(Departure::Continue)),
+                (41, Ev::Chunk),
+                (42, Ev::Wait(700)),
+                (700, Ev::Paused),
+                (700, Ev::End { close: false }),
+            ],
+            &[
+                &format!("read {} by 500", BUFFER - PING.len()),
+                "depart",
+                "produce detached",
+                "produce detached",
+                "pause until 700",
+                "produce detached",
+                "close now",
+            ],
+        ),
+        (
+            // A chunk write that fails: the peer is gone.
+            &[(2, Ev::Chunk), (3, Ev::PeerClosed), (3, Ev::Depart(Departure::Stop))],
+            &["write \"5\" 10 by 2002", "depart", "close now"],
+        ),
+        (
+            // A peer that stops reading: the chunk stalls past the write timeout.
+            &[(2, Ev::Chunk), (2002, Ev::Timeout), (2002, Ev::Depart(Departure::Stop))],
+            &["write \"5\" 10 by 2002", "depart", "close now"],
+        ),
+    ];
+    for (then, expected) in cases {
+        assert_eq!(run(&D, &stream_script(then)), stream_stages(expected), "{then:?}");
+    }
+}
+
+#[test]
+fn a_stream_whose_buffer_is_full_pauses_instead_of_reading() {
+    // The buffer holds a head and a body at most: here 14384 + 2 bytes.
+    let limits = Limits { request_body_bytes_max: 2, ..D };
+    let room = limits.request_head_bytes_max() + 2 - PING.len();
+    let filler: &'static [u8] = Box::leak(vec![b'x'; room].into_boxed_slice());
+    let then = [(2, Ev::Wait(500)), (3, Ev::Recv(filler)), (3, Ev::Wait(600)), (600, Ev::Paused)];
+    let mut expected = stream_stages(&[
+        &format!("read {room} by 500"),
+        "produce",
+        "pause until 600",
+        "produce",
+    ]);
+    expected[3] = "write \"HTTP/1.1 200 OK\" 47 by 2000".into();
+    assert_eq!(run(&limits, &stream_script(&then)), expected);
 }

@@ -23,7 +23,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::connection::{
-    Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
+    Answered, Close, Connection, Handler, Happened, Io, Refused, Request, Stage, Transport, drive,
 };
 use loopback_mcp_http::http::{BodyFraming, Parsed, RequestHead, RequestParser, TransferCodings};
 use loopback_mcp_http::limits::Limits;
@@ -208,6 +208,9 @@ impl Run<'_> {
                 }
             }
             Stage::Admit(_) | Stage::Refuse(_) | Stage::Dispatch(_) => {}
+            Stage::Stream(_) | Stage::Pause(_) | Stage::Gone(_) => {
+                panic!("a stream stage without a stream: {next:?}")
+            }
         }
     }
 }
@@ -224,6 +227,10 @@ impl Transport for Peer<'_, '_> {
     }
     fn write(&mut self, bytes: &[u8], _deadline: Instant) -> Io {
         self.0.borrow_mut().write(bytes)
+    }
+    fn pause(&mut self, until: Instant) {
+        let mut run = self.0.borrow_mut();
+        run.now = run.now.max(until);
     }
 }
 
@@ -242,8 +249,9 @@ impl Handler for Side<'_, '_> {
         keep_alive: bool,
         _now: Instant,
         reply: &mut Vec<u8>,
-    ) -> bool {
-        self.0.borrow_mut().respond(request, keep_alive, reply)
+    ) -> Answered {
+        let close = self.0.borrow_mut().respond(request, keep_alive, reply);
+        Answered::Whole { close }
     }
     fn observe(&mut self, _: Option<Happened>, _: &'static str, next: &Stage<'_, ()>) {
         self.0.borrow_mut().observe(next);

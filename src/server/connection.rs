@@ -18,7 +18,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::endpoint::{Clock, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route};
-use crate::http::connection::{Close, Connection, Handler, Io, Refused, Request, Transport, drive};
+use crate::http::connection::{
+    Answered, Close, Connection, Handler, Io, Refused, Request, Transport, drive,
+};
 use crate::http::date::DateCache;
 use crate::http::{Method, RequestHead};
 use crate::limits::Limits;
@@ -99,7 +101,7 @@ impl Handler for Answers<'_, '_> {
         keep_alive: bool,
         now: Instant,
         reply: &mut Vec<u8>,
-    ) -> bool {
+    ) -> Answered {
         // One reading of the wall clock serves the token checks and the `Date` field.
         let clock = Clock { now, wall: SystemTime::now() };
         let (endpoint, head, body) = (self.endpoint, &request.head, request.body);
@@ -107,7 +109,9 @@ impl Handler for Answers<'_, '_> {
         let answered = guarded(|| endpoint.respond(route, head, body, clock, random, kept))
             .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
         let close = !keep_alive || answered.close;
-        self.serialize(&answered, close, head.method == Method::Head, clock.wall, reply)
+        let close =
+            self.serialize(&answered, close, head.method == Method::Head, clock.wall, reply);
+        Answered::Whole { close }
     }
 }
 
@@ -224,6 +228,12 @@ impl Transport for Socket {
 
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
         self.within(Way::Write, deadline, |stream| stream.write(bytes))
+    }
+
+    fn pause(&mut self, until: Instant) {
+        if let Some(left) = until.checked_duration_since(Instant::now()) {
+            std::thread::sleep(left);
+        }
     }
 }
 

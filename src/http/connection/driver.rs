@@ -1,6 +1,6 @@
 //! The one loop that drives a [`Connection`], over two small traits: a [`Transport`] (a read
-//! and a write, each with a deadline, and the clock) and a [`Handler`] (admit a head, answer a
-//! request).
+//! and a write, each with a deadline, a pause, and the clock) and a [`Handler`] (admit a head,
+//! answer a request, produce the chunks of a stream that stays open).
 //!
 //! The loop asks the machine for its stage, carries it out, and reports what happened, until the
 //! machine says the connection is over. It owns no buffer (the machine lends its own), decides
@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use super::machine::{Close, Connection, Refused, Request, Stage};
+use super::machine::{Close, Connection, Departure, Next, Refused, Request, Stage};
 use crate::http::RequestHead;
 
 /// What one read or write did.
@@ -34,6 +34,18 @@ pub trait Transport {
     fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io;
     /// Writes (a first part of) `bytes`, waiting no later than `deadline`.
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io;
+    /// Waits until `until` (or less), reading and writing nothing.
+    fn pause(&mut self, until: Instant);
+}
+
+/// How a request was answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answered {
+    /// The whole reply is in the buffer; `close` when it says `Connection: close`.
+    Whole { close: bool },
+    /// The buffer holds the head of a stream that stays open (and perhaps its first chunks):
+    /// [`Handler::next`] produces the rest.
+    Streaming,
 }
 
 /// The connection's side that judges and answers requests.
@@ -48,8 +60,9 @@ pub trait Handler {
     /// Writes into `reply` the answer to a head the parser refused.
     fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>);
 
-    /// Answers a complete request at `now` into `reply`; true when the reply says
-    /// `Connection: close` (it must when `keep_alive` is false).
+    /// Answers a complete request at `now` into `reply`: whole (saying `Connection: close` when
+    /// `keep_alive` is false), or as the head of a stream that stays open, whose last chunk
+    /// must then say so.
     fn respond(
         &mut self,
         route: Self::Route,
@@ -57,7 +70,19 @@ pub trait Handler {
         keep_alive: bool,
         now: Instant,
         reply: &mut Vec<u8>,
-    ) -> bool;
+    ) -> Answered;
+
+    /// The next step at `now` of the stream the last [`Handler::respond`] opened: a chunk in
+    /// `out`, a time to come back, or its end (its last bytes in `out`). A handler that never
+    /// answers [`Answered::Streaming`] is never asked.
+    fn next(&mut self, _now: Instant, _out: &mut Vec<u8>) -> Next {
+        Next::End { close: true }
+    }
+
+    /// The peer of the open stream went away at `now`: whether its work goes on.
+    fn depart(&mut self, _now: Instant) -> Departure {
+        Departure::Stop
+    }
 
     /// Sees every step: what just happened (nothing, before the first), the state the machine is
     /// in, and the stage it asks for next. For traces and checks; the server ignores it.
@@ -82,6 +107,12 @@ pub enum Happened {
     Refused,
     /// A reply of this many bytes is to be written.
     Replied(usize),
+    /// An open stream's handler produced its next step.
+    Produced(Next),
+    /// A pause ended.
+    Paused,
+    /// An open stream's peer went away, and its handler decided.
+    Departed(Departure),
 }
 
 /// Drives `connection` to its end; how it ended.
@@ -140,11 +171,31 @@ pub fn drive<H: Handler>(
             Stage::Dispatch(mut dispatch) => {
                 let (route, keep_alive) = (dispatch.route(), dispatch.keep_alive());
                 let (request, reply) = dispatch.parts();
-                let close = handler.respond(route, &request, keep_alive, now, reply);
+                let answered = handler.respond(route, &request, keep_alive, now, reply);
                 let bytes = reply.len();
                 now = transport.now();
-                dispatch.replied(now, close);
+                match answered {
+                    Answered::Whole { close } => dispatch.replied(now, close),
+                    Answered::Streaming => dispatch.streaming(now),
+                }
                 Happened::Replied(bytes)
+            }
+            Stage::Stream(mut produce) => {
+                let next = handler.next(now, produce.buffer());
+                now = transport.now();
+                produce.produced(now, next);
+                Happened::Produced(next)
+            }
+            Stage::Pause(pause) => {
+                transport.pause(pause.until());
+                now = transport.now();
+                pause.paused(now);
+                Happened::Paused
+            }
+            Stage::Gone(departed) => {
+                let departure = handler.depart(now);
+                departed.decided(departure);
+                Happened::Departed(departure)
             }
             Stage::Closed(how) => return how,
         });

@@ -90,7 +90,37 @@ enum State<R> {
         total_deadline: Instant,
         write_deadline: Instant,
     },
+    /// A streamed response is open: the handler produces its next chunk (or says how long to
+    /// wait for one, or ends it).
+    Streaming(Streamed),
+    /// Nothing to write until `until`: a read waits that long, so that the peer's close is seen
+    /// the moment it happens (bytes it sends meanwhile are kept for the next request).
+    Watching {
+        stream: Streamed,
+        until: Instant,
+    },
+    /// Nothing to write until `until`, and nothing to read: the peer is gone, or the buffer is
+    /// full. The driver pauses.
+    Pausing {
+        stream: Streamed,
+        until: Instant,
+    },
+    /// The peer of an open stream went away (its close was read, or a write failed or stalled):
+    /// the handler decides whether the work goes on.
+    Gone(Streamed),
     Closed(Close),
+}
+
+/// An open streamed response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Streamed {
+    /// The request's bytes, dropped once the stream ends and the next request is read.
+    len: usize,
+    /// The connection may carry another request after the stream.
+    keep_alive: bool,
+    /// The peer is gone: what the handler produces is dropped, and the stream ends at once when
+    /// the handler ends it.
+    detached: bool,
 }
 
 /// What follows a write.
@@ -105,6 +135,8 @@ enum Then<R> {
     NextRequest {
         len: usize,
     },
+    /// A chunk of an open stream is out: the handler produces the next one.
+    Stream(Streamed),
     Close(Close),
 }
 
@@ -144,6 +176,12 @@ pub enum Stage<'c, R> {
     Dispatch(Dispatch<'c, R>),
     /// Write (a first part of) the pending bytes.
     Write(Write<'c, R>),
+    /// Produce the next chunk of an open stream.
+    Stream(Produce<'c, R>),
+    /// Wait, without reading, until a time.
+    Pause(Pause<'c, R>),
+    /// The peer of an open stream is gone: stop, or let the work go on.
+    Gone(Departed<'c, R>),
     /// The connection is over.
     Closed(Close),
 }
@@ -212,6 +250,16 @@ impl<R: Copy> Connection<R> {
             State::AwaitHead { read_deadline, .. } | State::AwaitBody { read_deadline, .. } => {
                 Stage::Read(Read { connection: self, deadline: read_deadline })
             }
+            State::Watching { stream, until } if self.room() == 0 => {
+                self.state = State::Pausing { stream, until };
+                Stage::Pause(Pause { connection: self, until })
+            }
+            State::Watching { until, .. } => {
+                Stage::Read(Read { connection: self, deadline: until })
+            }
+            State::Pausing { until, .. } => Stage::Pause(Pause { connection: self, until }),
+            State::Streaming(stream) => Stage::Stream(Produce { connection: self, stream }),
+            State::Gone(stream) => Stage::Gone(Departed { connection: self, stream }),
             State::Admitting(accepted) => Stage::Admit(Admit { connection: self, accepted }),
             State::Refusing(refused) => Stage::Refuse(Refuse { connection: self, refused }),
             State::Dispatching(request) => Stage::Dispatch(Dispatch { connection: self, request }),
@@ -236,7 +284,12 @@ impl<R: Copy> Connection<R> {
             State::AwaitBody { .. } => "await_body",
             State::Dispatching(_) => "dispatching",
             State::Writing { then: Then::AwaitBody { .. }, .. } => "writing_continue",
+            State::Writing { then: Then::Stream(_), .. } => "writing_stream",
             State::Writing { .. } => "writing",
+            State::Streaming(_) => "streaming",
+            State::Watching { .. } => "watching",
+            State::Pausing { .. } => "pausing",
+            State::Gone(_) => "peer_gone",
             State::Closed(Close::Polite) => "closed_politely",
             State::Closed(Close::Now) => "closed",
         }
@@ -254,7 +307,16 @@ impl<R: Copy> Connection<R> {
                 BodyFraming::Length(_) => request.len.saturating_sub(self.len),
                 BodyFraming::Chunked => self.buf.len() - self.len,
             },
-            _ => 0,
+            // While a stream is open, what the peer sends is the next request, kept as it comes.
+            State::Watching { .. } => self.buf.len() - self.len,
+            State::Admitting(_)
+            | State::Refusing(_)
+            | State::Dispatching(_)
+            | State::Writing { .. }
+            | State::Streaming(_)
+            | State::Pausing { .. }
+            | State::Gone(_)
+            | State::Closed(_) => 0,
         }
     }
 
@@ -270,6 +332,7 @@ impl<R: Copy> Connection<R> {
             State::AwaitBody { request, body_deadline, .. } => {
                 self.await_body(now, request, body_deadline)
             }
+            State::Watching { stream, .. } => State::Streaming(stream),
             state => state,
         };
     }
@@ -277,9 +340,27 @@ impl<R: Copy> Connection<R> {
     /// A read or write waited until `now` without completing: at or past its deadline the peer
     /// had its time, and nothing more is owed; before it (a signal, a short timer), wait on.
     fn waited(&mut self, now: Instant, deadline: Instant) {
-        if now >= deadline {
-            self.state = State::Closed(Close::Now);
-        }
+        self.state = match self.state {
+            // A watch that ends is the time to produce the next chunk.
+            State::Watching { stream, until } if now >= until => State::Streaming(stream),
+            // A chunk the peer does not take in time: the peer is gone for the stream.
+            State::Writing { then: Then::Stream(stream), .. } if now >= deadline => {
+                State::Gone(stream)
+            }
+            _ if now >= deadline => State::Closed(Close::Now),
+            state => state,
+        };
+    }
+
+    /// The peer closed its side, or a read or write failed: an open stream's handler decides
+    /// what follows; any other connection is over.
+    fn peer_closed(&mut self) {
+        self.state = match self.state {
+            State::Watching { stream, .. } | State::Writing { then: Then::Stream(stream), .. } => {
+                State::Gone(stream)
+            }
+            _ => State::Closed(Close::Now),
+        };
     }
 
     /// Where a head stands after its bytes changed: admission when the parser has a verdict,
@@ -416,6 +497,7 @@ impl<R: Copy> Connection<R> {
                 self.await_body(now, request, body_deadline)
             }
             Then::Close(how) => State::Closed(how),
+            Then::Stream(stream) => State::Streaming(stream),
             Then::NextRequest { len } => {
                 self.buf.copy_within(len..self.len, 0);
                 self.len -= len;
@@ -465,7 +547,7 @@ impl<R: Copy> Read<'_, R> {
 
     /// The peer closed its side (a read returned nothing), or the connection broke.
     pub fn peer_closed(self) {
-        self.connection.state = State::Closed(Close::Now);
+        self.connection.peer_closed();
     }
 }
 
@@ -579,6 +661,15 @@ impl<R: Copy> Dispatch<'_, R> {
         };
         connection.state = connection.write(now, then, connection.budget.response);
     }
+
+    /// The reply in the buffer at `now` is the head (and perhaps the first chunks) of a stream
+    /// that stays open: once it is written, the handler produces the rest, chunk by chunk.
+    pub fn streaming(self, now: Instant) {
+        let request = self.request;
+        let connection = self.connection;
+        let stream = Streamed { len: request.len, keep_alive: request.keep_alive, detached: false };
+        connection.state = connection.write(now, Then::Stream(stream), connection.budget.response);
+    }
 }
 
 fn request_view<'c, R>(connection: &'c Connection<R>, request: &Admitted<R>) -> Request<'c> {
@@ -617,6 +708,108 @@ impl<R: Copy> Write<'_, R> {
 
     /// The peer is gone: the write failed.
     pub fn peer_closed(self) {
-        self.connection.state = State::Closed(Close::Now);
+        self.connection.peer_closed();
+    }
+}
+
+/// What the handler made of an open stream's next step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// A chunk is in the buffer: write it.
+    Chunk,
+    /// Nothing to write before this time.
+    Wait(Instant),
+    /// The stream is over: the buffer holds its last bytes (the last chunk); `close` when the
+    /// connection must close after them.
+    End { close: bool },
+}
+
+/// What an open stream does when its peer goes away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Departure {
+    /// The request is cancelled: nothing more is produced.
+    Stop,
+    /// The work goes on without a reader until the handler ends the stream.
+    Continue,
+}
+
+/// An open stream's next step, produced by the handler.
+#[derive(Debug)]
+pub struct Produce<'c, R> {
+    connection: &'c mut Connection<R>,
+    stream: Streamed,
+}
+
+impl<R: Copy> Produce<'_, R> {
+    /// True when the peer is gone and what is produced goes nowhere.
+    pub fn detached(&self) -> bool {
+        self.stream.detached
+    }
+
+    /// The (empty) buffer the next chunk is written into.
+    pub fn buffer(&mut self) -> &mut Vec<u8> {
+        self.connection.out.clear();
+        &mut self.connection.out
+    }
+
+    /// What the handler produced at `now`.
+    pub fn produced(self, now: Instant, next: Next) {
+        let (connection, stream) = (self.connection, self.stream);
+        connection.state = match (next, stream.detached) {
+            (Next::Chunk, false) => {
+                connection.write(now, Then::Stream(stream), connection.budget.response)
+            }
+            (Next::Chunk, true) => State::Streaming(stream),
+            (Next::Wait(until), false) => State::Watching { stream, until },
+            (Next::Wait(until), true) => State::Pausing { stream, until },
+            (Next::End { .. }, true) => State::Closed(Close::Now),
+            (Next::End { close }, false) => {
+                let then = if close || !stream.keep_alive {
+                    Then::Close(Close::Polite)
+                } else {
+                    Then::NextRequest { len: stream.len }
+                };
+                connection.write(now, then, connection.budget.response)
+            }
+        };
+    }
+}
+
+/// A wait without a read.
+#[derive(Debug)]
+pub struct Pause<'c, R> {
+    connection: &'c mut Connection<R>,
+    until: Instant,
+}
+
+impl<R: Copy> Pause<'_, R> {
+    /// Wait until this.
+    pub fn until(&self) -> Instant {
+        self.until
+    }
+
+    /// The wait ended at `now` (at `until`, or earlier: the stream is produced again, which
+    /// waits again when it is not time yet).
+    pub fn paused(self, _now: Instant) {
+        if let State::Pausing { stream, .. } = self.connection.state {
+            self.connection.state = State::Streaming(stream);
+        }
+    }
+}
+
+/// The peer of an open stream is gone.
+#[derive(Debug)]
+pub struct Departed<'c, R> {
+    connection: &'c mut Connection<R>,
+    stream: Streamed,
+}
+
+impl<R: Copy> Departed<'_, R> {
+    /// What the handler decided.
+    pub fn decided(self, departure: Departure) {
+        self.connection.state = match departure {
+            Departure::Stop => State::Closed(Close::Now),
+            Departure::Continue => State::Streaming(Streamed { detached: true, ..self.stream }),
+        };
     }
 }

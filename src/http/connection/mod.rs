@@ -69,6 +69,21 @@
 //! closes, so that the peer reads its last response rather than a reset. The server's refused
 //! connections (its 503) linger the same way without ever having had a request.
 //!
+//! # Streams that stay open
+//!
+//! A handler may answer a request with the head of a stream whose events are not all known yet
+//! ([`Answered::Streaming`]). Once the head is written the machine asks the handler, stage by
+//! stage, for the stream's [`Next`] step: a chunk to write (under the same write deadlines as any
+//! response), a time to come back, or the end (its last chunk, then the next request or the
+//! close). While the stream is quiet the driver reads, with the handler's time as the deadline,
+//! so a peer's close is seen the moment it happens; bytes that arrive meanwhile are kept for the
+//! next request, and when the buffer has no room left the driver pauses instead. A close that is
+//! read, a chunk write that fails, or one that the peer does not take within the write timeout,
+//! means the peer is gone: the handler decides ([`Departure`]) whether the work stops there or
+//! goes on without a reader, its chunks dropped and its waits spent pausing, until the handler
+//! ends it and the connection closes at once. How chunks are framed is the handler's (this
+//! server's is the chunked transfer coding); the machine moves bytes and keeps time.
+//!
 //! # `inspect connection`
 //!
 //! `inspect connection` runs the machine over a whole conversation read from standard input: the
@@ -111,8 +126,9 @@ mod driver;
 mod linger;
 mod machine;
 
-pub use driver::{Handler, Happened, Io, Transport, drive};
+pub use driver::{Answered, Handler, Happened, Io, Transport, drive};
 pub use linger::{Linger, LingerAction};
 pub use machine::{
-    Admit, Close, Connection, Dispatch, Read, Refuse, Refused, Request, Stage, Write,
+    Admit, Close, Connection, Departed, Departure, Dispatch, Next, Pause, Produce, Read, Refuse,
+    Refused, Request, Stage, Write,
 };
