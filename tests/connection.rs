@@ -39,7 +39,9 @@ enum Ev {
     /// The open stream's handler has nothing before this time (ms after the start).
     Wait(u64),
     /// The open stream's handler ends it, with its last chunk.
-    End { close: bool },
+    End {
+        close: bool,
+    },
     /// The open stream's handler, its peer gone, decides.
     Depart(Departure),
     /// A pause ended.
@@ -956,11 +958,7 @@ fn a_quiet_stream_reads_until_its_next_step_so_a_close_is_seen_at_once() {
         (
             // Bytes that arrive meanwhile are the next request, kept: the stream goes on.
             &[(2, Ev::Wait(500)), (40, Ev::Recv(GET)), (41, Ev::Wait(900))],
-            &[
-                &watch,
-                "produce",
-                &format!("read {} by 900", room - GET.len()),
-            ],
+            &[&watch, "produce", &format!("read {} by 900", room - GET.len())],
         ),
         (
             // A watch cut short (a signal) before its time waits on, to the same time.
@@ -1021,12 +1019,8 @@ fn a_stream_whose_buffer_is_full_pauses_instead_of_reading() {
     let room = limits.request_head_bytes_max() + 2 - PING.len();
     let filler: &'static [u8] = Box::leak(vec![b'x'; room].into_boxed_slice());
     let then = [(2, Ev::Wait(500)), (3, Ev::Recv(filler)), (3, Ev::Wait(600)), (600, Ev::Paused)];
-    let mut expected = stream_stages(&[
-        &format!("read {room} by 500"),
-        "produce",
-        "pause until 600",
-        "produce",
-    ]);
+    let mut expected =
+        stream_stages(&[&format!("read {room} by 500"), "produce", "pause until 600", "produce"]);
     expected[3] = "write \"HTTP/1.1 200 OK\" 47 by 2000".into();
     assert_eq!(run(&limits, &stream_script(&then)), expected);
 }

@@ -12,7 +12,9 @@
 
 use std::time::Instant;
 
-use super::machine::{Close, Connection, Departure, Next, Refused, Request, Stage};
+use super::machine::{
+    Admit, Close, Connection, Departure, Dispatch, Next, Refused, Request, Stage,
+};
 use crate::http::RequestHead;
 
 /// What one read or write did.
@@ -149,37 +151,14 @@ pub fn drive<H: Handler>(
                 }
                 moved(io, Happened::Wrote)
             }
-            Stage::Admit(mut admit) => {
-                let (head, reply) = admit.parts();
-                match handler.admit(&head, reply) {
-                    Some(route) => {
-                        admit.admitted(now, route);
-                        Happened::Admitted
-                    }
-                    None => {
-                        admit.refused(now);
-                        Happened::Refused
-                    }
-                }
-            }
+            Stage::Admit(admit) => admit_step(admit, handler, now),
             Stage::Refuse(mut refuse) => {
                 let (refused, reply) = refuse.parts();
                 handler.refuse(refused, reply);
                 refuse.replied(now);
                 Happened::Refused
             }
-            Stage::Dispatch(mut dispatch) => {
-                let (route, keep_alive) = (dispatch.route(), dispatch.keep_alive());
-                let (request, reply) = dispatch.parts();
-                let answered = handler.respond(route, &request, keep_alive, now, reply);
-                let bytes = reply.len();
-                now = transport.now();
-                match answered {
-                    Answered::Whole { close } => dispatch.replied(now, close),
-                    Answered::Streaming => dispatch.streaming(now),
-                }
-                Happened::Replied(bytes)
-            }
+            Stage::Dispatch(dispatch) => dispatch_step(dispatch, transport, handler, &mut now),
             Stage::Stream(mut produce) => {
                 let next = handler.next(now, produce.buffer());
                 now = transport.now();
@@ -200,6 +179,44 @@ pub fn drive<H: Handler>(
             Stage::Closed(how) => return how,
         });
     }
+}
+
+/// A parsed head, judged by the handler.
+fn admit_step<H: Handler>(
+    mut admit: Admit<'_, H::Route>,
+    handler: &mut H,
+    now: Instant,
+) -> Happened {
+    let (head, reply) = admit.parts();
+    match handler.admit(&head, reply) {
+        Some(route) => {
+            admit.admitted(now, route);
+            Happened::Admitted
+        }
+        None => {
+            admit.refused(now);
+            Happened::Refused
+        }
+    }
+}
+
+/// A complete request, answered by the handler: whole, or as a stream that stays open.
+fn dispatch_step<H: Handler>(
+    mut dispatch: Dispatch<'_, H::Route>,
+    transport: &mut impl Transport,
+    handler: &mut H,
+    now: &mut Instant,
+) -> Happened {
+    let (route, keep_alive) = (dispatch.route(), dispatch.keep_alive());
+    let (request, reply) = dispatch.parts();
+    let answered = handler.respond(route, &request, keep_alive, *now, reply);
+    let bytes = reply.len();
+    *now = transport.now();
+    match answered {
+        Answered::Whole { close } => dispatch.replied(*now, close),
+        Answered::Streaming => dispatch.streaming(*now),
+    }
+    Happened::Replied(bytes)
 }
 
 /// What a read or write that did `io` happened to be.
