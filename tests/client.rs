@@ -1,13 +1,15 @@
-//! The MCP client's own checks, against a fake server that answers canned bytes: it stops the
-//! handshake on a protocol version it does not speak, and refuses replies with the wrong content
-//! type, a mismatched id or a malformed session id.
+//! The client's own checks, against a fake server that answers canned bytes: the MCP client stops
+//! the handshake on a protocol version it does not speak, and refuses replies with the wrong
+//! content type, a mismatched id or a malformed session id; the HTTP client reads chunked
+//! responses whole and chunk by chunk, strictly, as the server writes them.
 
 use std::net::TcpListener;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::fake::{fake, json_reply};
+use common::fake::{Step, fake, json_reply, scripted};
 use loopback_mcp_http::client::mcp::{McpClient, McpError, ReplyRule};
 use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::client::{ClientError, HttpConnection};
@@ -247,4 +249,244 @@ fn resumptions_hold_at_max_and_stop_one_past_it() {
     let (outcome, requests) = call_tool_against((1..=max + 1).map(empty).collect());
     assert_eq!(outcome.map_err(|e| e.code()), Err("resumptions_exhausted"));
     assert_eq!(requests.len(), 2 + max, "initialize, the call and {max} resumptions");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunked responses.
+
+const GET: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n";
+const STREAM_HEAD: &str =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+const EVENT_1: &str = "id: 1\ndata: {\"n\":1}\n\n";
+const EVENT_2: &str = "id: 2\ndata: {\"n\":2}\n\n";
+
+/// `data` as one chunk.
+fn chunk(data: &str) -> String {
+    format!("{:x}\r\n{data}\r\n", data.len())
+}
+
+/// A chunk of `n` bytes (`x`).
+fn chunk_of(n: usize) -> String {
+    chunk(&"x".repeat(n))
+}
+
+/// A stream response of `chunks`, ended by the last chunk.
+fn stream(chunks: &[String]) -> String {
+    format!("{STREAM_HEAD}{}0\r\n\r\n", chunks.concat())
+}
+
+/// A refusal: its code, and its offset in the response when the bytes were refused.
+type Refusal = (&'static str, Option<usize>);
+
+/// A response read whole: status, body and keep-alive.
+type Whole = (u16, Vec<u8>, bool);
+
+/// The exchange of `GET` with a fake server answering `reply`, or why it failed.
+fn read_whole(reply: String) -> Result<Whole, Refusal> {
+    let (address, server) = fake(vec![reply.clone()]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    let outcome = conn.exchange(GET);
+    conn.close();
+    server.join().unwrap();
+    match outcome {
+        Ok(response) => {
+            assert_eq!(response.raw, reply.as_bytes(), "raw is the response as it arrived");
+            Ok((response.status, response.body, response.keep_alive))
+        }
+        Err(ClientError::Response(e)) => Err((e.code(), Some(e.offset()))),
+        Err(e) => Err((e.code(), None)),
+    }
+}
+
+#[test]
+fn a_chunked_response_is_read_whole_to_its_decoded_body() {
+    let head = STREAM_HEAD.len();
+    let max = Limits::DEFAULT.response_bytes_max;
+    let half = max / 2;
+    let close_head = STREAM_HEAD.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n");
+    let rows: Vec<(String, Result<Whole, Refusal>)> = vec![
+        (stream(&[]), Ok((200, b"".to_vec(), true))),
+        (
+            stream(&[chunk(EVENT_1), chunk(EVENT_2)]),
+            Ok((200, [EVENT_1, EVENT_2].concat().into(), true)),
+        ),
+        (
+            format!("{STREAM_HEAD}5;a=b ; c=\"d\"\r\nhello\r\n000\r\n\r\n"),
+            Ok((200, b"hello".to_vec(), true)),
+        ),
+        (format!("{close_head}{}0\r\n\r\n", chunk("hi")), Ok((200, b"hi".to_vec(), false))),
+        (stream(&[chunk_of(half), chunk_of(half)]), Ok((200, vec![b'x'; max], true))),
+        (
+            stream(&[chunk_of(half), chunk_of(half + 1)]),
+            Err(("chunked_body_too_large", Some(head + chunk_of(half).len() + 4))),
+        ),
+        (format!("{STREAM_HEAD}10001\r\n"), Err(("chunked_body_too_large", Some(head + 5)))),
+        (format!("{STREAM_HEAD}0x5\r\n"), Err(("chunk_size_byte", Some(head + 1)))),
+        (format!("{STREAM_HEAD}5\r\nhello!\r\n"), Err(("chunk_data_unterminated", Some(head + 8)))),
+        (
+            format!("{STREAM_HEAD}0\r\nX-Late: 1\r\n\r\n"),
+            Err(("trailer_section_not_empty", Some(head + 3))),
+        ),
+        (format!("{STREAM_HEAD}{}", chunk(EVENT_1)), Err(("closed_before_response", None))),
+    ];
+    for (reply, expected) in rows {
+        let shown = reply.chars().take(120).collect::<String>();
+        assert_eq!(read_whole(reply), expected, "{shown:?}");
+    }
+}
+
+#[test]
+fn a_chunked_stream_hands_out_each_chunk_before_the_next_is_written() {
+    let (go, wait) = mpsc::channel();
+    let first = format!("{STREAM_HEAD}{}", chunk(EVENT_1));
+    let (address, server) = scripted(vec![
+        Step::Read,
+        Step::Write(first),
+        Step::Wait(wait),
+        Step::Write(format!("{}0\r\n\r\n", chunk(EVENT_2))),
+    ]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    conn.send(GET).unwrap();
+    let head = conn.receive_stream_head().unwrap();
+    assert_eq!((head.status, head.body.as_slice()), (200, &b""[..]));
+    assert_eq!(head.raw, STREAM_HEAD.as_bytes());
+    assert_eq!(head.field_str("transfer-encoding"), Some("chunked"));
+    let soon = || Instant::now() + Duration::from_secs(5);
+    // The fake server waits on the channel: the second chunk is not written yet.
+    assert_eq!(conn.next_chunk(soon()).unwrap(), Some(EVENT_1.as_bytes().to_vec()));
+    let started = Instant::now();
+    let waited = conn.next_chunk(started + Duration::from_millis(200));
+    assert!(matches!(waited, Err(ClientError::DeadlinePassed)), "{waited:?}");
+    assert!(started.elapsed() >= Duration::from_millis(200), "{:?}", started.elapsed());
+    assert_eq!(conn.receive().map_err(|e| e.code()), Err("stream_open"));
+    go.send(()).unwrap();
+    assert_eq!(conn.next_chunk(soon()).unwrap(), Some(EVENT_2.as_bytes().to_vec()));
+    assert_eq!(conn.next_chunk(soon()).unwrap(), None);
+    assert_eq!(conn.next_chunk(soon()).unwrap(), None, "nothing after the end");
+    conn.close();
+    assert_eq!(server.join().unwrap().len(), 1);
+}
+
+#[test]
+fn a_keep_alive_chunked_response_leaves_the_next_response_on_the_connection() {
+    let next = json_reply("", "{}");
+    // Both responses in one write: the second arrives in the same read as the first's end.
+    let both = format!("{}{next}", stream(&[chunk(EVENT_1)]));
+    let soon = || Instant::now() + Duration::from_secs(5);
+
+    let (address, server) = fake(vec![both.clone()]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    let whole = conn.exchange(GET).unwrap();
+    assert_eq!((whole.body.as_slice(), whole.keep_alive), (EVENT_1.as_bytes(), true));
+    let after = conn.receive().unwrap();
+    assert_eq!(
+        (after.status, after.body.as_slice(), after.raw),
+        (200, &b"{}"[..], next.clone().into())
+    );
+    conn.close();
+    server.join().unwrap();
+
+    let (address, server) = fake(vec![both]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    conn.send(GET).unwrap();
+    conn.receive_stream_head().unwrap();
+    assert_eq!(conn.next_chunk(soon()).unwrap(), Some(EVENT_1.as_bytes().to_vec()));
+    assert_eq!(conn.next_chunk(soon()).unwrap(), None);
+    assert_eq!(conn.receive().unwrap().body, b"{}");
+    conn.close();
+    server.join().unwrap();
+
+    // Two requests on one connection: a chunked answer, then a Content-Length one.
+    let (address, server) = fake(vec![stream(&[chunk(EVENT_2)]), next]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    assert_eq!(conn.exchange(GET).unwrap().body, EVENT_2.as_bytes());
+    assert_eq!(conn.exchange(GET).unwrap().body, b"{}");
+    conn.close();
+    assert_eq!(server.join().unwrap().len(), 2);
+}
+
+#[test]
+fn a_length_response_read_as_a_stream_is_one_chunk() {
+    let soon = || Instant::now() + Duration::from_secs(5);
+    let reply = json_reply("", r#"{"a":1}"#);
+    let cases: [(String, Vec<Vec<u8>>); 3] = [
+        (reply.clone(), vec![br#"{"a":1}"#.to_vec()]),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".into(), vec![]),
+        (format!("HTTP/1.1 100 Continue\r\n\r\n{reply}"), vec![br#"{"a":1}"#.to_vec()]),
+    ];
+    for (reply, chunks) in cases {
+        let (address, server) = fake(vec![reply.clone()]);
+        let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+        conn.send(GET).unwrap();
+        let head = conn.receive_stream_head().unwrap();
+        assert_eq!(head.status, 200);
+        assert!(head.body.is_empty() && head.raw.ends_with(b"\r\n\r\n"), "{reply:?}");
+        let mut got = Vec::new();
+        while let Some(chunk) = conn.next_chunk(soon()).unwrap() {
+            got.push(chunk);
+        }
+        assert_eq!(got, chunks, "{reply:?}");
+        conn.close();
+        server.join().unwrap();
+    }
+}
+
+/// The chunks a stream read hands out for `reply`, then its error's code and offset, if any.
+fn read_stream(reply: String) -> (usize, Option<Refusal>) {
+    let (address, server) = fake(vec![reply]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    conn.send(GET).unwrap();
+    conn.receive_stream_head().unwrap();
+    let mut chunks = 0;
+    let error = loop {
+        match conn.next_chunk(Instant::now() + Duration::from_secs(5)) {
+            Ok(Some(_)) => chunks += 1,
+            Ok(None) => break None,
+            Err(ClientError::Response(e)) => break Some((e.code(), Some(e.offset()))),
+            Err(e) => break Some((e.code(), None)),
+        }
+    };
+    conn.close();
+    server.join().unwrap();
+    (chunks, error)
+}
+
+#[test]
+fn a_stream_bounds_each_chunk_by_the_response_budget_and_refuses_bad_framing() {
+    let head = STREAM_HEAD.len();
+    let max = Limits::DEFAULT.response_bytes_max;
+    let rows: Vec<(String, (usize, Option<Refusal>))> = vec![
+        (stream(&[chunk_of(max), chunk_of(max)]), (2, None)),
+        (format!("{STREAM_HEAD}10001\r\n"), (0, Some(("chunk_too_large", Some(head + 5))))),
+        (
+            format!("{STREAM_HEAD}{}5\nhello", chunk(EVENT_1)),
+            (1, Some(("chunk_bare_lf", Some(head + chunk(EVENT_1).len() + 1)))),
+        ),
+        (
+            format!("{STREAM_HEAD}{}0\r\nX: 1\r\n\r\n", chunk(EVENT_1)),
+            (1, Some(("trailer_section_not_empty", Some(head + chunk(EVENT_1).len() + 3)))),
+        ),
+        (format!("{STREAM_HEAD}{}", chunk(EVENT_1)), (1, Some(("closed_before_response", None)))),
+    ];
+    for (reply, expected) in rows {
+        let shown = reply.chars().take(120).collect::<String>();
+        assert_eq!(read_stream(reply), expected, "{shown:?}");
+    }
+}
+
+#[test]
+fn closing_the_connection_cancels_a_stream_and_the_server_sees_the_close() {
+    let (address, server) = scripted(vec![
+        Step::Read,
+        Step::Write(format!("{STREAM_HEAD}{}", chunk(EVENT_1))),
+        Step::AwaitClose,
+    ]);
+    let mut conn = HttpConnection::connect(address, &Limits::DEFAULT).unwrap();
+    conn.send(GET).unwrap();
+    conn.receive_stream_head().unwrap();
+    let first = conn.next_chunk(Instant::now() + Duration::from_secs(5)).unwrap();
+    assert_eq!(first, Some(EVENT_1.as_bytes().to_vec()));
+    conn.close();
+    let seen = server.join().unwrap();
+    assert_eq!(seen.last().map(String::as_str), Some("<closed>"));
 }

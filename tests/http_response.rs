@@ -1,16 +1,20 @@
-//! The response writer (server side) and the strict response parser (client side).
+//! The response writer (server side) and the strict response parser (client side): its framing
+//! verdicts, chunked heads included, whole, split at every point and one byte at a time.
 
 mod common;
 
 use loopback_mcp_http::http::writer::{ResponseWriter, WriteErrorKind};
-use loopback_mcp_http::http::{Parsed, Response, ResponseError, ResponseParser, Status};
+use loopback_mcp_http::http::{
+    Parsed, Response, ResponseError, ResponseFraming, ResponseParser, Status,
+};
 use loopback_mcp_http::limits::Limits;
 
-/// A parse result reduced to comparable data: status, body, keep-alive and consumed length.
+/// A parse result reduced to comparable data: status, framing, body, keep-alive and consumed
+/// length.
 #[derive(Debug, PartialEq, Eq)]
 enum Seen {
     Partial,
-    Complete { status: u16, body: Vec<u8>, keep_alive: bool, len: usize },
+    Complete { status: u16, framing: ResponseFraming, body: Vec<u8>, keep_alive: bool, len: usize },
     Refused(&'static str),
 }
 
@@ -19,6 +23,7 @@ fn seen(result: Result<Parsed<Response<'_>>, ResponseError>) -> Seen {
         Ok(Parsed::Partial) => Seen::Partial,
         Ok(Parsed::Complete { value, len }) => Seen::Complete {
             status: value.status,
+            framing: value.framing,
             body: value.body.to_vec(),
             keep_alive: value.keep_alive,
             len,
@@ -27,12 +32,41 @@ fn seen(result: Result<Parsed<Response<'_>>, ResponseError>) -> Seen {
     }
 }
 
-fn parse(input: &[u8]) -> Seen {
-    seen(ResponseParser::new(&Limits::DEFAULT).parse(input))
+fn ok(status: u16, body: &str, keep_alive: bool, len: usize) -> Seen {
+    let framing = ResponseFraming::Length;
+    Seen::Complete { status, framing, body: body.as_bytes().to_vec(), keep_alive, len }
 }
 
-fn ok(status: u16, body: &str, keep_alive: bool, len: usize) -> Seen {
-    Seen::Complete { status, body: body.as_bytes().to_vec(), keep_alive, len }
+/// A chunked head of `len` bytes: complete at its end, with no body.
+fn chunked(status: u16, keep_alive: bool, len: usize) -> Seen {
+    let framing = ResponseFraming::Chunked;
+    Seen::Complete { status, framing, body: Vec::new(), keep_alive, len }
+}
+
+/// Checks every row with parsers from `parser`: the expected verdict whole, and the same verdict
+/// split at every point (the first part's verdict too, when it has one) and one byte at a time.
+fn check(rows: &[(&[u8], Seen)], parser: fn(&Limits) -> ResponseParser) {
+    for (input, expected) in rows {
+        let text = String::from_utf8_lossy(input);
+        let got = seen(parser(&Limits::DEFAULT).parse(input));
+        assert_eq!(&got, expected, "{text:?}");
+        for k in 0..=input.len() {
+            let mut parser = parser(&Limits::DEFAULT);
+            let first = seen(parser.parse(&input[..k]));
+            let second = seen(parser.parse(input));
+            if first != Seen::Partial {
+                assert_eq!(first, got, "split at {k} of {text:?}");
+            }
+            assert_eq!(second, got, "split at {k} of {text:?}");
+        }
+        let mut parser = parser(&Limits::DEFAULT);
+        for k in 0..input.len() {
+            if seen(parser.parse(&input[..k])) != Seen::Partial {
+                break;
+            }
+        }
+        assert_eq!(seen(parser.parse(input)), got, "byte by byte: {text:?}");
+    }
 }
 
 #[test]
@@ -73,10 +107,6 @@ fn responses_get_their_exact_framing_verdicts() {
         (b"HTTP/1.1 200 OK\r\nX : 1\r\n\r\n", Seen::Refused("whitespace_before_colon")),
         (b"HTTP/1.1 200 OK\r\n\r\n", Seen::Refused("content_length_missing")),
         (
-            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-            Seen::Refused("transfer_encoding_unsupported"),
-        ),
-        (
             b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
             Seen::Refused("content_length_duplicate"),
         ),
@@ -98,19 +128,112 @@ fn responses_get_their_exact_framing_verdicts() {
             Seen::Refused("content_length_invalid"),
         ),
     ];
-    for (input, expected) in cases {
-        let got = parse(input);
-        assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(input));
-        for k in 0..=input.len() {
-            let mut parser = ResponseParser::new(&Limits::DEFAULT);
-            let first = seen(parser.parse(&input[..k]));
-            let second = seen(parser.parse(input));
-            if first != Seen::Partial {
-                assert_eq!(first, got, "split at {k} of {:?}", String::from_utf8_lossy(input));
-            }
-            assert_eq!(second, got, "split at {k} of {:?}", String::from_utf8_lossy(input));
-        }
+    check(&cases, ResponseParser::new);
+}
+
+const CHUNKED_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+#[test]
+fn a_chunked_head_completes_at_its_end_with_an_empty_body() {
+    let n = CHUNKED_HEAD.len();
+    let with_chunks = [CHUNKED_HEAD, b"5\r\nhello\r\n0\r\n\r\n"].concat();
+    let rows: Vec<(&[u8], Seen)> = vec![
+        (CHUNKED_HEAD, chunked(200, true, 47)),
+        (&with_chunks, chunked(200, true, n)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n", chunked(200, true, 47)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: CHUNKED\r\n\r\n", chunked(200, true, 47)),
+        (b"HTTP/1.1 200 OK\r\ntransfer-encoding:chunked \t\r\n\r\n", chunked(200, true, 48)),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-store\r\n\r\n",
+            chunked(200, true, 105),
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+            chunked(200, false, 66),
+        ),
+        (b"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n", chunked(404, true, 54)),
+        (b"HTTP/1.1 201 \r\nTransfer-Encoding: chunked\r\n\r\n", chunked(201, true, 45)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", Seen::Partial),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r", Seen::Partial),
+    ];
+    check(&rows, ResponseParser::new);
+}
+
+#[test]
+fn every_other_transfer_encoding_shape_is_refused_with_its_code() {
+    let te = |status: &str, fields: &str| format!("HTTP/1.1 {status}\r\n{fields}\r\n");
+    let chunked_line = "Transfer-Encoding: chunked\r\n";
+    let rows: Vec<(String, &str)> = vec![
+        (format!("HTTP/1.0 200 OK\r\n{chunked_line}\r\n"), "transfer_encoding_on_http10"),
+        (
+            format!("HTTP/1.0 200 OK\r\n{chunked_line}Content-Length: 0\r\n\r\n"),
+            "transfer_encoding_on_http10",
+        ),
+        (
+            te("200 OK", &format!("{chunked_line}Content-Length: 5\r\n")),
+            "transfer_encoding_with_content_length",
+        ),
+        (
+            te("200 OK", &format!("Content-Length: 5\r\n{chunked_line}")),
+            "transfer_encoding_with_content_length",
+        ),
+        (
+            te("204 No Content", &format!("{chunked_line}Content-Length: 0\r\n")),
+            "transfer_encoding_with_content_length",
+        ),
+        (
+            te("200 OK", &format!("{chunked_line}Content-Length: 1\r\nContent-Length: 1\r\n")),
+            "transfer_encoding_with_content_length",
+        ),
+        (te("200 OK", &chunked_line.repeat(2)), "transfer_encoding_duplicate"),
+        (
+            te("200 OK", &format!("Transfer-Encoding: gzip\r\n{chunked_line}")),
+            "transfer_encoding_duplicate",
+        ),
+        (te("204 No Content", chunked_line), "transfer_encoding_without_content"),
+        (te("100 Continue", chunked_line), "transfer_encoding_without_content"),
+        (te("101 Switching Protocols", chunked_line), "transfer_encoding_without_content"),
+        (te("304 Not Modified", chunked_line), "transfer_encoding_without_content"),
+        (te("204 No Content", "Transfer-Encoding: gzip\r\n"), "transfer_encoding_without_content"),
+        (te("200 OK", "Transfer-Encoding: chunked, gzip\r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: chunked, chunked\r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: chunked,\r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: ,chunked\r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: \r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: chunked;q=1\r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: \"chunked\"\r\n"), "transfer_encoding_invalid"),
+        (te("200 OK", "Transfer-Encoding: gzip, chunked\r\n"), "transfer_encoding_layered"),
+        (te("200 OK", "Transfer-Encoding: gzip,chunked\r\n"), "transfer_encoding_layered"),
+        (te("200 OK", "Transfer-Encoding: identity, chunked\r\n"), "transfer_encoding_layered"),
+        (te("200 OK", "Transfer-Encoding: gzip\r\n"), "transfer_encoding_unsupported"),
+        (te("200 OK", "Transfer-Encoding: xchunked\r\n"), "transfer_encoding_unsupported"),
+        (te("200 OK", "Transfer-Encoding: identity\r\n"), "transfer_encoding_unsupported"),
+        (te("200 OK", "Transfer-Encoding: gzip, deflate\r\n"), "transfer_encoding_unsupported"),
+    ];
+    for (head, code) in &rows {
+        let error = ResponseParser::new(&Limits::DEFAULT).parse(head.as_bytes()).unwrap_err();
+        assert_eq!((error.code(), error.offset()), (*code, head.len()), "{head:?}");
     }
+    let rows: Vec<(&[u8], Seen)> =
+        rows.iter().map(|(head, code)| (head.as_bytes(), Seen::Refused(code))).collect();
+    check(&rows, ResponseParser::new);
+}
+
+#[test]
+fn a_chunked_answer_to_head_is_refused_and_a_length_one_ends_at_its_head() {
+    let rows: Vec<(&[u8], Seen)> = vec![
+        (CHUNKED_HEAD, Seen::Refused("transfer_encoding_without_content")),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+            Seen::Refused("transfer_encoding_without_content"),
+        ),
+        (
+            b"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            Seen::Refused("transfer_encoding_on_http10"),
+        ),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", ok(200, "", true, 38)),
+    ];
+    check(&rows, ResponseParser::for_head);
 }
 
 #[test]

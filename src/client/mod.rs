@@ -1,7 +1,7 @@
 //! The loopback client: the I/O shell on the client side.
 //!
 //! - [`http`]: one connection; byte-exact requests, responses read with the strict response
-//!   parser under the response budget.
+//!   parser under the response budget, whole or, for an event stream, one chunk at a time.
 //! - [`mcp`]: the MCP 2025-11-25 client on top: initialize (stopping if the server's version is
 //!   not one it speaks), the session, JSON and event-stream replies checked for content type and
 //!   id, the bearer token only ever in the `Authorization` field.

@@ -1,5 +1,6 @@
-//! The chunked transfer coding of a request body (RFC 9112 §7.1): a strict decoder that works in
-//! place, and the encoder the client sends with.
+//! The chunked transfer coding (RFC 9112 §7.1): a strict decoder of request bodies that works in
+//! place, a strict reader of response bodies that hands out one chunk at a time, and the encoder
+//! the client sends with.
 //!
 //! ```text
 //! chunked-body = *chunk last-chunk trailer-section CRLF
@@ -9,6 +10,9 @@
 //! chunk-ext    = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
 //! chunk-ext-val = token / quoted-string
 //! ```
+//!
+//! Both read a chunk-size line with one scanner, the grammar's one home: a size of hex digits in
+//! either case, then extensions that are checked and dropped, then CRLF.
 //!
 //! Sans-IO, like the head parser: [`ChunkedDecoder::decode`] is handed the body's bytes as they
 //! arrive and answers "more", "complete" or a typed error at the offset of the byte that decided
@@ -69,22 +73,69 @@
 //! §6.5.1 forbids sending those as trailers, and a server that merged one would let it override
 //! what was checked.
 //!
+//! # Reading a response body chunk by chunk
+//!
+//! [`ChunkReader::next`] is handed the bytes of a response body that earlier calls have not
+//! taken, and answers [`NextChunk::Partial`] (more bytes needed), [`NextChunk::Chunk`] (one
+//! chunk's data, as a range of those bytes, and how many bytes the chunk took with its framing)
+//! or [`NextChunk::End`] (the last chunk and the empty line, and how many bytes they took). It
+//! moves nothing: the caller drops the bytes taken and hands over the rest with whatever arrived
+//! since, so the bytes after the body stay the caller's, for the next response on the
+//! connection. A chunk comes out once its data and their CRLF are in, so a client reading an
+//! event stream written one event per chunk gets each event as soon as it has arrived. Like the
+//! decoder, it refuses at the byte that proves the body bad, with the same verdict whatever the
+//! split, and errors count their offsets from the body's first byte.
+//!
+//! The size lines are the decoder's, under the same size-digit and extension budgets (the table
+//! above); a stream has no chunk count. What differs:
+//!
+//! | bytes | code | why |
+//! |---|---|---|
+//! | a size over the response budget, 64 KiB<!-- limit: response_bytes_max --> | `chunk_too_large` | [`ChunkBudget::PerChunk`]: a stream's chunks are bounded one by one, decided when the size ends, before its data |
+//! | sizes that add up past the response budget | `chunked_body_too_large` | [`ChunkBudget::WholeBody`]: a body read whole is bounded as a whole, decided likewise |
+//! | `0\r\nX: 1\r\n\r\n` | `trailer_section_not_empty` | only the empty trailer section: this project's server writes none, and a trailer this client dropped unread could not say anything |
+//! | `0\r\n\n`, `0\r\n\rX` | `chunk_bare_lf`, `chunk_bare_cr` | CRLF only |
+//!
 //! Not here: transfer codings other than chunked, chunk extensions' meaning (they are checked and
-//! dropped), keeping trailers, and chunked responses (this project writes `Content-Length`).
+//! dropped), and keeping trailers.
+
+use std::ops::Range;
 
 use super::chars::{self, FIELD_VALUE, TCHAR};
 use super::error::{ChunkedError, ChunkedErrorKind};
 use super::fields::{FieldBudget, FieldScanner};
 use crate::limits::Limits;
 
-/// The budgets of one chunked body, read from [`Limits`].
+/// The budgets of one chunked request body, read from [`Limits`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ChunkedBudget {
-    size_digits_max: usize,
-    extension_bytes_max: usize,
+    line: LineBudget,
     chunks_max: usize,
     body_bytes_max: usize,
     trailer: FieldBudget,
+}
+
+/// The budgets of one chunk-size line, read from [`Limits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LineBudget {
+    size_digits_max: usize,
+    extension_bytes_max: usize,
+}
+
+impl LineBudget {
+    const fn from_limits(limits: &Limits) -> LineBudget {
+        LineBudget {
+            size_digits_max: limits.chunk_size_digits_max,
+            extension_bytes_max: limits.chunk_extension_bytes_max,
+        }
+    }
+}
+
+/// How large the chunk whose size is being read may be, and the error for a larger one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SizeRoom {
+    bytes: usize,
+    too_large: ChunkedErrorKind,
 }
 
 /// What the whitespace being read follows, which decides what may come after it.
@@ -98,14 +149,10 @@ enum After {
     Value,
 }
 
-/// Where the decoder is in the coding.
+/// Where a chunk-size line's scan is, after its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    /// Before the first byte of a chunk-size line.
-    LineStart,
-    /// Inside the size's hex digits.
-    Size,
-    /// Whitespace (BWS) inside a chunk-size line.
+enum Extension {
+    /// Whitespace (BWS).
     Whitespace(After),
     /// After `;` (and any whitespace): an extension name must start.
     NameStart,
@@ -118,8 +165,209 @@ enum State {
     QuotedPair,
     /// After a quoted value's closing quote.
     QuotedEnd,
-    /// After a chunk-size line's CR.
-    LineLf,
+}
+
+/// Where a chunk-size line's scan is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Line {
+    /// Before the line's first byte.
+    Start,
+    /// Inside the size's hex digits.
+    Size,
+    /// After the size, before the CR.
+    Extension(Extension),
+    /// After the line's CR.
+    Lf,
+}
+
+/// What one byte of a chunk-size line did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineStep {
+    /// The line goes on.
+    More,
+    /// The byte was the line's LF: the chunk's size, within its room.
+    Done(usize),
+}
+
+/// The scanner of one chunk-size line, `chunk-size [ chunk-ext ] CRLF`: the one home of that
+/// grammar, for the request decoder and the response reader alike. It is fed one byte at a time,
+/// decides each refusal at the byte that proves it, and checks the size against the room it is
+/// given at the byte that ends the size, before any extension or data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SizeLine {
+    budget: LineBudget,
+    at: Line,
+    /// The size's digits so far and its value.
+    digits: usize,
+    size: u64,
+    /// The size once it ended within its room.
+    length: usize,
+    /// The line's extension bytes so far.
+    extension_bytes: usize,
+}
+
+impl SizeLine {
+    const fn new(budget: LineBudget) -> SizeLine {
+        SizeLine { budget, at: Line::Start, digits: 0, size: 0, length: 0, extension_bytes: 0 }
+    }
+
+    /// No byte of the current line was read yet.
+    fn is_fresh(&self) -> bool {
+        self.at == Line::Start
+    }
+
+    /// Reads one byte of the line, at offset `at` of the body.
+    fn byte(&mut self, byte: u8, at: usize, room: SizeRoom) -> Result<LineStep, ChunkedError> {
+        let fail = |kind| Err(ChunkedError { kind, offset: at });
+        match self.at {
+            Line::Start => match (hex_value(byte), byte) {
+                (Some(digit), _) => {
+                    (self.digits, self.size, self.extension_bytes) = (1, digit, 0);
+                    self.at = Line::Size;
+                    Ok(LineStep::More)
+                }
+                (None, b'\n') => fail(ChunkedErrorKind::BareLf),
+                (None, _) => fail(ChunkedErrorKind::SizeMissing),
+            },
+            Line::Size => self.size_byte(byte, at, room),
+            Line::Extension(extension) => self.extension_byte(extension, byte, at),
+            Line::Lf if byte == b'\n' => {
+                self.at = Line::Start;
+                Ok(LineStep::Done(self.length))
+            }
+            Line::Lf => fail(ChunkedErrorKind::BareCr),
+        }
+    }
+
+    /// A byte after the size's first digit: another digit (within the digit budget), or the byte
+    /// that ends the size, where the size is checked against its room.
+    fn size_byte(&mut self, byte: u8, at: usize, room: SizeRoom) -> Result<LineStep, ChunkedError> {
+        let fail = |kind| Err(ChunkedError { kind, offset: at });
+        if let Some(digit) = hex_value(byte) {
+            self.digits += 1;
+            let size = self.size.checked_mul(16).map(|s| s | digit);
+            match size {
+                Some(size) if self.digits <= self.budget.size_digits_max => self.size = size,
+                _ => {
+                    let limit = self.budget.size_digits_max;
+                    return fail(ChunkedErrorKind::SizeTooLong { limit });
+                }
+            }
+            return Ok(LineStep::More);
+        }
+        let next = match byte {
+            b' ' | b'\t' => Line::Extension(Extension::Whitespace(After::Size)),
+            b';' => Line::Extension(Extension::NameStart),
+            b'\r' => Line::Lf,
+            b'\n' => return fail(ChunkedErrorKind::BareLf),
+            _ => return fail(ChunkedErrorKind::SizeByte),
+        };
+        match usize::try_from(self.size) {
+            Ok(size) if size <= room.bytes => self.length = size,
+            _ => return fail(room.too_large),
+        }
+        if next != Line::Lf {
+            self.count_extension_byte(at)?;
+        }
+        self.at = next;
+        Ok(LineStep::More)
+    }
+
+    /// A byte of a chunk-size line after its size: whitespace, an extension's name or value, or
+    /// the CR that ends the line. Counted against the extension budget first (an unquoted CR or
+    /// LF is not).
+    fn extension_byte(
+        &mut self,
+        extension: Extension,
+        byte: u8,
+        at: usize,
+    ) -> Result<LineStep, ChunkedError> {
+        let quoted = matches!(extension, Extension::Quoted | Extension::QuotedPair);
+        if quoted || (byte != b'\r' && byte != b'\n') {
+            self.count_extension_byte(at)?;
+        }
+        match extension_next(extension, byte) {
+            Ok(next) => {
+                self.at = next;
+                Ok(LineStep::More)
+            }
+            Err(kind) => Err(ChunkedError { kind, offset: at }),
+        }
+    }
+
+    fn count_extension_byte(&mut self, at: usize) -> Result<(), ChunkedError> {
+        self.extension_bytes += 1;
+        if self.extension_bytes > self.budget.extension_bytes_max {
+            let limit = self.budget.extension_bytes_max;
+            let kind = ChunkedErrorKind::ExtensionTooLarge { limit };
+            return Err(ChunkedError { kind, offset: at });
+        }
+        Ok(())
+    }
+}
+
+/// Where a byte takes the extension part of a chunk-size line, or why it may not stand there:
+/// BWS only before `;` and around `=`, names and token values of `tchar`s, quoted values of
+/// field-value bytes, CRLF only after a name or a value.
+fn extension_next(extension: Extension, byte: u8) -> Result<Line, ChunkedErrorKind> {
+    use ChunkedErrorKind as K;
+    let whitespace = byte == b' ' || byte == b'\t';
+    let token = chars::is(byte, TCHAR);
+    let to = |next| Ok(Line::Extension(next));
+    match (extension, byte) {
+        (Extension::Quoted, b'"') => to(Extension::QuotedEnd),
+        (Extension::Quoted, b'\\') => to(Extension::QuotedPair),
+        (Extension::Quoted | Extension::QuotedPair, _) if chars::is(byte, FIELD_VALUE) => {
+            to(Extension::Quoted)
+        }
+        (Extension::Quoted | Extension::QuotedPair, _) => Err(K::ExtensionQuotedByte),
+        (
+            Extension::Whitespace(_)
+            | Extension::NameStart
+            | Extension::Name
+            | Extension::ValueStart
+            | Extension::Token
+            | Extension::QuotedEnd,
+            b'\n',
+        ) => Err(K::BareLf),
+        (Extension::Name | Extension::Token | Extension::QuotedEnd, b'\r') => Ok(Line::Lf),
+        (Extension::Whitespace(_) | Extension::NameStart | Extension::ValueStart, _)
+            if whitespace =>
+        {
+            to(extension)
+        }
+        (
+            Extension::Whitespace(_) | Extension::Name | Extension::Token | Extension::QuotedEnd,
+            b';',
+        ) => to(Extension::NameStart),
+        (Extension::Whitespace(After::Name) | Extension::Name, b'=') => to(Extension::ValueStart),
+        (Extension::Whitespace(After::Size), _) => Err(K::SizeWhitespace),
+        (Extension::Whitespace(After::Name | After::Value), _) => Err(K::ExtensionWhitespace),
+        (Extension::NameStart, b'\r' | b';' | b'=') => Err(K::ExtensionNameMissing),
+        (Extension::NameStart | Extension::Name, _) if token => to(Extension::Name),
+        (Extension::Name, _) if whitespace => to(Extension::Whitespace(After::Name)),
+        (Extension::ValueStart, b'\r' | b';') => Err(K::ExtensionValueMissing),
+        (Extension::ValueStart, b'"') => to(Extension::Quoted),
+        (Extension::ValueStart | Extension::Token, _) if token => to(Extension::Token),
+        (Extension::Token | Extension::QuotedEnd, _) if whitespace => {
+            to(Extension::Whitespace(After::Value))
+        }
+        (
+            Extension::NameStart
+            | Extension::Name
+            | Extension::ValueStart
+            | Extension::Token
+            | Extension::QuotedEnd,
+            _,
+        ) => Err(K::ExtensionByte),
+    }
+}
+
+/// Where the decoder is in the coding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Inside a chunk-size line (the scanner knows where).
+    Line,
     /// Inside a chunk's data, with this many bytes to go (never 0).
     Data(usize),
     /// After a chunk's data: its CR, then its LF.
@@ -154,11 +402,8 @@ pub struct ChunkedDecoder {
     declared: usize,
     /// Chunk-size lines begun.
     chunks: usize,
-    /// The current size: its digits so far and its value.
-    digits: usize,
-    size: u64,
-    /// The current line's extension bytes so far.
-    extension_bytes: usize,
+    /// The current chunk-size line.
+    line: SizeLine,
     trailer: FieldScanner,
     /// How far the trailer scan got, from the trailer section's first byte (which lies right
     /// after the body in the region), and that byte's offset in the coding.
@@ -179,22 +424,20 @@ impl ChunkedDecoder {
             fields_max: limits.trailer_fields_max,
             section_bytes_max: limits.trailer_section_bytes_max,
         };
+        let line = LineBudget::from_limits(limits);
         ChunkedDecoder {
             budget: ChunkedBudget {
-                size_digits_max: limits.chunk_size_digits_max,
-                extension_bytes_max: limits.chunk_extension_bytes_max,
+                line,
                 chunks_max: limits.chunks_per_body_max,
                 body_bytes_max: limits.request_body_bytes_max,
                 trailer,
             },
-            state: State::LineStart,
+            state: State::Line,
             raw: 0,
             body_len: 0,
             declared: 0,
             chunks: 0,
-            digits: 0,
-            size: 0,
-            extension_bytes: 0,
+            line: SizeLine::new(line),
             trailer: FieldScanner::new(trailer),
             trailer_scanned: 0,
             trailer_start: 0,
@@ -212,12 +455,12 @@ impl ChunkedDecoder {
 
     /// Makes the decoder ready for the next body.
     pub fn reset(&mut self) {
-        self.state = State::LineStart;
+        self.state = State::Line;
         self.raw = 0;
         self.body_len = 0;
         self.declared = 0;
         self.chunks = 0;
-        self.extension_bytes = 0;
+        self.line = SizeLine::new(self.budget.line);
         self.trailer.reset();
         self.trailer_scanned = 0;
         self.trailer_start = 0;
@@ -288,22 +531,17 @@ impl ChunkedDecoder {
         Ok(Decoded::Partial { kept: self.body_len })
     }
 
-    /// One framing byte, by where it stands: a size line's start, its size, its extensions, its
-    /// LF, or the CRLF after a chunk's data.
+    /// One framing byte, by where it stands: a chunk-size line's, or the CRLF after a chunk's
+    /// data.
     fn step(&mut self, byte: u8, at: usize) -> Result<(), ChunkedError> {
         let fail = |kind| Err(ChunkedError { kind, offset: at });
         match self.state {
-            State::LineStart => self.line_start(byte, at),
-            State::Size => self.size_byte(byte, at),
-            State::LineLf if byte == b'\n' => {
-                self.line_end();
-                Ok(())
-            }
+            State::Line => self.line_byte(byte, at),
             State::DataLf if byte == b'\n' => {
-                self.state = State::LineStart;
+                self.state = State::Line;
                 Ok(())
             }
-            State::LineLf | State::DataLf => fail(ChunkedErrorKind::BareCr),
+            State::DataLf => fail(ChunkedErrorKind::BareCr),
             State::DataCr => match byte {
                 b'\r' => {
                     self.state = State::DataLf;
@@ -313,139 +551,36 @@ impl ChunkedDecoder {
                 _ => fail(ChunkedErrorKind::DataUnterminated),
             },
             State::Data(_) | State::Trailer => Ok(()), // `run` takes these bytes itself
-            _ => self.extension_byte(byte, at),
         }
     }
 
-    /// The first byte of a chunk-size line, which begins a chunk (within the chunk budget) and
-    /// must be a hex digit.
-    fn line_start(&mut self, byte: u8, at: usize) -> Result<(), ChunkedError> {
-        self.chunks += 1;
-        if self.chunks > self.budget.chunks_max {
-            let limit = self.budget.chunks_max;
-            return Err(ChunkedError {
-                kind: ChunkedErrorKind::TooManyChunks { limit },
-                offset: at,
-            });
-        }
-        let kind = match (hex_value(byte), byte) {
-            (Some(digit), _) => {
-                (self.digits, self.size, self.extension_bytes) = (1, digit, 0);
-                self.state = State::Size;
-                return Ok(());
+    /// A byte of a chunk-size line. Its first byte begins a chunk, within the chunk budget; its
+    /// size must fit what is left of the body budget; its LF is followed by the chunk's data or,
+    /// after the last chunk, by the trailer section.
+    fn line_byte(&mut self, byte: u8, at: usize) -> Result<(), ChunkedError> {
+        if self.line.is_fresh() {
+            self.chunks += 1;
+            if self.chunks > self.budget.chunks_max {
+                let limit = self.budget.chunks_max;
+                let kind = ChunkedErrorKind::TooManyChunks { limit };
+                return Err(ChunkedError { kind, offset: at });
             }
-            (None, b'\n') => ChunkedErrorKind::BareLf,
-            (None, _) => ChunkedErrorKind::SizeMissing,
+        }
+        let limit = self.budget.body_bytes_max;
+        let room = SizeRoom {
+            bytes: limit - self.declared,
+            too_large: ChunkedErrorKind::BodyTooLarge { limit },
         };
-        Err(ChunkedError { kind, offset: at })
-    }
-
-    /// A byte after the size's first digit: another digit (within the digit budget), or the byte
-    /// that ends the size, where the body budget is checked.
-    fn size_byte(&mut self, byte: u8, at: usize) -> Result<(), ChunkedError> {
-        let fail = |kind| Err(ChunkedError { kind, offset: at });
-        if let Some(digit) = hex_value(byte) {
-            self.digits += 1;
-            let size = self.size.checked_mul(16).map(|s| s | digit);
-            match size {
-                Some(size) if self.digits <= self.budget.size_digits_max => self.size = size,
-                _ => {
-                    return fail(ChunkedErrorKind::SizeTooLong {
-                        limit: self.budget.size_digits_max,
-                    });
-                }
-            }
-            return Ok(());
-        }
-        let next = match byte {
-            b' ' | b'\t' => State::Whitespace(After::Size),
-            b';' => State::NameStart,
-            b'\r' => State::LineLf,
-            b'\n' => return fail(ChunkedErrorKind::BareLf),
-            _ => return fail(ChunkedErrorKind::SizeByte),
-        };
-        let room = self.budget.body_bytes_max - self.declared;
-        match usize::try_from(self.size) {
-            Ok(size) if size <= room => self.declared += size,
-            _ => return fail(ChunkedErrorKind::BodyTooLarge { limit: self.budget.body_bytes_max }),
-        }
-        if next != State::LineLf {
-            self.count_extension_byte(at)?;
-        }
-        self.state = next;
-        Ok(())
-    }
-
-    /// A byte of a chunk-size line after its size: whitespace, an extension's name or value, or
-    /// the CR that ends the line. Counted against the extension budget first (the CR is not).
-    fn extension_byte(&mut self, byte: u8, at: usize) -> Result<(), ChunkedError> {
-        use ChunkedErrorKind as K;
-        let fail = |kind| Err(ChunkedError { kind, offset: at });
-        let quoted = matches!(self.state, State::Quoted | State::QuotedPair);
-        match byte {
-            b'\r' if !quoted => {
-                self.state = match self.state {
-                    State::Name | State::Token | State::QuotedEnd => State::LineLf,
-                    State::Whitespace(After::Size) => return fail(K::SizeWhitespace),
-                    State::NameStart => return fail(K::ExtensionNameMissing),
-                    State::ValueStart => return fail(K::ExtensionValueMissing),
-                    _ => return fail(K::ExtensionWhitespace),
-                };
-                return Ok(());
-            }
-            b'\n' if !quoted => return fail(K::BareLf),
-            _ => self.count_extension_byte(at)?,
-        }
-        let whitespace = byte == b' ' || byte == b'\t';
-        let token = chars::is(byte, TCHAR);
-        self.state = match (self.state, byte) {
-            (State::Whitespace(_) | State::NameStart | State::ValueStart, _) if whitespace => {
-                self.state
-            }
-            (State::Whitespace(_) | State::Name | State::Token | State::QuotedEnd, b';') => {
-                State::NameStart
-            }
-            (State::Whitespace(After::Name) | State::Name, b'=') => State::ValueStart,
-            (State::Whitespace(After::Size), _) => return fail(K::SizeWhitespace),
-            (State::Whitespace(_), _) => return fail(K::ExtensionWhitespace),
-            (State::NameStart, b';' | b'=') => return fail(K::ExtensionNameMissing),
-            (State::NameStart, _) if token => State::Name,
-            (State::Name, _) if token => State::Name,
-            (State::Name, _) if whitespace => State::Whitespace(After::Name),
-            (State::ValueStart, b';') => return fail(K::ExtensionValueMissing),
-            (State::ValueStart, b'"') => State::Quoted,
-            (State::ValueStart | State::Token, _) if token => State::Token,
-            (State::Token | State::QuotedEnd, _) if whitespace => State::Whitespace(After::Value),
-            (State::Quoted, b'"') => State::QuotedEnd,
-            (State::Quoted, b'\\') => State::QuotedPair,
-            (State::Quoted | State::QuotedPair, _) if chars::is(byte, FIELD_VALUE) => State::Quoted,
-            (State::Quoted | State::QuotedPair, _) => return fail(K::ExtensionQuotedByte),
-            _ => return fail(K::ExtensionByte),
-        };
-        Ok(())
-    }
-
-    fn count_extension_byte(&mut self, at: usize) -> Result<(), ChunkedError> {
-        self.extension_bytes += 1;
-        if self.extension_bytes > self.budget.extension_bytes_max {
-            let limit = self.budget.extension_bytes_max;
-            let kind = ChunkedErrorKind::ExtensionTooLarge { limit };
-            return Err(ChunkedError { kind, offset: at });
+        if let LineStep::Done(size) = self.line.byte(byte, at, room)? {
+            self.declared += size;
+            self.state = if size == 0 {
+                self.trailer_start = self.raw;
+                State::Trailer
+            } else {
+                State::Data(size)
+            };
         }
         Ok(())
-    }
-
-    /// A chunk-size line's LF: the chunk's data follows, or, after the last chunk, the trailer
-    /// section.
-    fn line_end(&mut self) {
-        // The size was checked against the body budget, which fits a usize.
-        let size = usize::try_from(self.size).unwrap_or(usize::MAX);
-        self.state = if size == 0 {
-            self.trailer_start = self.raw;
-            State::Trailer
-        } else {
-            State::Data(size)
-        };
     }
 
     /// The trailer section's bytes from `region[read..]`: moved (the first time) to lie right
@@ -486,6 +621,201 @@ impl ChunkedDecoder {
     }
 }
 
+/// What a [`ChunkReader`] bounds a chunk's size by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkBudget {
+    /// Each chunk alone, at most the response budget (`chunk_too_large`): a stream read chunk
+    /// by chunk, however long it lasts.
+    PerChunk,
+    /// All the chunks together, at most the response budget (`chunked_body_too_large`): a body
+    /// read whole.
+    WholeBody,
+}
+
+/// What one call of [`ChunkReader::next`] found at the start of the bytes it was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NextChunk {
+    /// Every byte given was judged and more are needed: call again with the same bytes and the
+    /// ones that arrive next.
+    Partial,
+    /// One chunk: its data is `buf[data]`, and it took `buf[..consumed]` with its framing.
+    Chunk { data: Range<usize>, consumed: usize },
+    /// The last chunk and the empty line that ends the body took `buf[..consumed]`; whatever
+    /// follows belongs to the next message.
+    End { consumed: usize },
+}
+
+/// Where the reader is in the current chunk; the data's range is counted from the start of the
+/// bytes the current call was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reading {
+    /// Inside a chunk-size line (the scanner knows where).
+    Line,
+    /// A chunk's data, then its CR, then its LF.
+    Data {
+        start: usize,
+        end: usize,
+    },
+    DataCr {
+        start: usize,
+        end: usize,
+    },
+    DataLf {
+        start: usize,
+        end: usize,
+    },
+    /// After the last chunk's line: the CR, then the LF, of the empty trailer section's end.
+    EndCr,
+    EndLf,
+}
+
+/// The reader of one chunked response body, one chunk at a time; sans-IO, and it moves no byte.
+///
+/// Each call of [`ChunkReader::next`] gets the body's bytes that earlier calls have not taken
+/// (`consumed`), followed by any that arrived since, and judges each byte once. A chunk comes out
+/// only once its data and their CRLF are in. Errors count their offsets from the body's first
+/// byte; once one is found, later calls repeat it, and after the end they take nothing more.
+#[derive(Clone, Debug)]
+pub struct ChunkReader {
+    line: SizeLine,
+    budget: ChunkBudget,
+    /// The response budget, which bounds a chunk or the whole body.
+    bytes_max: usize,
+    reading: Reading,
+    /// Bytes of the current call's buffer already judged: `Partial` keeps them judged.
+    scanned: usize,
+    /// Bytes of the body taken by earlier chunks: the body offset of the buffer's first byte.
+    taken: usize,
+    /// Data bytes of the chunks announced so far.
+    declared: usize,
+    /// The verdict once reached: the end (`Ok`) or the error. Later calls repeat it.
+    verdict: Option<Result<(), ChunkedError>>,
+}
+
+impl ChunkReader {
+    /// A reader enforcing the chunk-size line budgets of `limits` and, as `budget` says, its
+    /// response budget on each chunk or on the whole body.
+    pub fn new(limits: &Limits, budget: ChunkBudget) -> ChunkReader {
+        ChunkReader {
+            line: SizeLine::new(LineBudget::from_limits(limits)),
+            budget,
+            bytes_max: limits.response_bytes_max,
+            reading: Reading::Line,
+            scanned: 0,
+            taken: 0,
+            declared: 0,
+            verdict: None,
+        }
+    }
+
+    /// Reads the next chunk from `buf`: the bytes after the last ones taken (the body's first
+    /// bytes at the first call). After [`NextChunk::Partial`], `buf` must come back whole, with
+    /// new bytes after it; after a chunk, it must start right after that chunk's `consumed`
+    /// bytes.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than the bytes judged by a previous `Partial` call: that is a caller
+    /// bug, never input.
+    pub fn next(&mut self, buf: &[u8]) -> Result<NextChunk, ChunkedError> {
+        match self.verdict {
+            Some(Err(error)) => return Err(error),
+            Some(Ok(())) => return Ok(NextChunk::End { consumed: 0 }),
+            None => {}
+        }
+        assert!(buf.len() >= self.scanned, "ChunkReader::next called with a shrunken buffer");
+        let found = self.scan(buf);
+        let taken = match &found {
+            Ok(NextChunk::Partial) => return found,
+            Ok(NextChunk::Chunk { consumed, .. }) => *consumed,
+            Ok(NextChunk::End { consumed }) => {
+                self.verdict = Some(Ok(()));
+                *consumed
+            }
+            Err(error) => {
+                self.verdict = Some(Err(*error));
+                0
+            }
+        };
+        self.taken += taken;
+        self.scanned = 0;
+        found
+    }
+
+    /// Judges the bytes of `buf` not judged yet, up to the end of the current chunk.
+    fn scan(&mut self, buf: &[u8]) -> Result<NextChunk, ChunkedError> {
+        loop {
+            if let Reading::Data { start, end } = self.reading {
+                if buf.len() < end {
+                    self.scanned = buf.len();
+                    return Ok(NextChunk::Partial);
+                }
+                self.scanned = end;
+                self.reading = Reading::DataCr { start, end };
+            }
+            let Some(&byte) = buf.get(self.scanned) else {
+                return Ok(NextChunk::Partial);
+            };
+            let at = self.scanned;
+            self.scanned += 1;
+            if let Some(found) = self.step(byte, at)? {
+                return Ok(found);
+            }
+        }
+    }
+
+    /// One framing byte at `buf[at]`; the chunk or the end once its last byte is read.
+    fn step(&mut self, byte: u8, at: usize) -> Result<Option<NextChunk>, ChunkedError> {
+        let offset = self.taken + at;
+        let fail = |kind| Err(ChunkedError { kind, offset });
+        match (self.reading, byte) {
+            (Reading::Line, _) => self.line_byte(byte, at).map(|()| None),
+            (Reading::Data { .. }, _) => Ok(None), // `scan` takes data bytes itself
+            (Reading::DataCr { start, end }, b'\r') => {
+                self.reading = Reading::DataLf { start, end };
+                Ok(None)
+            }
+            (Reading::DataLf { start, end }, b'\n') => {
+                self.reading = Reading::Line;
+                Ok(Some(NextChunk::Chunk { data: start..end, consumed: at + 1 }))
+            }
+            (Reading::EndCr, b'\r') => {
+                self.reading = Reading::EndLf;
+                Ok(None)
+            }
+            (Reading::EndLf, b'\n') => Ok(Some(NextChunk::End { consumed: at + 1 })),
+            (Reading::DataCr { .. } | Reading::EndCr, b'\n') => fail(ChunkedErrorKind::BareLf),
+            (Reading::DataCr { .. }, _) => fail(ChunkedErrorKind::DataUnterminated),
+            (Reading::EndCr, _) => fail(ChunkedErrorKind::TrailerSectionNotEmpty),
+            (Reading::DataLf { .. } | Reading::EndLf, _) => fail(ChunkedErrorKind::BareCr),
+        }
+    }
+
+    /// A byte of a chunk-size line; its size is checked against the budget when it ends, and
+    /// its LF starts the chunk's data or, after the last chunk, the end.
+    fn line_byte(&mut self, byte: u8, at: usize) -> Result<(), ChunkedError> {
+        let limit = self.bytes_max;
+        let room = match self.budget {
+            ChunkBudget::PerChunk => {
+                SizeRoom { bytes: limit, too_large: ChunkedErrorKind::ChunkTooLarge { limit } }
+            }
+            ChunkBudget::WholeBody => SizeRoom {
+                bytes: limit - self.declared,
+                too_large: ChunkedErrorKind::BodyTooLarge { limit },
+            },
+        };
+        if let LineStep::Done(size) = self.line.byte(byte, self.taken + at, room)? {
+            self.declared = self.declared.saturating_add(size);
+            let start = at + 1;
+            self.reading = match size {
+                0 => Reading::EndCr,
+                _ => Reading::Data { start, end: start.saturating_add(size) },
+            };
+        }
+        Ok(())
+    }
+}
+
 /// The value of a hex digit (`HEXDIG`, either case).
 fn hex_value(byte: u8) -> Option<u64> {
     char::from(byte).to_digit(16).map(u64::from)
@@ -501,4 +831,210 @@ pub fn encode(chunks: &[&[u8]], out: &mut Vec<u8>) {
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(b"0\r\n\r\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::{PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE};
+
+    /// The smallest response budget the budgets' relations allow, so budget rows stay short.
+    const SMALL: Limits = Limits {
+        response_bytes_max: RESPONSE_HEAD_BYTES_RESERVE + PRIMING_EVENT_BYTES_MAX + 64,
+        sse_event_bytes_max: 64,
+        ..Limits::DEFAULT
+    };
+    const _: () = assert!(SMALL.validate().is_ok());
+
+    /// How a reader stopped.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    enum Stop {
+        Partial,
+        /// The end, after this many bytes of the body.
+        End(usize),
+        /// The code and the body offset.
+        Refused(&'static str, usize),
+    }
+
+    /// The chunks a reader handed out, and how it stopped.
+    type Read = (Vec<Vec<u8>>, Stop);
+
+    /// A row: the body's bytes, the chunks they read to, and how the reader stops.
+    type Row<'a> = (&'a [u8], &'a [&'a [u8]], Stop);
+
+    /// Feeds `input` to a fresh reader in pieces ending at `ends`, as a client does: the bytes
+    /// not taken stay, each piece is appended after them, and chunks are read until `Partial`.
+    fn read_in_pieces(input: &[u8], ends: &[usize], limits: &Limits, budget: ChunkBudget) -> Read {
+        let mut reader = ChunkReader::new(limits, budget);
+        let (mut pending, mut fed, mut taken, mut chunks) = (Vec::new(), 0, 0, Vec::new());
+        for &end in ends {
+            pending.extend_from_slice(&input[fed..end]);
+            fed = end;
+            loop {
+                match reader.next(&pending) {
+                    Ok(NextChunk::Partial) => break,
+                    Ok(NextChunk::Chunk { data, consumed }) => {
+                        assert!(
+                            !data.is_empty() && data.end + 2 == consumed,
+                            "{data:?} {consumed}"
+                        );
+                        chunks.push(pending[data].to_vec());
+                        pending.drain(..consumed);
+                        taken += consumed;
+                    }
+                    Ok(NextChunk::End { consumed }) => {
+                        let again = reader.next(&pending[consumed..]);
+                        assert_eq!(again, Ok(NextChunk::End { consumed: 0 }), "after the end");
+                        return (chunks, Stop::End(taken + consumed));
+                    }
+                    Err(e) => {
+                        assert_eq!(reader.next(&pending), Err(e), "a refusal is repeated");
+                        return (chunks, Stop::Refused(e.kind.code(), e.offset));
+                    }
+                }
+            }
+        }
+        (chunks, Stop::Partial)
+    }
+
+    /// What `input` reads to whole, checked to be the same at every split point and one byte at
+    /// a time, and a refusal to be decided by the byte at its offset.
+    fn read_every_way(input: &[u8], limits: &Limits, budget: ChunkBudget) -> Read {
+        let n = input.len();
+        let whole = read_in_pieces(input, &[n], limits, budget);
+        for k in 0..=n {
+            let split = read_in_pieces(input, &[k, n], limits, budget);
+            assert_eq!(split, whole, "split at {k} of {:?}", String::from_utf8_lossy(input));
+        }
+        let every: Vec<usize> = (0..=n).collect();
+        assert_eq!(read_in_pieces(input, &every, limits, budget), whole, "byte by byte");
+        if let (chunks, Stop::Refused(_, at)) = &whole {
+            let before = read_in_pieces(&input[..*at], &[*at], limits, budget);
+            assert_eq!(before, (chunks.clone(), Stop::Partial), "decided before its byte");
+            let through = read_in_pieces(&input[..=*at], &[*at + 1], limits, budget);
+            assert_eq!(through, whole, "not decided by its byte");
+        }
+        whole
+    }
+
+    fn check(rows: &[Row<'_>], limits: &Limits, budget: ChunkBudget) {
+        for (input, chunks, stop) in rows {
+            let chunks: Vec<Vec<u8>> = chunks.iter().map(|c| c.to_vec()).collect();
+            let got = read_every_way(input, limits, budget);
+            assert_eq!(got, (chunks, stop.clone()), "{:?}", String::from_utf8_lossy(input));
+        }
+    }
+
+    #[test]
+    fn valid_chunked_bodies_read_to_their_chunks_and_end() {
+        use Stop::*;
+        let rows: [Row<'_>; 17] = [
+            (b"0\r\n\r\n", &[], End(5)),
+            (b"5\r\nhello\r\n0\r\n\r\n", &[b"hello"], End(15)),
+            (b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", &[b"hello", b" world"], End(26)),
+            (
+                b"A\r\n0123456789\r\na\r\n9876543210\r\n0\r\n\r\n",
+                &[b"0123456789", b"9876543210"],
+                End(35),
+            ),
+            (b"0005\r\nhello\r\n000\r\n\r\n", &[b"hello"], End(20)),
+            (b"0000000000000005\r\nhello\r\n0\r\n\r\n", &[b"hello"], End(30)),
+            (b"4\r\n\r\n\r\n\r\n0\r\n\r\n", &[b"\r\n\r\n"], End(14)),
+            (b"5;a\r\nhello\r\n0\r\n\r\n", &[b"hello"], End(17)),
+            (b"5 ; a = b\r\nhello\r\n0\r\n\r\n", &[b"hello"], End(23)),
+            (b"5;a=\"q \\\" ;x\"\r\nhello\r\n0\r\n\r\n", &[b"hello"], End(27)),
+            (b"5\t;\ta\t=\t\"v\"\t;b\r\nhello\r\n0;last=1\r\n\r\n", &[b"hello"], End(35)),
+            (b"0\r\n\r\nHTTP/1.1 200 OK\r\n", &[], End(5)),
+            (b"", &[], Partial),
+            (b"5\r\nhel", &[], Partial),
+            (b"5\r\nhello\r\n", &[b"hello"], Partial),
+            (b"5\r\nhello\r\n0\r\n\r", &[b"hello"], Partial),
+            (
+                b"1b\r\nid: 1\ndata: {\"a\":[1,2,3]}\n\n\r\n",
+                &[b"id: 1\ndata: {\"a\":[1,2,3]}\n\n"],
+                Partial,
+            ),
+        ];
+        for budget in [ChunkBudget::PerChunk, ChunkBudget::WholeBody] {
+            check(&rows, &Limits::DEFAULT, budget);
+        }
+    }
+
+    #[test]
+    fn malformed_chunked_bodies_are_refused_at_the_deciding_byte() {
+        use Stop::Refused;
+        let long_extension = [&b"5;"[..], &[b'a'; 256], b"\r\n"].concat();
+        let rows: [Row<'_>; 25] = [
+            (b"\r\n", &[], Refused("chunk_size_missing", 0)),
+            (b" 5\r\n", &[], Refused("chunk_size_missing", 0)),
+            (b"-1\r\n", &[], Refused("chunk_size_missing", 0)),
+            (b"\n", &[], Refused("chunk_bare_lf", 0)),
+            (b"0x5\r\n", &[], Refused("chunk_size_byte", 1)),
+            (b"5\n", &[], Refused("chunk_bare_lf", 1)),
+            (b"5\rx", &[], Refused("chunk_bare_cr", 2)),
+            (b"00000000000000005\r\n", &[], Refused("chunk_size_too_long", 16)),
+            (b"5 \r\n", &[], Refused("chunk_size_whitespace", 2)),
+            (b"5 x\r\n", &[], Refused("chunk_size_whitespace", 2)),
+            (b"5;\r\n", &[], Refused("chunk_extension_name_missing", 2)),
+            (b"5;=x\r\n", &[], Refused("chunk_extension_name_missing", 2)),
+            (b"5;a=\r\n", &[], Refused("chunk_extension_value_missing", 4)),
+            (b"5;a \r\n", &[], Refused("chunk_extension_whitespace", 4)),
+            (b"5;a[\r\n", &[], Refused("chunk_extension_byte", 3)),
+            (b"5;a=\"x\r\n", &[], Refused("chunk_extension_quoted_byte", 6)),
+            (b"5;a=\"x\"y\r\n", &[], Refused("chunk_extension_byte", 7)),
+            (&long_extension, &[], Refused("chunk_extension_too_large", 257)),
+            (b"5\r\nhello!!\r\n", &[], Refused("chunk_data_unterminated", 8)),
+            (b"5\r\nhello\n", &[], Refused("chunk_bare_lf", 8)),
+            (b"5\r\nhello\rx", &[], Refused("chunk_bare_cr", 9)),
+            (b"0\r\nX: 1\r\n\r\n", &[], Refused("trailer_section_not_empty", 3)),
+            (b"5\r\nhello\r\n0\r\nX", &[b"hello"], Refused("trailer_section_not_empty", 13)),
+            (b"0\r\n\n", &[], Refused("chunk_bare_lf", 3)),
+            (b"0\r\n\rx", &[], Refused("chunk_bare_cr", 4)),
+        ];
+        for budget in [ChunkBudget::PerChunk, ChunkBudget::WholeBody] {
+            check(&rows, &Limits::DEFAULT, budget);
+        }
+    }
+
+    /// A chunk of `n` bytes (`x`), framed.
+    fn chunk_of(n: usize) -> Vec<u8> {
+        let mut out = format!("{n:x}\r\n").into_bytes();
+        out.resize(out.len() + n, b'x');
+        out.extend_from_slice(b"\r\n");
+        out
+    }
+
+    #[test]
+    fn every_reader_budget_holds_at_its_edge_and_refuses_one_past_it() {
+        use ChunkBudget::{PerChunk, WholeBody};
+        let max = SMALL.response_bytes_max;
+        let digits = [&b"0000000000000001"[..], b"\r\nx\r\n0\r\n\r\n"].concat();
+        let extension = [&b"1;"[..], &[b'e'; 255], b"\r\nx\r\n0\r\n\r\n"].concat();
+        let longer = [&b"1;"[..], &[b'e'; 256], b"\r\n"].concat();
+        let one = [chunk_of(max), b"0\r\n\r\n".to_vec()].concat();
+        let two = [chunk_of(max - 1), chunk_of(1), b"0\r\n\r\n".to_vec()].concat();
+        let past = [chunk_of(max - 1), chunk_of(2), b"0\r\n\r\n".to_vec()].concat();
+        let twice = [chunk_of(max), chunk_of(max), b"0\r\n\r\n".to_vec()].concat();
+        let second_size = chunk_of(max - 1).len() + 1;
+        let cases: Vec<(&[u8], ChunkBudget, Stop)> = vec![
+            (&digits, WholeBody, Stop::End(digits.len())),
+            (b"00000000000000001\r\n", WholeBody, Stop::Refused("chunk_size_too_long", 16)),
+            (&extension, WholeBody, Stop::End(extension.len())),
+            (&longer, WholeBody, Stop::Refused("chunk_extension_too_large", 257)),
+            (&one, PerChunk, Stop::End(one.len())),
+            (&one, WholeBody, Stop::End(one.len())),
+            (b"2c1\r\n", PerChunk, Stop::Refused("chunk_too_large", 3)),
+            (b"2c1;a\r\n", WholeBody, Stop::Refused("chunked_body_too_large", 3)),
+            (b"ffffffffffffffff\r\n", PerChunk, Stop::Refused("chunk_too_large", 16)),
+            (&two, WholeBody, Stop::End(two.len())),
+            (&past, WholeBody, Stop::Refused("chunked_body_too_large", second_size)),
+            (&past, PerChunk, Stop::End(past.len())),
+            (&twice, PerChunk, Stop::End(twice.len())),
+        ];
+        assert_eq!(max, 0x2c0, "the rows spell the budget in hex");
+        for (input, budget, stop) in cases {
+            let (_, got) = read_every_way(input, &SMALL, budget);
+            assert_eq!(got, stop, "{budget:?} {:?}", String::from_utf8_lossy(&input[..20]));
+        }
+    }
 }

@@ -73,9 +73,11 @@ impl HeadErrorKind {
     }
 }
 
-/// What is wrong with a chunked request body (RFC 9112 §7.1). Every kind is one class of
-/// mistake with its own public code; the byte offsets are counted from the body's first byte by
-/// the decoder, and from the request's first byte once the connection reports them.
+/// What is wrong with a chunked body (RFC 9112 §7.1): a request's, decoded by
+/// [`ChunkedDecoder`](super::chunked::ChunkedDecoder), or a response's, read by
+/// [`ChunkReader`](super::chunked::ChunkReader). Every kind is one class of mistake with its own
+/// public code; the byte offsets are counted from the body's first byte, and from the message's
+/// first byte once wrapped into a request or response error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ChunkedErrorKind {
@@ -114,6 +116,12 @@ pub enum ChunkedErrorKind {
     /// The decoded body would exceed the body budget; decided when a size is complete, before
     /// any of its data is read.
     BodyTooLarge { limit: usize },
+    /// One chunk of a response read chunk by chunk larger than the budget; decided when its
+    /// size is complete, before any of its data is read. (Response side only.)
+    ChunkTooLarge { limit: usize },
+    /// Anything but the empty line after a response's last chunk: this client accepts no
+    /// trailer fields. Decided at the trailer section's first byte. (Response side only.)
+    TrailerSectionNotEmpty,
     /// A trailer field line that breaks the field rules or the trailer budgets.
     Trailer(HeadErrorKind),
     /// A trailer naming a field the server reads from the head (framing, routing, credentials,
@@ -141,16 +149,21 @@ impl ChunkedErrorKind {
             ChunkedErrorKind::DataUnterminated => "chunk_data_unterminated",
             ChunkedErrorKind::TooManyChunks { .. } => "chunks_too_many",
             ChunkedErrorKind::BodyTooLarge { .. } => "chunked_body_too_large",
+            ChunkedErrorKind::ChunkTooLarge { .. } => "chunk_too_large",
+            ChunkedErrorKind::TrailerSectionNotEmpty => "trailer_section_not_empty",
             ChunkedErrorKind::Trailer(kind) => trailer_code(kind),
             ChunkedErrorKind::TrailerFieldForbidden => "trailer_field_forbidden",
         }
     }
 
     /// 413 for a body over its budget, the field rules' statuses for trailers (431 for their
-    /// budgets), 400 for everything else.
+    /// budgets), 400 for everything else. (The two response-side kinds never come from a
+    /// request; they are mapped like their request-side neighbours.)
     const fn status(self) -> Status {
         match self {
-            ChunkedErrorKind::BodyTooLarge { .. } => Status::ContentTooLarge,
+            ChunkedErrorKind::BodyTooLarge { .. } | ChunkedErrorKind::ChunkTooLarge { .. } => {
+                Status::ContentTooLarge
+            }
             ChunkedErrorKind::Trailer(kind) => kind.status(),
             ChunkedErrorKind::SizeMissing
             | ChunkedErrorKind::SizeByte
@@ -166,7 +179,8 @@ impl ChunkedErrorKind {
             | ChunkedErrorKind::BareCr
             | ChunkedErrorKind::DataUnterminated
             | ChunkedErrorKind::TooManyChunks { .. }
-            | ChunkedErrorKind::TrailerFieldForbidden => Status::BadRequest,
+            | ChunkedErrorKind::TrailerFieldForbidden
+            | ChunkedErrorKind::TrailerSectionNotEmpty => Status::BadRequest,
         }
     }
 }
@@ -201,6 +215,12 @@ impl ChunkedError {
     /// body starts `head_len` bytes in).
     pub const fn in_request(self, head_len: usize) -> RequestError {
         RequestError::new(RequestErrorKind::Chunked(self.kind), head_len + self.offset)
+    }
+
+    /// The same error as a response's, its offset counted from the response's first byte (the
+    /// body starts `head_len` bytes in).
+    pub const fn in_response(self, head_len: usize) -> ResponseError {
+        ResponseError::new(ResponseErrorKind::Chunked(self.kind), head_len + self.offset)
     }
 }
 
@@ -429,7 +449,24 @@ pub enum ResponseErrorKind {
     StatusCodeInvalid,
     /// A reason phrase longer than one field value may be.
     ReasonTooLong { limit: usize },
-    /// A Transfer-Encoding: this client reads only Content-Length bodies.
+    /// A Transfer-Encoding on an HTTP/1.0 response (RFC 9112 §6.1: faulty framing).
+    TransferEncodingOnHttp10,
+    /// Transfer-Encoding together with Content-Length (RFC 9112 §6.1: a server must not send
+    /// both).
+    TransferEncodingWithContentLength,
+    /// More than one Transfer-Encoding field line.
+    TransferEncodingDuplicate,
+    /// A Transfer-Encoding on a response that carries no content: 1xx, 204, 304, or the answer
+    /// to HEAD.
+    TransferEncodingWithoutContent,
+    /// A Transfer-Encoding list that is malformed (an empty or non-token element), or applies
+    /// chunked before the final coding or twice (`chunked, gzip`, `chunked, chunked`).
+    TransferEncodingInvalid,
+    /// A valid list ending in chunked after other codings (`gzip, chunked`): this client decodes
+    /// no coding besides chunked.
+    TransferEncodingLayered,
+    /// A Transfer-Encoding without chunked (`gzip`): a coding this client does not decode, and a
+    /// body whose end only a close could mark.
     TransferEncodingUnsupported,
     /// A response that may carry content but has no Content-Length.
     ContentLengthMissing,
@@ -441,6 +478,8 @@ pub enum ResponseErrorKind {
     ContentForbidden,
     /// Head plus announced body larger than the response budget; refused before reading the body.
     ResponseTooLarge { limit: usize },
+    /// A chunked body that breaks the coding or its budgets, read after an accepted head.
+    Chunked(ChunkedErrorKind),
 }
 
 impl ResponseErrorKind {
@@ -452,12 +491,23 @@ impl ResponseErrorKind {
             ResponseErrorKind::VersionUnsupported => "version_unsupported",
             ResponseErrorKind::StatusCodeInvalid => "status_code_invalid",
             ResponseErrorKind::ReasonTooLong { .. } => "reason_too_long",
+            ResponseErrorKind::TransferEncodingOnHttp10 => "transfer_encoding_on_http10",
+            ResponseErrorKind::TransferEncodingWithContentLength => {
+                "transfer_encoding_with_content_length"
+            }
+            ResponseErrorKind::TransferEncodingDuplicate => "transfer_encoding_duplicate",
+            ResponseErrorKind::TransferEncodingWithoutContent => {
+                "transfer_encoding_without_content"
+            }
+            ResponseErrorKind::TransferEncodingInvalid => "transfer_encoding_invalid",
+            ResponseErrorKind::TransferEncodingLayered => "transfer_encoding_layered",
             ResponseErrorKind::TransferEncodingUnsupported => "transfer_encoding_unsupported",
             ResponseErrorKind::ContentLengthMissing => "content_length_missing",
             ResponseErrorKind::ContentLengthDuplicate => "content_length_duplicate",
             ResponseErrorKind::ContentLengthInvalid => "content_length_invalid",
             ResponseErrorKind::ContentForbidden => "content_forbidden",
             ResponseErrorKind::ResponseTooLarge { .. } => "response_too_large",
+            ResponseErrorKind::Chunked(kind) => kind.code(),
         }
     }
 }

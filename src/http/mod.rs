@@ -14,7 +14,7 @@
 //! | `request` | the request head parser: request line, fields, verdict order |
 //! | `target` | the origin-form path rule |
 //! | `framing` | Host, Transfer-Encoding, Content-Length, Expect, Connection |
-//! | `chunked` | the chunked coding of a request body, decoded in place (under `--chunked`) |
+//! | `chunked` | the chunked coding: a request body decoded in place (under `--chunked`), a response body read chunk by chunk |
 //! | `media` | media types for `Content-Type`, media ranges and weights for `Accept` |
 //! | `mirror` | a mirrored request header (MCP 2026-07-28) against the body value it repeats |
 //! | `writer` | response serialization with framing the caller cannot get wrong |
@@ -23,9 +23,8 @@
 //! | `date` | the `Date` field in IMF-fixdate form, formatted by hand |
 //! | `status`, `error` | the statuses sent, the errors and their one status mapping |
 //!
-//! Deliberately absent: transfer codings other than chunked, chunked responses, kept trailers,
-//! HTTP/2, absolute-form targets, queries, and any decoding of percent-escapes or non-ASCII
-//! bytes.
+//! Deliberately absent: transfer codings other than chunked, kept trailers, HTTP/2, absolute-form
+//! targets, queries, and any decoding of percent-escapes or non-ASCII bytes.
 //!
 //! # How a request head is judged
 //!
@@ -114,6 +113,6 @@ pub use error::{
 pub use fields::{CREDENTIAL_FIELDS, Field, FieldList, Occurrence};
 pub use framing::{BodyFraming, TransferCodings, is_valid_host};
 pub use request::{RequestHead, RequestParser};
-pub use response::{Response, ResponseParser};
+pub use response::{Response, ResponseFraming, ResponseParser};
 pub use status::Status;
 pub use vocab::{Method, Parsed, Version};

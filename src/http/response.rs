@@ -1,17 +1,32 @@
-//! The client's strict response parser: status line, header section, Content-Length body.
+//! The client's strict response parser: status line, header section, and the framing of the
+//! body, which is read here when it has a Content-Length and by
+//! [`ChunkReader`](super::chunked::ChunkReader) when it is chunked.
 //!
 //! Like the request parser it is incremental and sans-IO: [`ResponseParser::parse`] takes every
-//! byte received so far for one response and answers "need more" or "complete, `len` bytes". It
-//! completes only once the whole body is present, and refuses a response whose head plus
-//! announced body would exceed the response budget before a single body byte is read.
+//! byte received so far for one response and answers "need more" or "complete, `len` bytes". A
+//! Content-Length response completes only once its whole body is present, and is refused before
+//! a single body byte is read when its head plus announced body would exceed the response
+//! budget. A chunked response completes at the end of its head, with [`ResponseFraming::Chunked`]
+//! and an empty body: its chunks follow, to be read one by one.
 //!
 //! Grammar: `HTTP-version SP 3DIGIT SP [ reason-phrase ] CRLF`, then the same field-line rules as
 //! requests (CRLF only, token names, no whitespace before the colon, no folding, no control
-//! bytes). Framing rules: no Transfer-Encoding (this client does not read chunked bodies), exactly
-//! one valid Content-Length unless the status never carries content: none at all on 1xx and 204,
-//! and on 304 at most one valid one, which describes a representation that is not sent. A parser
-//! made with [`ResponseParser::for_head`] reads the response to a HEAD request, which ends after
-//! its head whatever it announces (RFC 9112 §6.3): at most one valid Content-Length, no content.
+//! bytes). Framing rules, in this order, at the end of the head:
+//!
+//! 1. Transfer-Encoding is accepted in one shape only: one field line whose value is `chunked`
+//!    (any case), on HTTP/1.1, without Content-Length, on a status that carries content. Every
+//!    other shape is refused, first match wins: on HTTP/1.0 (`transfer_encoding_on_http10`),
+//!    next to Content-Length (`transfer_encoding_with_content_length`), on two field lines
+//!    (`transfer_encoding_duplicate`), on 1xx, 204, 304 or the answer to HEAD
+//!    (`transfer_encoding_without_content`), a malformed list or one with chunked before its end
+//!    or twice (`transfer_encoding_invalid`: `chunked, gzip`), chunked after another coding
+//!    (`transfer_encoding_layered`: `gzip, chunked`), no chunked at all
+//!    (`transfer_encoding_unsupported`: `gzip`).
+//! 2. Without Transfer-Encoding: exactly one valid Content-Length unless the status never
+//!    carries content: none at all on 1xx and 204, and on 304 at most one valid one, which
+//!    describes a representation that is not sent. A parser made with
+//!    [`ResponseParser::for_head`] reads the response to a HEAD request, which ends after its
+//!    head whatever it announces (RFC 9112 §6.3): at most one valid Content-Length, no content.
 //!
 //! It does not follow redirects, decode content codings or interpret any field besides the
 //! framing ones and Connection.
@@ -33,10 +48,33 @@ pub struct Response<'b> {
     /// The reason phrase as sent (it carries no meaning).
     pub reason: &'b [u8],
     pub fields: FieldList<'b>,
-    /// Exactly Content-Length bytes (empty for 1xx, 204 and 304).
+    /// How the body is delimited.
+    pub framing: ResponseFraming,
+    /// With [`ResponseFraming::Length`], exactly Content-Length bytes (empty for 1xx, 204, 304
+    /// and the answer to HEAD); with [`ResponseFraming::Chunked`], empty.
     pub body: &'b [u8],
     /// The server left the connection open for another request.
     pub keep_alive: bool,
+}
+
+/// How a response's body is delimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseFraming {
+    /// By its Content-Length, or by having no content: the body is in [`Response::body`], and
+    /// the response ends with it.
+    Length,
+    /// By the chunked coding (`Transfer-Encoding: chunked`): the response's `len` ends with its
+    /// head, and the chunks that follow are read with
+    /// [`ChunkReader`](super::chunked::ChunkReader).
+    Chunked,
+}
+
+/// What a complete head says about the body after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BodyLength {
+    /// This many bytes (a Content-Length, or 0).
+    Bytes(u64),
+    Chunked,
 }
 
 /// Where the status-line scan is; from the version on, each state carries it.
@@ -68,8 +106,8 @@ pub struct ResponseParser {
     fields: FieldScanner,
     /// The head length once the empty line has been read, and the status line's version.
     head: Option<(usize, Version)>,
-    /// Head and body length, once the framing of a complete head was judged.
-    total: Option<usize>,
+    /// Head and body length, and the framing, once a complete head was judged.
+    total: Option<(usize, ResponseFraming)>,
     /// The request was HEAD: the response has no content, whatever it announces.
     answers_head: bool,
     /// The error, once one was found: later calls repeat it.
@@ -138,9 +176,9 @@ impl ResponseParser {
                 }
             },
         };
-        let total = match self.total {
+        let (total, framing) = match self.total {
             Some(total) => total,
-            None => match self.framed_total(buf, head_len) {
+            None => match self.framed_total(buf, head_len, version) {
                 Ok(total) => {
                     self.total = Some(total);
                     total
@@ -154,7 +192,7 @@ impl ResponseParser {
         if buf.len() < total {
             return Ok(Parsed::Partial);
         }
-        let response = self.response(buf, head_len, version, total);
+        let response = self.response(buf, head_len, version, total, framing);
         Ok(Parsed::Complete { value: response, len: total })
     }
 
@@ -271,14 +309,25 @@ impl ResponseParser {
         Ok(())
     }
 
-    /// Applies the framing rules to a complete head (once): the length of head and body.
-    fn framed_total(&self, buf: &[u8], head_len: usize) -> Result<usize, ResponseError> {
+    /// Applies the framing rules to a complete head (once): the length of head and body (of
+    /// the head alone for a chunked body), and the framing.
+    fn framed_total(
+        &self,
+        buf: &[u8],
+        head_len: usize,
+        version: Version,
+    ) -> Result<(usize, ResponseFraming), ResponseError> {
         let fields = self.fields.list(&buf[..head_len]);
-        let body_len = self.body_length(&fields, head_len)?;
+        let (body_len, framing) = match self.body_length(&fields, head_len, version)? {
+            BodyLength::Bytes(n) => (n, ResponseFraming::Length),
+            BodyLength::Chunked => (0, ResponseFraming::Chunked),
+        };
         let limit = self.response_bytes_max;
         let total = u64::try_from(head_len).ok().and_then(|h| h.checked_add(body_len));
         let total = total.and_then(|t| usize::try_from(t).ok()).filter(|&t| t <= limit);
-        total.ok_or(ResponseError::new(ResponseErrorKind::ResponseTooLarge { limit }, head_len))
+        let total = total
+            .ok_or(ResponseError::new(ResponseErrorKind::ResponseTooLarge { limit }, head_len));
+        Ok((total?, framing))
     }
 
     /// The complete response in `buf[..total]`.
@@ -288,6 +337,7 @@ impl ResponseParser {
         head_len: usize,
         version: Version,
         total: usize,
+        framing: ResponseFraming,
     ) -> Response<'b> {
         let head = &buf[..head_len];
         let fields = self.fields.list(head);
@@ -299,24 +349,37 @@ impl ResponseParser {
             status: self.status,
             reason: &head[self.reason_start..self.reason_end],
             fields,
+            framing,
             body: &buf[head_len..total],
             keep_alive,
         }
     }
 
-    /// The body length the head announces, or why the framing is refused. Errors point at the
-    /// end of the head, where they are decided.
-    fn body_length(&self, fields: &FieldList<'_>, head_len: usize) -> Result<u64, ResponseError> {
+    /// The body the head announces, or why the framing is refused. Errors point at the end of
+    /// the head, where they are decided.
+    fn body_length(
+        &self,
+        fields: &FieldList<'_>,
+        head_len: usize,
+        version: Version,
+    ) -> Result<BodyLength, ResponseError> {
         let fail = |kind| Err(ResponseError::new(kind, head_len));
-        if fields.get("transfer-encoding").is_some() {
-            return fail(ResponseErrorKind::TransferEncodingUnsupported);
-        }
         // 1xx and 204 never carry Content-Length (RFC 9110 §8.6); 304 and any response to HEAD
         // may, naming the length of the representation they stand for, but carry no content.
         let length_forbidden = self.status < 200 || self.status == 204;
         let announced_only = self.status == 304 || self.answers_head;
-        let length = match fields.single("content-length") {
-            Occurrence::Absent if length_forbidden || announced_only => return Ok(0),
+        let content_length = fields.single("content-length");
+        let carries_content = !(length_forbidden || announced_only);
+        let shape = TeShape { version, content_length, carries_content };
+        match shape.verdict(fields.single("transfer-encoding")) {
+            Ok(Some(body)) => return Ok(body),
+            Ok(None) => {}
+            Err(kind) => return fail(kind),
+        }
+        let length = match content_length {
+            Occurrence::Absent if length_forbidden || announced_only => {
+                return Ok(BodyLength::Bytes(0));
+            }
             Occurrence::Absent => return fail(ResponseErrorKind::ContentLengthMissing),
             _ if length_forbidden => return fail(ResponseErrorKind::ContentForbidden),
             Occurrence::Repeated => return fail(ResponseErrorKind::ContentLengthDuplicate),
@@ -324,11 +387,73 @@ impl ResponseParser {
         };
         match length {
             Decimal::NotDigits => fail(ResponseErrorKind::ContentLengthInvalid),
-            _ if announced_only => Ok(0),
-            Decimal::Value(n) => Ok(n),
+            _ if announced_only => Ok(BodyLength::Bytes(0)),
+            Decimal::Value(n) => Ok(BodyLength::Bytes(n)),
             Decimal::Overflow => {
                 fail(ResponseErrorKind::ResponseTooLarge { limit: self.response_bytes_max })
             }
         }
+    }
+}
+
+/// What the Transfer-Encoding verdict of a response depends on besides the field itself.
+struct TeShape<'b> {
+    version: Version,
+    content_length: Occurrence<'b>,
+    /// Not 1xx, 204, 304 or the answer to HEAD.
+    carries_content: bool,
+}
+
+impl TeShape<'_> {
+    /// Nothing without a Transfer-Encoding; a chunked body for `Transfer-Encoding: chunked`
+    /// alone; or why any other shape is refused, in the order of the module docs.
+    fn verdict(
+        &self,
+        transfer_encoding: Occurrence<'_>,
+    ) -> Result<Option<BodyLength>, ResponseErrorKind> {
+        use ResponseErrorKind as K;
+        let value = match transfer_encoding {
+            Occurrence::Absent => return Ok(None),
+            Occurrence::Once(value) => Some(value),
+            Occurrence::Repeated => None,
+        };
+        if self.version == Version::Http10 {
+            return Err(K::TransferEncodingOnHttp10);
+        }
+        match self.content_length {
+            Occurrence::Absent => {}
+            Occurrence::Once(_) | Occurrence::Repeated => {
+                return Err(K::TransferEncodingWithContentLength);
+            }
+        }
+        let Some(value) = value else {
+            return Err(K::TransferEncodingDuplicate);
+        };
+        if !self.carries_content {
+            return Err(K::TransferEncodingWithoutContent);
+        }
+        codings(value).map(|()| Some(BodyLength::Chunked))
+    }
+}
+
+/// `Transfer-Encoding = #transfer-coding`, read strictly: every element a bare token, no empty
+/// elements, chunked only as the final coding, and here only alone.
+fn codings(value: &[u8]) -> Result<(), ResponseErrorKind> {
+    let mut codings = 0usize;
+    let mut chunked_before_last = false;
+    let mut last_is_chunked = false;
+    for coding in value.split(|&b| b == b',').map(chars::trim_ows) {
+        if !chars::is_token(coding) {
+            return Err(ResponseErrorKind::TransferEncodingInvalid);
+        }
+        codings += 1;
+        chunked_before_last |= last_is_chunked;
+        last_is_chunked = coding.eq_ignore_ascii_case(b"chunked");
+    }
+    match (chunked_before_last, last_is_chunked) {
+        (true, _) => Err(ResponseErrorKind::TransferEncodingInvalid),
+        (false, true) if codings == 1 => Ok(()),
+        (false, true) => Err(ResponseErrorKind::TransferEncodingLayered),
+        (false, false) => Err(ResponseErrorKind::TransferEncodingUnsupported),
     }
 }
