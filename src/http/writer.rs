@@ -3,7 +3,11 @@
 //! [`ResponseWriter`] appends one HTTP/1.1 response to a byte buffer: the status line from
 //! [`Status`], the caller's fields, then `Content-Length` computed from the body (never for 1xx
 //! or 204), the empty line and the body. A response to HEAD ends after its head
-//! ([`ResponseWriter::finish_without_content`]), announcing at most the length a GET would get. The caller cannot set `Content-Length` or
+//! ([`ResponseWriter::finish_without_content`]), announcing at most the length a GET would get.
+//! A response whose body is not known when it starts (an event stream written as it happens)
+//! says `Transfer-Encoding: chunked` instead ([`ResponseWriter::finish_chunked`]), and its body
+//! follows as chunks ([`chunk`]), ended by [`LAST_CHUNK`]: the recipient finds the end of a body
+//! nobody could measure in advance, and tells it from a cut. The caller cannot set `Content-Length` or
 //! `Transfer-Encoding` itself, cannot put CR, LF or any other control byte into a field (so no
 //! value can split the head, whatever it came from), and cannot exceed the response budget. On
 //! any error the buffer is cut back to where the response started, so a half-written response is
@@ -254,6 +258,43 @@ impl<'o> ResponseWriter<'o> {
 }
 
 impl ResponseWriter<'_> {
+    /// Writes `Transfer-Encoding: chunked`, the empty line and `first` as the body's first
+    /// chunk (none when it is empty): the head of a body written as it happens, whose later
+    /// chunks and [`LAST_CHUNK`] the caller appends. Returns the length written, or leaves the
+    /// buffer as it was before [`ResponseWriter::new`] and returns the error.
+    pub fn finish_chunked(
+        mut self,
+        first: &[u8],
+        response_bytes_max: usize,
+    ) -> Result<usize, WriteError> {
+        let result = self.finish_chunked_inner(first, response_bytes_max);
+        if result.is_err() {
+            self.out.truncate(self.start);
+        }
+        result
+    }
+
+    fn finish_chunked_inner(
+        &mut self,
+        first: &[u8],
+        response_bytes_max: usize,
+    ) -> Result<usize, WriteError> {
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        if self.status.forbids_content() {
+            return Err(WriteError { kind: WriteErrorKind::ContentForbidden });
+        }
+        self.out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+        chunk(first, self.out);
+        let len = self.out.len() - self.start;
+        if len > response_bytes_max {
+            let kind = WriteErrorKind::ResponseTooLarge { limit: response_bytes_max };
+            return Err(WriteError { kind });
+        }
+        Ok(len)
+    }
+
     /// Writes the framing and the empty line, and no content: the response to a HEAD request
     /// (RFC 9110 §9.3.2). `announced` is the `Content-Length` the same request with GET would
     /// get (RFC 9110 §8.6), or `None` to send none. Returns the length of the head, or leaves the
@@ -292,6 +333,29 @@ impl ResponseWriter<'_> {
         }
         Ok(len)
     }
+}
+
+/// The end of a chunked body: the last chunk, no trailer fields, the empty line.
+pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+
+/// Appends `data` as one chunk of a chunked body: its size in lower-case hex, CRLF, the bytes,
+/// CRLF. Nothing for empty data, whose zero size would end the body.
+pub fn chunk(data: &[u8], out: &mut Vec<u8>) {
+    if data.is_empty() {
+        return;
+    }
+    let mut size = [0u8; 16];
+    let mut at = size.len();
+    let mut n = data.len();
+    while n > 0 || at == size.len() {
+        at -= 1;
+        size[at] = b"0123456789abcdef"[n % 16];
+        n /= 16;
+    }
+    out.extend_from_slice(&size[at..]);
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
 }
 
 fn check_field(name: &str, value: &[u8]) -> Result<(), WriteErrorKind> {

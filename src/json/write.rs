@@ -13,8 +13,8 @@
 
 use std::fmt;
 
-use super::encode::escape_into;
-use super::value::Number;
+use super::encode::{encode_into, escape_into};
+use super::value::{Number, Value};
 
 /// An object being written into a `String`: `{` is written when it opens, `}` when it closes.
 #[derive(Debug)]
@@ -85,6 +85,13 @@ impl<'o> ObjectWriter<'o> {
     /// An integer member.
     pub fn integer(&mut self, key: &str, value: i64) -> &mut Self {
         self.number(key, &Number::from(value))
+    }
+
+    /// A member holding a whole value, as the encoder writes it (for a value that came in a
+    /// request, such as an id or a progress token, written back as it came).
+    pub fn value(&mut self, key: &str, value: &Value) -> &mut Self {
+        encode_into(value, self.key(key));
+        self
     }
 
     /// A `true` or `false` member.
