@@ -20,7 +20,8 @@
 //!
 //! The ceilings keep derived sizes from overflowing: 1 GiB<!-- not a limit --> for bytes, 2^20
 //! for counts, one day for durations (a deadline is added to the current instant, and a sum past
-//! what the clock holds would panic), 16 for chunk-size digits (every size fits 64 bits), 1024 for
+//! what the clock holds would panic), 16 for chunk-size digits (every size fits 64 bits), 100 for a
+//! share in percent, 1024 for
 //! JSON depth (decoding uses an explicit stack, but dropping or comparing a decoded value recurses
 //! once per level), and 1024 for workers (each is a thread with its own stack and buffers; on two
 //! cores a thousand of them only add context switches, while connections past the pool get their
@@ -289,6 +290,30 @@ budgets! {
     /// `control_line_deadline`. One more is answered `busy` and closed at once, never queued
     /// behind the others.
     control_connections_max: count 32, at most COUNT_CEILING;
+    /// The most steps one `count_slowly` call may take. One more: the call is refused
+    /// (`-32602`, `steps_invalid`) before it starts.
+    count_slowly_steps_max: count 20, at most COUNT_CEILING;
+    /// The longest pause between two steps of a `count_slowly` call. One millisecond more: the
+    /// call is refused (`-32602`, `pause_invalid`) before it starts.
+    count_slowly_pause_max: duration 1000 ms, at most DURATION_CEILING;
+    /// How long an open stream may stay silent: past it, it sends an SSE comment line, so that an
+    /// idle timer between the server and the client (a proxy's, the client's own) does not cut
+    /// it. `serve --stream-keepalive-secs` sets it.
+    stream_keepalive: duration 15 s, at most DURATION_CEILING;
+    /// How often a quiet open stream looks for news (a change to announce, a revocation, the
+    /// server stopping) between its own events. It paces a wait and decides nothing.
+    stream_poll_interval: duration 25 ms, at most DURATION_CEILING;
+    /// The share of the workers, in percent, that open streams (listens, and slow calls while
+    /// they stream) may hold at once, at least one worker. A stream past it is refused with 503
+    /// and `Retry-After`, so that plain requests always find workers.
+    stream_share_percent: count 50, at most PERCENT_CEILING;
+    /// Open `subscriptions/listen` streams one principal may hold at once. One more: 429 with
+    /// `Retry-After`, as the session quota answers.
+    listens_per_principal_max: count 4, at most COUNT_CEILING;
+    /// The longest a `subscriptions/listen` stream stays open. At its end the server tears it
+    /// down gracefully (`notifications/cancelled`, then the completion result), and the client
+    /// listens again.
+    listen_lifetime: duration 300 s, at most DURATION_CEILING;
 }
 
 /// A relation between two budgets that a hand-built [`Limits`] broke.
@@ -345,6 +370,8 @@ pub const RESPONSE_HEAD_BYTES_RESERVE: usize = 512;
 pub const PRIMING_EVENT_BYTES_MAX: usize = 128;
 /// The most hex digits a chunk size may have: sixteen digits always fit in 64 bits.
 pub const CHUNK_SIZE_DIGITS_CEILING: usize = 16;
+/// The largest share, in percent: all of it.
+pub const PERCENT_CEILING: usize = 100;
 /// The fewest bytes one field line can take: a one-byte name, the colon and CRLF.
 const FIELD_LINE_BYTES_MIN: usize = 4;
 

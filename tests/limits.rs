@@ -489,7 +489,7 @@ enum Edge {
 
 /// Every budget and the test of its edge. A budget added to the table without a row here fails
 /// `every_budget_has_an_edge_test`, which names it.
-const EDGES: [(&str, Edge); 44] = {
+const EDGES: [(&str, Edge); 51] = {
     use Edge::{Paces, Test};
     const LIMITS: &str = "tests/limits.rs";
     const CONNECTION: &str = "tests/connection.rs";
@@ -657,8 +657,35 @@ const EDGES: [(&str, Edge); 44] = {
                 "a_connection_past_every_slot_is_answered_busy_at_once_and_the_owner_tries_again",
             ),
         ),
+        ("count_slowly_steps_max", Test(LIVE, SLOW_ARGUMENTS)),
+        ("count_slowly_pause_max", Test(LIVE, SLOW_ARGUMENTS)),
+        (
+            "stream_keepalive",
+            Test(LIVE, "a_quiet_stream_sends_a_comment_line_at_its_keepalive_interval"),
+        ),
+        (
+            "stream_poll_interval",
+            Paces(
+                "it paces how often a quiet stream looks for news",
+                "src/endpoint/live.rs",
+                "next",
+            ),
+        ),
+        ("stream_share_percent", Test(LIVE, SHARE)),
+        ("listens_per_principal_max", Test(LIVE, SHARE)),
+        (
+            "listen_lifetime",
+            Test(
+                LIVE,
+                "a_listen_ends_gracefully_at_its_lifetime_and_without_a_result_when_its_token_is_revoked",
+            ),
+        ),
     ]
 };
+
+const LIVE: &str = "tests/server_live.rs";
+const SLOW_ARGUMENTS: &str = "slow_call_arguments_hold_at_their_budgets_and_are_refused_one_past";
+const SHARE: &str = "open_streams_hold_at_most_their_share_and_one_principal_its_listens";
 
 #[test]
 fn every_budget_has_an_edge_test() {
