@@ -31,11 +31,20 @@
 //! |---|---|
 //! | an id of this session's GET stream | 200: a priming event, then every notification kept and written after it, and those never written |
 //! | an id of one of its POST streams, which still owes something | 200: a priming event, then what it owes (the call's notifications, its response); nothing of the GET stream or another POST stream |
+//! | an id of one of its POST streams whose work still runs (a slow call) | 200: a priming event, what it owes, and then, as the work queues them, its later messages up to its response ([`EventLog::deliver_more`]) |
 //! | an id of one of its POST streams at or after its response | 204, no body |
 //! | an id of another session (of any of its streams) | 400 `last_event_id_other_session` |
 //! | an id on a stream or at a position this session never issued | 400 `last_event_id_not_issued` |
 //! | not in the form the server writes (`<tag>-g01`, a sign, no tag) | 400 `last_event_id_malformed` |
 //! | an id after which a kept message was dropped | 400 `last_event_id_evicted`: resuming would skip it |
+//!
+//! **A POST stream whose work runs on.** Most POST streams are opened with all their messages
+//! ([`EventLog::open_post`]). A slow call opens a live one ([`EventLog::open_live_post`]) and
+//! queues each message as its work produces it ([`EventLog::append`]), its response last
+//! ([`EventLog::finish`]); its open response writes each as it comes. Until the response is
+//! queued, a cursor of it that is owed nothing is not complete: more will come. When the client
+//! leaves, the work goes on (a disconnect is no cancellation in 2025-11-25) and its messages stay
+//! owed, for a resumption.
 //!
 //! **What is kept, for how long.** The messages of every stream of a session (notifications and
 //! POST streams' responses; not priming events, which are only positions) share one budget, in
@@ -135,8 +144,9 @@ pub enum Start {
 /// What a delivery wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Delivered {
-    /// A priming event and this many messages.
-    Stream { messages: usize },
+    /// A priming event and this many messages; `live` when the stream is a POST stream whose
+    /// work still runs, so more of it will come ([`EventLog::deliver_more`]).
+    Stream { messages: usize, live: bool },
     /// Nothing at all: the cursor names a POST stream that owes nothing more and never will
     /// (its response was written at or before the cursor).
     Complete,
@@ -167,6 +177,8 @@ struct PostStream {
     numbering: Numbering,
     /// Its messages still kept.
     kept: usize,
+    /// Its work still runs: more messages will come, its response last.
+    live: bool,
 }
 
 /// A message kept for resumption.
@@ -237,14 +249,74 @@ impl EventLog {
     pub fn open_post(&mut self, messages: impl IntoIterator<Item = String>) -> u64 {
         // The previous stream, if nothing of it is kept any more, is forgotten now (it was kept
         // while it might still have been opening).
-        self.posts.retain(|p| p.kept > 0);
+        self.posts.retain(|p| p.kept > 0 || p.live);
         self.posts_opened += 1;
         let number = self.posts_opened;
-        self.posts.push_back(PostStream { number, numbering: Numbering::default(), kept: 0 });
+        let numbering = Numbering::default();
+        self.posts.push_back(PostStream { number, numbering, kept: 0, live: false });
         for message in messages {
             self.keep(StreamRef::Post(number), message);
         }
         number
+    }
+
+    /// Opens the next POST stream for work that produces its messages as it runs: it has none
+    /// yet, [`EventLog::append`] adds them, and [`EventLog::finish`] marks the response queued.
+    /// Until then a cursor of it that is owed nothing is not complete: more will come.
+    pub fn open_live_post(&mut self) -> u64 {
+        let number = self.open_post([]);
+        if let Some(post) = self.posts.back_mut() {
+            post.live = true;
+        }
+        number
+    }
+
+    /// Queues one more message of the live POST stream `number`, owed.
+    pub fn append(&mut self, number: u64, message: String) {
+        if self.posts.iter().any(|p| p.number == number) {
+            self.keep(StreamRef::Post(number), message);
+        }
+    }
+
+    /// The live POST stream `number` has queued its response: nothing more will come.
+    pub fn finish(&mut self, number: u64) {
+        if let Some(post) = self.posts.iter_mut().find(|p| p.number == number) {
+            post.live = false;
+        }
+    }
+
+    /// Whether the POST stream of `id` still runs.
+    pub fn is_live(&self, stream: StreamRef) -> bool {
+        match stream {
+            StreamRef::Get => false,
+            StreamRef::Post(number) => self.posts.iter().any(|p| p.number == number && p.live),
+        }
+    }
+
+    /// Writes what `stream` owes and has never written, after the events already written on it
+    /// (no priming event: this continues a response that has one). The number of messages
+    /// written; a message the writer refused stays owed.
+    pub fn deliver_more(&mut self, stream: StreamRef, writer: &mut dyn StreamWriter) -> usize {
+        let Some(numbering) = self.numbering(stream) else {
+            return 0;
+        };
+        let base = numbering.positions;
+        let mut written = 0u64;
+        for kept in self.kept.iter().filter(|k| k.stream == stream && k.written_at.is_none()) {
+            let id = event_id_text(&self.tag, stream, base + 1 + written, &mut self.id_text);
+            if !writer.message(id, &kept.message) {
+                break;
+            }
+            written += 1;
+        }
+        let owed = self.kept.iter_mut().filter(|k| k.stream == stream && k.written_at.is_none());
+        for (i, kept) in (0u64..).zip(owed).take(written as usize) {
+            kept.written_at = Some(base + 1 + i);
+        }
+        if let Some(numbering) = self.numbering_mut(stream) {
+            numbering.positions = base + written;
+        }
+        written as usize
     }
 
     /// Reads a `Last-Event-ID` value: one of this session's ids, issued and resumable.
@@ -278,11 +350,12 @@ impl EventLog {
         };
         let owes = |k: &Kept| k.stream == stream && owed_after(k, after);
         let owed = self.kept.iter().filter(|k| owes(k)).count();
+        let live = self.is_live(stream);
         match (stream, after) {
-            (StreamRef::Post(_), Some(_)) if owed == 0 => return Ok(Delivered::Complete),
+            (StreamRef::Post(_), Some(_)) if owed == 0 && !live => return Ok(Delivered::Complete),
             // A POST stream just opened whose messages were all dropped at once (each larger
             // than the whole kept budget): nothing can be delivered, not even a prime.
-            (StreamRef::Post(_), None) if owed == 0 => return Err(CursorError::Evicted),
+            (StreamRef::Post(_), None) if owed == 0 && !live => return Err(CursorError::Evicted),
             _ => {}
         }
         let base = numbering.positions;
@@ -297,7 +370,7 @@ impl EventLog {
             written += 1;
         }
         self.commit(stream, after, base, written);
-        Ok(Delivered::Stream { messages: written as usize })
+        Ok(Delivered::Stream { messages: written as usize, live })
     }
 
     /// Issues the positions of a delivery: the prime at `base + 1`, the first `written` owed
@@ -383,7 +456,8 @@ impl EventLog {
             self.posts[index].kept -= 1;
             // Nothing of it is kept: the stream is forgotten, and its cursors are `Evicted`. The
             // newest stream may still be opening; `open_post` forgets it when the next one opens.
-            if self.posts[index].kept == 0 && number != self.posts_opened {
+            let post = self.posts[index];
+            if post.kept == 0 && number != self.posts_opened && !post.live {
                 self.posts.remove(index);
             }
         }
