@@ -294,7 +294,7 @@ fn discovery_lists_and_tools_answer_with_the_modern_result_fields() {
     assert_eq!(json::encode(result.get("supportedVersions").unwrap()), r#"["2026-07-28"]"#);
     assert_eq!(
         json::encode(result.get("capabilities").unwrap()),
-        r#"{"logging":{},"resources":{},"tools":{}}"#
+        r#"{"logging":{},"resources":{},"tools":{"listChanged":true}}"#
     );
     assert_eq!(result.get("ttlMs").and_then(Value::as_number).and_then(|n| n.as_u64()), Some(ttl));
     let info = result.get("_meta").and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));

@@ -436,7 +436,7 @@ fn methods_answer_with_exact_bodies() {
         ),
         (
             requests::list_tools(&Id::from(7)),
-            r#"{"id":7,"jsonrpc":"2.0","result":{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"}]}}"#,
+            r#"{"id":7,"jsonrpc":"2.0","result":{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"},{"description":"Counts to steps, pause_ms apart, with a progress notification per step when the request carries a progressToken; its event stream stays open while it counts","inputSchema":{"properties":{"pause_ms":{"description":"Milliseconds between two steps, 0 to 1000 (100 when absent)","type":"integer"},"steps":{"description":"How many steps, 1 to 20","type":"integer"}},"required":["steps"],"type":"object"},"name":"count_slowly"},{"description":"Three steps 50 ms apart, reporting progress 0, 50 and 100 of 100","inputSchema":{"properties":{},"type":"object"},"name":"test_tool_with_progress"}]}}"#,
         ),
         (
             requests::call_tool(&Id::from(8), "other_tool"),

@@ -130,7 +130,11 @@ fn normal_path(client: &mut McpClient) -> Result<(), String> {
     )?;
 
     let tools = step("tools/list", client.list_tools())?;
-    check("tools/list", tools == ["test_reconnection"], "not test_reconnection alone")?;
+    check(
+        "tools/list",
+        tools == ["test_reconnection", "count_slowly", "test_tool_with_progress"],
+        "not test_reconnection and the two slow tools",
+    )?;
     let called = step("tools/call test_reconnection", client.call_tool("test_reconnection"))?;
     check(
         "tools/call test_reconnection",

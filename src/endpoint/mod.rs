@@ -54,8 +54,10 @@
 //! message; the socket tests scan every response they receive for the tokens and session ids they
 //! know, and allow a session id only in that one place.
 
+pub mod live;
 mod methods;
 pub mod modern;
+mod open;
 mod published;
 pub mod rejection;
 pub mod reply;
@@ -76,13 +78,14 @@ use crate::json::{self, Object, ObjectWriter};
 use crate::limits::Limits;
 use crate::mcp::era::{Called, VersionHeader, Versions, era};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
-use crate::mcp::method::{self, Access, Answer, Era, Lifecycle, Method, MethodName, Revision};
+use crate::mcp::method::{self, Access, Era, Lifecycle, Method, MethodName, Revision};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable,
 };
 use crate::mcp::stream::{CursorError, Delivered, KeptBudget, Start};
 use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
+use live::{Live, OpenStream, Scale, SlowRequest};
 use stream::{PrimeOnly, SseBody};
 use tools::Tool;
 
@@ -195,6 +198,24 @@ pub struct Endpoint {
     metadata_document: String,
     policy: PublishedPolicy,
     sessions: SessionTable,
+    /// The open streams' shared state: counters, the share, what changed, stopping.
+    live: Arc<Live>,
+}
+
+/// What the endpoint answers a request with.
+#[derive(Debug)]
+pub enum Answer {
+    /// One reply, whole.
+    Whole(Reply),
+    /// A stream that stays open: `head` is its status, its fields and its first events (as its
+    /// body); `stream` produces the rest.
+    Open { head: Reply, stream: Box<OpenStream> },
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Answer {
+        Answer::Whole(reply)
+    }
 }
 
 impl Endpoint {
@@ -216,7 +237,14 @@ impl Endpoint {
             config,
             policy: PublishedPolicy::new(policy),
             sessions: SessionTable::new(budget),
+            live: Arc::new(Live::new(&limits)),
         }
+    }
+
+    /// The open streams' shared state: the counters `control … stats` reads, the tool list's
+    /// changes, and the stop that ends every listen.
+    pub fn live(&self) -> &Arc<Live> {
+        &self.live
     }
 
     /// The budgets in force.
@@ -303,16 +331,18 @@ impl Endpoint {
         clock: Clock,
         random: &mut FillRandom<'_>,
         kept: &mut KeptByConnection,
-    ) -> Reply {
+    ) -> Answer {
         let (policy, last) = (&*self.policy.read(), &mut kept.session);
         let result = match route {
-            Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone())),
-            Route::ServerOptions => Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW)),
+            Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone()).into()),
+            Route::ServerOptions => {
+                Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW).into())
+            }
             Route::McpPost => self.post(policy, head, body, clock, random, last),
             Route::McpGet => self.get(policy, head, clock, last),
-            Route::McpDelete => self.delete(policy, head, clock, last),
+            Route::McpDelete => self.delete(policy, head, clock, last).map(Answer::from),
         };
-        result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url))
+        result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url).into())
     }
 
     /// [`Endpoint::admit`] then stages 4 to 8, for callers that already hold the body,
@@ -326,7 +356,15 @@ impl Endpoint {
     ) -> Reply {
         match self.admit(head) {
             Ok(route) => {
-                self.respond(route, head, body, clock, random, &mut self.kept_for_new_connection())
+                let kept = &mut self.kept_for_new_connection();
+                match self.respond(route, head, body, clock, random, kept) {
+                    Answer::Whole(reply) => reply,
+                    // Answered whole: the stream runs to its end at once, time jumping ahead.
+                    Answer::Open { mut head, stream } => {
+                        head.body.extend_from_slice(&stream.collect(self, clock.now, clock.wall));
+                        head
+                    }
+                }
             }
             Err(rejection) => rejection.reply(&self.metadata_url),
         }
@@ -450,7 +488,7 @@ impl Endpoint {
         clock: Clock,
         random: &mut FillRandom<'_>,
         last: &mut LastSession,
-    ) -> Result<Reply, Rejection> {
+    ) -> Result<Answer, Rejection> {
         let value = json::decode_sharing(body, self.limits().json_depth_max, shared_word)
             .map_err(|e| Rejection::Json(e.kind))?;
         let message = Message::from_value(value).map_err(Rejection::Message)?;
@@ -485,7 +523,7 @@ impl Endpoint {
         clock: Clock,
         random: &mut FillRandom<'_>,
         last: &mut LastSession,
-    ) -> Result<Reply, Rejection> {
+    ) -> Result<Answer, Rejection> {
         let legacy = Revision::V2025_11_25;
         let named = match &message {
             Message::Request { method, .. } => MethodName::of_request(method, legacy),
@@ -502,7 +540,7 @@ impl Endpoint {
                 return Err(Rejection::SessionOnInitialize);
             }
             Endpoint::authorize(policy, principal, requirement)?;
-            return self.initialize(id, params, principal, clock, random);
+            return self.initialize(id, params, principal, clock, random).map(Answer::from);
         }
         let (_, session) = self.session_for(head, principal, clock, last)?;
         match message {
@@ -510,7 +548,7 @@ impl Endpoint {
             Message::Notification { .. } => {
                 Endpoint::authorize(policy, principal, requirement)?;
                 notified(session, named);
-                Ok(Reply::empty(Status::Accepted))
+                Ok(Reply::empty(Status::Accepted).into())
             }
             Message::Request { .. }
                 if lifecycle(named) == Lifecycle::Initialized && !session.is_initialized() =>
@@ -521,9 +559,12 @@ impl Endpoint {
                 Endpoint::authorize(policy, principal, requirement)?;
                 match named {
                     MethodName::Request(method, answer) => {
-                        self.call(session, &id, (method, answer), &params, principal)
+                        let called = LegacyCall { session, id: &id, principal, clock };
+                        self.call(&called, (method, answer), &params)
                     }
-                    MethodName::Notification(_) | MethodName::Unknown => Ok(method_not_found(&id)),
+                    MethodName::Notification(_) | MethodName::Unknown => {
+                        Ok(method_not_found(&id).into())
+                    }
                 }
             }
         }
@@ -559,12 +600,11 @@ impl Endpoint {
     /// Stage 8 for a request in a live session that its lifecycle rule admits.
     fn call(
         &self,
-        session: &Session,
-        id: &Id,
-        (method, answer): (Method, Answer),
+        called: &LegacyCall<'_>,
+        (method, answer): (Method, method::Answer),
         params: &Object,
-        principal: &Principal,
-    ) -> Result<Reply, Rejection> {
+    ) -> Result<Answer, Rejection> {
+        let LegacyCall { session, id, principal, clock } = *called;
         let result = |capacity, write: &dyn Fn(&mut ObjectWriter<'_>)| {
             Ok(jsonrpc::result_text(id, capacity, |result| write(result)))
         };
@@ -587,47 +627,70 @@ impl Endpoint {
                 Ok(response)
             }
             Method::ToolsList => {
-                result(SMALL_RESULT_BYTES, &|r| tools::write_tools(Revision::V2025_11_25, r))
+                result(SMALL_RESULT_BYTES, &|r| tools::write_tools(Revision::V2025_11_25, false, r))
             }
             Method::ToolsCall => match tools::tool_called(params, Revision::V2025_11_25) {
                 Ok(Tool::TestReconnection) => return self.test_reconnection(session, id),
+                Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress)) => {
+                    match slow_request(id, tool, params, self.limits()) {
+                        Ok(request) => return self.slow_call(session, request, clock.now),
+                        Err(message) => Err((code::INVALID_PARAMS, message)),
+                    }
+                }
                 // Tools of 2026-07-28 alone: `tool_called` finds none of them here.
                 Ok(
                     Tool::Whoami
                     | Tool::TenantDocuments
                     | Tool::TestMissingCapability
-                    | Tool::TestLogging,
+                    | Tool::TestLogging
+                    | Tool::TestTriggerToolChange
+                    | Tool::SpareTool,
                 ) => Err((code::INVALID_PARAMS, "tool_unknown")),
                 Err(message) => Err((code::INVALID_PARAMS, message)),
             },
             // Never called: initialize opens its session before any call, and the notifications
-            // are no request's method. Answered as a method this server does not implement.
+            // are no request's method; `server/discover` and `subscriptions/listen` are no
+            // method of this revision. Answered as a method this server does not implement.
             Method::Initialize
             | Method::NotificationsInitialized
             | Method::NotificationsCancelled
-            | Method::ServerDiscover => return Ok(method_not_found(id)),
+            | Method::ServerDiscover
+            | Method::SubscriptionsListen => return Ok(method_not_found(id).into()),
         };
         match (answered, answer) {
             (Err((code, message)), _) => {
-                Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)))
+                Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)).into())
             }
-            (Ok(response), Answer::Json) => Ok(Reply::json_text(response)),
-            (Ok(response), Answer::EventStream) => {
-                self.post_stream(session, [response], Ending::AfterResponse)
+            (Ok(response), method::Answer::Json) => Ok(Reply::json_text(response).into()),
+            (Ok(response), method::Answer::EventStream) => {
+                self.post_stream(session, [response], Ending::AfterResponse).map(Answer::from)
             }
         }
+    }
+
+    /// A slow call in a session: a live POST stream, its priming event first, its messages
+    /// written as they come and kept for a resumption.
+    fn slow_call(
+        &self,
+        session: &Arc<Session>,
+        request: SlowRequest,
+        now: Instant,
+    ) -> Result<Answer, Rejection> {
+        let (first, stream) = self.open_slow_legacy(session, request, now)?;
+        Ok(Answer::Open { head: Reply::event_stream_body(first), stream: Box::new(stream) })
     }
 
     /// `test_reconnection`: a POST stream the server closes right after its priming event. Its
     /// notification and its result are kept, owed to the client's resumption (a GET with the
     /// priming event's id as `Last-Event-ID`).
-    fn test_reconnection(&self, session: &Session, id: &Id) -> Result<Reply, Rejection> {
+    fn test_reconnection(&self, session: &Session, id: &Id) -> Result<Answer, Rejection> {
         let called = session
             .receives(LogLevel::Info)
             .then(|| methods::log_message(LogLevel::Info, "test_reconnection_called"));
         let result =
             jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, methods::test_reconnection_result);
         self.post_stream(session, called.into_iter().chain([result]), Ending::AfterPrime)
+            .map(Answer::from)
     }
 
     /// Opens a POST stream with `messages` (notifications, then the response) and writes its
@@ -660,7 +723,7 @@ impl Endpoint {
         head: &RequestHead<'_>,
         clock: Clock,
         last: &mut LastSession,
-    ) -> Result<Reply, Rejection> {
+    ) -> Result<Answer, Rejection> {
         let (_, session) = self.connected_session(policy, head, clock, last)?;
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
@@ -671,11 +734,17 @@ impl Endpoint {
         };
         let delivered = events.deliver(start, &mut body)?;
         drop(events);
-        match delivered {
-            Delivered::Complete => Ok(Reply::empty(Status::NoContent)),
-            Delivered::Stream { .. } => {
-                body.finish().map(Reply::event_stream_body).ok_or(Rejection::Internal)
+        let first = match delivered {
+            Delivered::Complete => return Ok(Reply::empty(Status::NoContent).into()),
+            Delivered::Stream { live, .. } => (body.finish().ok_or(Rejection::Internal)?, live),
+        };
+        match (first, start) {
+            // A POST stream whose work still runs: the rest is written as the work queues it.
+            ((first, true), Start::Resume(id)) => {
+                let stream = self.open_tail(session, id.stream, clock.now)?;
+                Ok(Answer::Open { head: Reply::event_stream_body(first), stream: Box::new(stream) })
             }
+            ((first, _), _) => Ok(Reply::event_stream_body(first).into()),
         }
     }
 
@@ -705,6 +774,57 @@ fn owner_of(principal: &Principal) -> OwnerRef<'_> {
         tenant: &principal.tenant,
         authorization_revision: principal.authorization_revision,
     }
+}
+
+/// What one legacy call carries into its method.
+#[derive(Clone, Copy)]
+struct LegacyCall<'c> {
+    session: &'c Arc<Session>,
+    id: &'c Id,
+    principal: &'c Principal,
+    clock: Clock,
+}
+
+/// The slow call `tool` asks for with `params`, or the public code of why its arguments are
+/// refused.
+fn slow_request(
+    id: &Id,
+    tool: Tool,
+    params: &Object,
+    limits: &Limits,
+) -> Result<SlowRequest, &'static str> {
+    let empty = Object::new();
+    let arguments = params.get("arguments").and_then(json::Value::as_object).unwrap_or(&empty);
+    let (steps, pause, scale) = match tool {
+        Tool::TestToolWithProgress => (3, std::time::Duration::from_millis(50), Scale::Percent),
+        Tool::CountSlowly
+        | Tool::TestReconnection
+        | Tool::Whoami
+        | Tool::TenantDocuments
+        | Tool::TestMissingCapability
+        | Tool::TestLogging
+        | Tool::TestTriggerToolChange
+        | Tool::SpareTool => {
+            let (steps, pause) = tools::slow_arguments(arguments, limits)?;
+            (steps, pause, Scale::Steps)
+        }
+    };
+    Ok(SlowRequest { id: id.clone(), steps, pause, scale, progress_token: progress_token(params) })
+}
+
+/// `params._meta.progressToken`, when it is a string or an integer (anything else asks for no
+/// progress).
+fn progress_token(params: &Object) -> Option<json::Value> {
+    let token = params.get("_meta").and_then(|m| m.get("progressToken"))?;
+    let usable = match token {
+        json::Value::String(_) => true,
+        json::Value::Number(n) => n.as_i64().is_some(),
+        json::Value::Null
+        | json::Value::Bool(_)
+        | json::Value::Array(_)
+        | json::Value::Object(_) => false,
+    };
+    usable.then(|| token.clone())
 }
 
 /// How a POST stream's first response ends.
@@ -764,7 +884,8 @@ fn notified(session: &Session, named: MethodName) {
             | Method::ToolsList
             | Method::ToolsCall
             | Method::LoggingSetLevel
-            | Method::ServerDiscover,
+            | Method::ServerDiscover
+            | Method::SubscriptionsListen,
         )
         | MethodName::Request(..)
         | MethodName::Unknown => {}

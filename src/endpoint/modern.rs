@@ -46,6 +46,8 @@
 //! (`X-Accel-Buffering: no`, no event ids, no priming event: nothing resumes), everything else as
 //! JSON; `notifications/message` is sent only when the request's `_meta` asks for a log level.
 
+use super::Answer as Reached;
+use super::live::{Filter, SlowRequest};
 use super::methods::{self, SERVER_NAME};
 use super::rejection::MirroredHeader;
 use super::tools::{self, Tool};
@@ -70,12 +72,12 @@ pub(super) fn post(
     head: &RequestHead<'_>,
     message: Message,
     clock: Clock,
-) -> Reply {
+) -> Reached {
     let url = endpoint.metadata_url();
     match message {
         Message::Request { id, method, params } => {
             request(endpoint, policy, head, (&id, &method, &params), clock)
-                .unwrap_or_else(|rejection| rejection.reply_to(Some(&id), url))
+                .unwrap_or_else(|rejection| rejection.reply_to(Some(&id), url).into())
         }
         // This revision defines no client notification over HTTP: one is accepted and ignored,
         // once its sender is known.
@@ -84,8 +86,9 @@ pub(super) fn post(
             Endpoint::authenticate(policy, head, clock, connect)
                 .and_then(|principal| Endpoint::authorize(policy, principal, connect))
                 .map_or_else(|r| r.reply(url), |()| Reply::empty(Status::Accepted))
+                .into()
         }
-        Message::Response { .. } => Rejection::UnsolicitedResponse.reply(url),
+        Message::Response { .. } => Rejection::UnsolicitedResponse.reply(url).into(),
     }
 }
 
@@ -96,7 +99,7 @@ fn request(
     head: &RequestHead<'_>,
     (id, method, params): (&Id, &str, &Object),
     clock: Clock,
-) -> Result<Reply, Rejection> {
+) -> Result<Reached, Rejection> {
     let meta = RequestMeta::of(params).map_err(Rejection::MetaInvalid)?;
     first_failure(&standard_checks(head, &meta, method, params))?;
     let revision = spoken(endpoint, meta.protocol_version)?;
@@ -107,7 +110,7 @@ fn request(
     let MethodName::Request(method, answer) = named else {
         return Err(Rejection::MethodNotFound);
     };
-    let called = Called { endpoint, head, id, meta: &meta, principal, revision };
+    let called = Called { endpoint, head, id, meta: &meta, principal, revision, clock };
     call(&called, method, answer, params)
 }
 
@@ -119,6 +122,17 @@ struct Called<'c> {
     meta: &'c RequestMeta<'c>,
     principal: &'c Principal,
     revision: Revision,
+    clock: Clock,
+}
+
+/// What a tool call comes to.
+enum ToolAnswer {
+    /// Its notifications and its result, all known now.
+    Done(Vec<String>, String),
+    /// A slow call, whose stream stays open while it counts.
+    Slow(SlowRequest),
+    /// The call's arguments are refused before it starts: this JSON-RPC error, as JSON.
+    Refused(String),
 }
 
 /// One mirrored header compared with the body value it mirrors: what the server decides about it.
@@ -265,7 +279,7 @@ fn call(
     method: Method,
     answer: Answer,
     params: &Object,
-) -> Result<Reply, Rejection> {
+) -> Result<Reached, Rejection> {
     let (endpoint, id, revision) = (called.endpoint, called.id, called.revision);
     let (notes, response) = match method {
         Method::ServerDiscover => (Vec::new(), discover_result(endpoint, id, revision)),
@@ -275,12 +289,21 @@ fn call(
             (notes, resources_list_result(endpoint, id, &called.principal.tenant))
         }
         Method::ToolsCall => match tools::tool_called(params, revision) {
-            Ok(tool) => tool_call(called, tool, params)?,
+            Ok(tool) => match tool_call(called, tool, params)? {
+                ToolAnswer::Done(notes, response) => (notes, response),
+                ToolAnswer::Slow(request) => {
+                    let stream =
+                        endpoint.open_slow_modern(request, tool_result, called.clock.now)?;
+                    return Ok(open(stream));
+                }
+                ToolAnswer::Refused(error) => return Ok(Reply::json_text(error).into()),
+            },
             Err(message) => {
                 let error = jsonrpc::error_text(Some(id), code::INVALID_PARAMS, message);
-                return Ok(Reply::json_text(error));
+                return Ok(Reply::json_text(error).into());
             }
         },
+        Method::SubscriptionsListen => return listen(called, params),
         // Methods of 2025-11-25 alone: `of_request` finds none of them in this era.
         Method::Initialize
         | Method::Ping
@@ -288,7 +311,26 @@ fn call(
         | Method::NotificationsCancelled
         | Method::LoggingSetLevel => return Err(Rejection::MethodNotFound),
     };
-    answered(endpoint, answer, notes, response)
+    answered(endpoint, answer, notes, response).map(Reached::from)
+}
+
+/// An event stream that stays open, its events all to come.
+fn open(stream: super::live::OpenStream) -> Reached {
+    let head = Reply::event_stream_body(Vec::new()).with("X-Accel-Buffering", "no");
+    Reached::Open { head, stream: Box::new(stream) }
+}
+
+/// `subscriptions/listen`: the notification types this server can honour among those asked for
+/// (`toolsListChanged`), acknowledged first on a stream that stays open.
+fn listen(called: &Called<'_>, params: &Object) -> Result<Reached, Rejection> {
+    let asked = params.get("notifications");
+    let tools = asked.and_then(|n| n.get("toolsListChanged")) == Some(&Value::Bool(true));
+    let authorization = called.head.fields.get("authorization").unwrap_or_default();
+    let filter = Filter { tools_list_changed: tools };
+    let (endpoint, subject) = (called.endpoint, &called.principal.subject);
+    let stream =
+        endpoint.open_listen((called.id, subject), authorization, filter, called.clock.now)?;
+    Ok(open(stream))
 }
 
 /// The reply: one JSON object, or an event stream of the notifications and then the response.
@@ -316,11 +358,7 @@ fn answered(
 
 /// Step 6 of a `tools/call` to `tool`: its mirrored arguments, the capability it needs, then its
 /// notifications and its result.
-fn tool_call(
-    called: &Called<'_>,
-    tool: Tool,
-    params: &Object,
-) -> Result<(Vec<String>, String), Rejection> {
+fn tool_call(called: &Called<'_>, tool: Tool, params: &Object) -> Result<ToolAnswer, Rejection> {
     let empty = Object::new();
     let arguments = params.get("arguments").and_then(Value::as_object).unwrap_or(&empty);
     first_failure(&param_checks(called.head, tool, params))?;
@@ -341,10 +379,32 @@ fn tool_call(
             logged(called.meta, LogLevel::Info, "test_logging_tool_called"),
             Ok("logged".to_owned()),
         ),
-        // A tool of 2025-11-25 alone: `tool_called` finds it in no modern request.
-        Tool::TestReconnection => (Vec::new(), Err("tool_unknown")),
+        Tool::CountSlowly | Tool::TestToolWithProgress => {
+            return Ok(slow_request(called, tool, params));
+        }
+        Tool::TestTriggerToolChange => {
+            let generation = called.endpoint.live().change_tools();
+            (Vec::new(), Ok(format!("the tool list changed ({generation} changes so far)")))
+        }
+        Tool::SpareTool if called.endpoint.live().tools_generation() % 2 == 1 => {
+            (Vec::new(), Ok("spare".to_owned()))
+        }
+        // Not listed now, or a tool of 2025-11-25 alone (`tool_called` finds that in no modern
+        // request).
+        Tool::SpareTool | Tool::TestReconnection => (Vec::new(), Err("tool_unknown")),
     };
-    Ok((notes, tool_result(called.id, outcome)))
+    Ok(ToolAnswer::Done(notes, tool_result(called.id, outcome)))
+}
+
+/// A slow call's request: its steps and pause (refused with `-32602` when out of bounds), and
+/// the progress token of its `_meta`.
+fn slow_request(called: &Called<'_>, tool: Tool, params: &Object) -> ToolAnswer {
+    match super::slow_request(called.id, tool, params, called.endpoint.limits()) {
+        Ok(request) => ToolAnswer::Slow(request),
+        Err(message) => {
+            ToolAnswer::Refused(jsonrpc::error_text(Some(called.id), code::INVALID_PARAMS, message))
+        }
+    }
 }
 
 /// The `notifications/message` of `event` at `level`, when the request's `_meta` asked for this
@@ -378,7 +438,13 @@ fn discover_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
         result.string("cacheScope", "public").object("capabilities", |capabilities| {
             for capability in Capability::ALL {
                 if Method::advertised(capability, revision) {
-                    capabilities.object(capability.name(), |_| {});
+                    // The tool list can change, and a listen that asks is told.
+                    capabilities.object(capability.name(), |c| match capability {
+                        Capability::Tools => {
+                            c.boolean("listChanged", true);
+                        }
+                        Capability::Logging | Capability::Resources => {}
+                    });
                 }
             }
         });
@@ -394,7 +460,8 @@ fn tools_list_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String
     jsonrpc::result_text(id, 4 * RESULT_BYTES, |result| {
         server_meta(result);
         result.string("cacheScope", "public").string("resultType", "complete");
-        tools::write_tools(revision, result);
+        let changed = endpoint.live().tools_generation() % 2 == 1;
+        tools::write_tools(revision, changed, result);
         result.integer("ttlMs", ttl_ms(endpoint));
     })
 }
@@ -410,7 +477,7 @@ fn resources_list_result(endpoint: &Endpoint, id: &Id, tenant: &str) -> String {
 }
 
 /// A tool's result: its text, or the public code of a tool error with `isError`.
-fn tool_result(id: &Id, outcome: Result<String, &'static str>) -> String {
+pub(super) fn tool_result(id: &Id, outcome: Result<String, &'static str>) -> String {
     let (text, is_error) = match &outcome {
         Ok(text) => (text.as_str(), false),
         Err(code) => (*code, true),

@@ -115,6 +115,10 @@ pub enum Rejection {
     Cursor(CursorError),
     /// Every worker is busy.
     Overloaded,
+    /// The share of the workers open streams may hold is taken: the stream did not open.
+    StreamShareTaken,
+    /// This principal holds its quota of open listens: the listen did not open.
+    ListenQuota,
     /// A failure on the server's side: a panic, an event that would not encode, or a random
     /// source that could not deliver a session id.
     Internal,
@@ -217,8 +221,10 @@ impl Rejection {
             Rejection::MethodNotAllowed { .. } => Status::MethodNotAllowed,
             Rejection::NotAcceptable => Status::NotAcceptable,
             Rejection::UnsupportedMediaType => Status::UnsupportedMediaType,
-            Rejection::SessionCapacity { .. } | Rejection::Overloaded => Status::ServiceUnavailable,
-            Rejection::SessionQuota { .. } => Status::TooManyRequests,
+            Rejection::SessionCapacity { .. }
+            | Rejection::Overloaded
+            | Rejection::StreamShareTaken => Status::ServiceUnavailable,
+            Rejection::SessionQuota { .. } | Rejection::ListenQuota => Status::TooManyRequests,
             Rejection::Internal => Status::InternalServerError,
             Rejection::AcceptInvalid
             | Rejection::BodyNotAllowed
@@ -271,6 +277,8 @@ impl Rejection {
             Rejection::NotInitialized => "not_initialized",
             Rejection::UnsolicitedResponse => "unsolicited_response",
             Rejection::Overloaded => "overloaded",
+            Rejection::StreamShareTaken => "stream_share_taken",
+            Rejection::ListenQuota => "listen_quota",
             Rejection::Internal => "internal_error",
             Rejection::MetaInvalid(e) => e.code(),
             Rejection::HeaderMismatch { .. } => "header_mismatch",
@@ -314,7 +322,9 @@ impl Rejection {
             | Rejection::SessionQuota { .. }
             | Rejection::NotInitialized
             | Rejection::Cursor(_)
-            | Rejection::Overloaded => code::SERVER_ERROR,
+            | Rejection::Overloaded
+            | Rejection::StreamShareTaken
+            | Rejection::ListenQuota => code::SERVER_ERROR,
         }
     }
 
@@ -354,6 +364,8 @@ impl Rejection {
             | Rejection::UnsolicitedResponse
             | Rejection::Cursor(_)
             | Rejection::Overloaded
+            | Rejection::StreamShareTaken
+            | Rejection::ListenQuota
             | Rejection::Internal
             | Rejection::MetaInvalid(_)
             | Rejection::MethodNotFound => None,
@@ -384,15 +396,45 @@ impl Rejection {
             | Rejection::SessionQuota { retry_after_secs } => {
                 reply.with("Retry-After", retry_after_secs.to_string())
             }
-            // Workers free up within a request or two: a second is a fair wait.
-            Rejection::Overloaded => reply.with("Retry-After", "1"),
+            // Workers free up within a request or two, and a stream's place when it ends (a
+            // listen's when its client closes it): a second is a fair wait.
+            Rejection::Overloaded | Rejection::StreamShareTaken | Rejection::ListenQuota => {
+                reply.with("Retry-After", "1")
+            }
             Rejection::Auth { denial, requirement } => {
                 match denial.challenge(metadata_url, requirement) {
                     Some(challenge) => reply.with("WWW-Authenticate", challenge),
                     None => reply,
                 }
             }
-            _ => reply,
+            Rejection::Request(_)
+            | Rejection::HostNotAllowed
+            | Rejection::HostNotCanonical
+            | Rejection::OriginNotAllowed
+            | Rejection::NotFound
+            | Rejection::AcceptInvalid
+            | Rejection::NotAcceptable
+            | Rejection::UnsupportedMediaType
+            | Rejection::BodyNotAllowed
+            | Rejection::CredentialsNotAccepted
+            | Rejection::Json(_)
+            | Rejection::Message(_)
+            | Rejection::ProtocolVersionUnsupported
+            | Rejection::ProtocolVersionMissing
+            | Rejection::ProtocolVersionRepeated
+            | Rejection::SessionMissing
+            | Rejection::SessionMalformed
+            | Rejection::SessionOnInitialize
+            | Rejection::SessionNotFound
+            | Rejection::NotInitialized
+            | Rejection::UnsolicitedResponse
+            | Rejection::Cursor(_)
+            | Rejection::Internal
+            | Rejection::MetaInvalid(_)
+            | Rejection::HeaderMismatch { .. }
+            | Rejection::VersionNotSpoken { .. }
+            | Rejection::CapabilityMissing(_)
+            | Rejection::MethodNotFound => reply,
         }
     }
 }

@@ -156,6 +156,18 @@ impl Reply {
         delivery: Delivery<'_>,
         response_bytes_max: usize,
     ) -> Result<usize, WriteError> {
+        let writer = self.head(out, delivery);
+        if delivery.head {
+            let success = (200..300).contains(&self.status.code());
+            let announced = success.then_some(self.body.len());
+            return writer.finish_without_content(announced, response_bytes_max);
+        }
+        writer.finish(&self.body, response_bytes_max)
+    }
+
+    /// A writer holding the reply's status line and fields, framed as `delivery` says, in `out`
+    /// (cleared first).
+    fn head<'o>(&self, out: &'o mut Vec<u8>, delivery: Delivery<'_>) -> ResponseWriter<'o> {
         out.clear();
         let mut writer = ResponseWriter::new(out, self.status);
         if let Some(date) = delivery.date {
@@ -168,12 +180,19 @@ impl Reply {
         if delivery.close {
             writer.fixed(&CONNECTION_CLOSE);
         }
-        if delivery.head {
-            let success = (200..300).contains(&self.status.code());
-            let announced = success.then_some(self.body.len());
-            return writer.finish_without_content(announced, response_bytes_max);
-        }
-        writer.finish(&self.body, response_bytes_max)
+        writer
+    }
+
+    /// The head of a stream that stays open, in `out` (cleared first): the reply's status and
+    /// fields, framed as `delivery` says, `Transfer-Encoding: chunked`, and the reply's body as
+    /// the first chunk. On error `out` is left empty.
+    pub fn serialize_open(
+        &self,
+        out: &mut Vec<u8>,
+        delivery: Delivery<'_>,
+        response_bytes_max: usize,
+    ) -> Result<usize, WriteError> {
+        self.head(out, delivery).finish_chunked(&self.body, response_bytes_max)
     }
 
     /// The same reply with another status.

@@ -16,6 +16,16 @@
 //!   `sampling` capability, and without it the request is refused with `-32021`.
 //! - `test_logging_tool` (2026-07-28): the suite's probe; it logs one `notifications/message`
 //!   when the request's `_meta` asks for a log level, and none otherwise.
+//! - `count_slowly` (both): `steps` steps (1 to `count_slowly_steps_max`), `pause_ms` between
+//!   them (0 to `count_slowly_pause_max`, 100 when absent), a `notifications/progress` per step
+//!   when the request carries a `progressToken`; its stream stays open while it counts, and what
+//!   a disconnect means follows the era (`endpoint::live`).
+//! - `test_tool_with_progress` (both): the suite's name for a slow call of three steps
+//!   50 ms<!-- not a limit --> apart, whose progress reads 0, 50 and 100 of 100.
+//! - `test_trigger_tool_change` (2026-07-28): the suite's hook; it changes the tool list, as
+//!   `control … change-tools` does, and every listen that opted in is told.
+//! - `spare_tool` (2026-07-28): listed, and callable, only while the tool list is in its changed
+//!   state (after an odd number of changes): what a `notifications/tools/list_changed` is about.
 //!
 //! Not here: how a call is answered (the endpoint decides the stream and the errors).
 
@@ -32,6 +42,10 @@ pub enum Tool {
     TenantDocuments,
     TestMissingCapability,
     TestLogging,
+    CountSlowly,
+    TestToolWithProgress,
+    TestTriggerToolChange,
+    SpareTool,
 }
 
 /// The type of a tool argument.
@@ -76,6 +90,24 @@ pub struct ToolRow {
 const LEGACY: &[Revision] = &[Revision::V2025_11_25];
 const NO_PARAMS: &[Param] = &[];
 const MODERN: &[Revision] = &[Revision::V2026_07_28];
+const BOTH: &[Revision] = &[Revision::V2025_11_25, Revision::V2026_07_28];
+
+const SLOW_PARAMS: &[Param] = &[
+    Param {
+        name: "pause_ms",
+        ty: ParamType::Integer,
+        required: false,
+        header: None,
+        description: "Milliseconds between two steps, 0 to 1000 (100 when absent)",
+    },
+    Param {
+        name: "steps",
+        ty: ParamType::Integer,
+        required: true,
+        header: None,
+        description: "How many steps, 1 to 20",
+    },
+];
 
 const TENANT_PARAMS: &[Param] = &[
     Param {
@@ -96,61 +128,75 @@ const TENANT_PARAMS: &[Param] = &[
 
 impl Tool {
     /// Every tool, in the order `tools/list` names them.
-    pub const ALL: [Tool; 5] = [
+    pub const ALL: [Tool; 9] = [
         Tool::TestReconnection,
+        Tool::CountSlowly,
+        Tool::TestToolWithProgress,
         Tool::Whoami,
         Tool::TenantDocuments,
         Tool::TestMissingCapability,
         Tool::TestLogging,
+        Tool::TestTriggerToolChange,
+        Tool::SpareTool,
     ];
 
     /// Every decision about this tool.
     pub const fn row(self) -> ToolRow {
-        let (name, description, params, revisions, access, needs) = match self {
-            Tool::TestReconnection => (
-                "test_reconnection",
-                "Closes its event stream after the priming event; the result arrives when the \
-                 client resumes with Last-Event-ID",
-                NO_PARAMS,
-                LEGACY,
-                Access::Connect,
-                None,
-            ),
-            Tool::Whoami => (
-                "whoami",
-                "Names the caller: the subject and the tenant its token was issued for",
-                NO_PARAMS,
-                MODERN,
-                Access::Connect,
-                None,
-            ),
-            Tool::TenantDocuments => (
-                "tenant_documents",
-                "Lists a tenant's knowledge-base documents, under the tenant ACL of \
-                 resources/list; the tenant and the limit travel in Mcp-Param headers too",
-                TENANT_PARAMS,
-                MODERN,
-                Access::ReadResources,
-                None,
-            ),
-            Tool::TestMissingCapability => (
-                "test_missing_capability",
-                "Needs the client's sampling capability: without it the call is refused (-32021)",
-                NO_PARAMS,
-                MODERN,
-                Access::Connect,
-                Some(ClientCapability::Sampling),
-            ),
-            Tool::TestLogging => (
-                "test_logging_tool",
-                "Logs one notifications/message when the request's _meta asks for a log level",
-                NO_PARAMS,
-                MODERN,
-                Access::Connect,
-                None,
-            ),
+        use Access::{Connect, ReadResources};
+        let sampling = Some(ClientCapability::Sampling);
+        let (name, params, revisions, access, needs) = match self {
+            Tool::TestReconnection => ("test_reconnection", NO_PARAMS, LEGACY, Connect, None),
+            Tool::Whoami => ("whoami", NO_PARAMS, MODERN, Connect, None),
+            Tool::TenantDocuments => {
+                ("tenant_documents", TENANT_PARAMS, MODERN, ReadResources, None)
+            }
+            Tool::TestMissingCapability => {
+                ("test_missing_capability", NO_PARAMS, MODERN, Connect, sampling)
+            }
+            Tool::TestLogging => ("test_logging_tool", NO_PARAMS, MODERN, Connect, None),
+            Tool::CountSlowly => ("count_slowly", SLOW_PARAMS, BOTH, Connect, None),
+            Tool::TestToolWithProgress => {
+                ("test_tool_with_progress", NO_PARAMS, BOTH, Connect, None)
+            }
+            Tool::TestTriggerToolChange => {
+                ("test_trigger_tool_change", NO_PARAMS, MODERN, Connect, None)
+            }
+            Tool::SpareTool => ("spare_tool", NO_PARAMS, MODERN, Connect, None),
         };
-        ToolRow { name, description, params, revisions, access, needs }
+        ToolRow { name, description: self.description(), params, revisions, access, needs }
+    }
+
+    /// What `tools/list` says the tool does.
+    const fn description(self) -> &'static str {
+        match self {
+            Tool::TestReconnection => {
+                "Closes its event stream after the priming event; the result arrives when the \
+                 client resumes with Last-Event-ID"
+            }
+            Tool::Whoami => "Names the caller: the subject and the tenant its token was issued for",
+            Tool::TenantDocuments => {
+                "Lists a tenant's knowledge-base documents, under the tenant ACL of \
+                 resources/list; the tenant and the limit travel in Mcp-Param headers too"
+            }
+            Tool::TestMissingCapability => {
+                "Needs the client's sampling capability: without it the call is refused (-32021)"
+            }
+            Tool::TestLogging => {
+                "Logs one notifications/message when the request's _meta asks for a log level"
+            }
+            Tool::CountSlowly => {
+                "Counts to steps, pause_ms apart, with a progress notification per step when the \
+                 request carries a progressToken; its event stream stays open while it counts"
+            }
+            Tool::TestToolWithProgress => {
+                "Three steps 50 ms apart, reporting progress 0, 50 and 100 of 100"
+            }
+            Tool::TestTriggerToolChange => {
+                "Changes the tool list (spare_tool appears or goes), as control change-tools \
+                 does: listens that asked for toolsListChanged are told"
+            }
+            Tool::SpareTool => "Listed only while the tool list is in its changed state",
+        }
     }
 
     /// The tool's name.
@@ -169,9 +215,13 @@ impl Tool {
     }
 }
 
-/// The `tools` member of a `tools/list` result in `revision`, every tool that revision offers.
-pub fn write_tools(revision: Revision, result: &mut ObjectWriter<'_>) {
-    let offered = Tool::ALL.into_iter().filter(|t| t.row().revisions.contains(&revision));
+/// The `tools` member of a `tools/list` result in `revision`, every tool that revision offers;
+/// `spare_tool` only when `changed` (the list is in its changed state).
+pub fn write_tools(revision: Revision, changed: bool, result: &mut ObjectWriter<'_>) {
+    let offered = Tool::ALL
+        .into_iter()
+        .filter(|t| t.row().revisions.contains(&revision))
+        .filter(|t| *t != Tool::SpareTool || changed);
     result.objects("tools", offered, |tool, offered| {
         let row = offered.row();
         tool.string("description", row.description)
@@ -210,6 +260,26 @@ pub fn tool_called(params: &Object, revision: Revision) -> Result<Tool, &'static
         None => Err("tool_name_missing"),
     }
 }
+
+/// The steps and the pause a `count_slowly` call asks for, within `limits`, or the public code
+/// of why its arguments are refused (a `-32602` before the call starts).
+pub fn slow_arguments(
+    arguments: &Object,
+    limits: &crate::limits::Limits,
+) -> Result<(u64, std::time::Duration), &'static str> {
+    let whole = |key: &str| arguments.get(key).and_then(Value::as_number).and_then(whole_number);
+    let steps_max = u64::try_from(limits.count_slowly_steps_max).unwrap_or(u64::MAX);
+    let steps = whole("steps").filter(|n| (1..=steps_max).contains(n)).ok_or("steps_invalid")?;
+    let pause_max = u64::try_from(limits.count_slowly_pause_max.as_millis()).unwrap_or(u64::MAX);
+    let pause_ms = match arguments.get("pause_ms") {
+        None | Some(Value::Null) => DEFAULT_PAUSE_MS,
+        Some(_) => whole("pause_ms").filter(|&n| n <= pause_max).ok_or("pause_invalid")?,
+    };
+    Ok((steps, std::time::Duration::from_millis(pause_ms)))
+}
+
+/// The pause of a `count_slowly` call that names none.
+const DEFAULT_PAUSE_MS: u64 = 100;
 
 /// What `tenant_documents` answers for `arguments`, called by a principal of `caller_tenant`: the
 /// documents' URIs, or the public code of a tool error (`isError`).
@@ -257,24 +327,66 @@ mod tests {
 
     #[test]
     fn each_revision_lists_its_own_tools_in_table_order() {
-        let listed = |revision| json::object_text(0, |r| write_tools(revision, r));
-        assert_eq!(
-            listed(Revision::V2025_11_25),
-            r#"{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"}]}"#
-        );
-        let modern = listed(Revision::V2026_07_28);
-        assert_eq!(json::encode(&json::decode(modern.as_bytes(), 16).unwrap()), modern);
-        let names: Vec<&str> = modern
-            .match_indices("\"name\":\"")
-            .map(|(i, _)| &modern[i + 8..])
-            .map(|r| &r[..r.find('"').unwrap()])
-            .collect();
-        assert_eq!(
-            names,
-            ["whoami", "tenant_documents", "test_missing_capability", "test_logging_tool"]
-        );
+        let names = |revision, changed| {
+            let listed = json::object_text(0, |r| write_tools(revision, changed, r));
+            assert_eq!(json::encode(&json::decode(listed.as_bytes(), 16).unwrap()), listed);
+            let tools = json::decode(listed.as_bytes(), 16).unwrap();
+            let tools = tools.get("tools").and_then(Value::as_array).unwrap().to_vec();
+            let name = |t: &Value| t.get("name").and_then(Value::as_str).unwrap().to_owned();
+            (tools.iter().map(name).collect::<Vec<_>>(), listed)
+        };
+        let cases: [(Revision, bool, &[&str]); 4] = [
+            (
+                Revision::V2025_11_25,
+                false,
+                &["test_reconnection", "count_slowly", "test_tool_with_progress"],
+            ),
+            (
+                Revision::V2026_07_28,
+                false,
+                &[
+                    "count_slowly",
+                    "test_tool_with_progress",
+                    "whoami",
+                    "tenant_documents",
+                    "test_missing_capability",
+                    "test_logging_tool",
+                    "test_trigger_tool_change",
+                ],
+            ),
+            (
+                Revision::V2026_07_28,
+                true,
+                &[
+                    "count_slowly",
+                    "test_tool_with_progress",
+                    "whoami",
+                    "tenant_documents",
+                    "test_missing_capability",
+                    "test_logging_tool",
+                    "test_trigger_tool_change",
+                    "spare_tool",
+                ],
+            ),
+            (
+                Revision::V2025_11_25,
+                true,
+                &["test_reconnection", "count_slowly", "test_tool_with_progress"],
+            ),
+        ];
+        for (revision, changed, expected) in cases {
+            assert_eq!(names(revision, changed).0, expected, "{revision:?} {changed}");
+        }
+        let (_, legacy) = names(Revision::V2025_11_25, false);
+        assert!(legacy.starts_with(r#"{"tools":[{"description":"Closes its event stream after the priming event; the result arrives when the client resumes with Last-Event-ID","inputSchema":{"properties":{},"type":"object"},"name":"test_reconnection"},"#), "{legacy}");
+        let (_, modern) = names(Revision::V2026_07_28, false);
         assert!(modern.contains(r#""tenant":{"description":"The tenant whose documents to list: the caller's own","type":"string","x-mcp-header":"Tenant"}"#), "{modern}");
         assert!(modern.contains(r#""required":["tenant"]"#), "{modern}");
+        assert!(
+            modern
+                .contains(r#""steps":{"description":"How many steps, 1 to 20","type":"integer"}"#),
+            "{modern}"
+        );
     }
 
     #[test]

@@ -69,10 +69,19 @@ methods! {
     LoggingSetLevel = "logging/setLevel",
     /// What the server speaks: its versions, capabilities and identity.
     ServerDiscover = "server/discover",
+    /// Opens a stream of the notifications the client opts in to; it stays open.
+    SubscriptionsListen = "subscriptions/listen",
 }
 
 /// The method of the notifications the server sends with a log message.
 pub const NOTIFICATIONS_MESSAGE: &str = "notifications/message";
+/// The method of a step of a request that asked for progress with a `progressToken`.
+pub const NOTIFICATIONS_PROGRESS: &str = "notifications/progress";
+/// The first message of a `subscriptions/listen` stream: the filter the server honours.
+pub const NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
+    "notifications/subscriptions/acknowledged";
+/// The list of tools changed.
+pub const NOTIFICATIONS_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 
 /// What a method needs from its caller's token. The endpoint turns each into the scopes the
 /// token policy checks.
@@ -251,6 +260,7 @@ impl Method {
                 (Connect, Initialized, json, Some(Capability::Logging), LEGACY)
             }
             Method::ServerDiscover => (Connect, Anytime, json, None, MODERN),
+            Method::SubscriptionsListen => (Connect, Anytime, stream, None, MODERN),
         };
         let mcp_name = match self {
             Method::ToolsCall => Some(NameSource::Name),
@@ -261,7 +271,8 @@ impl Method {
             | Method::ResourcesList
             | Method::ToolsList
             | Method::LoggingSetLevel
-            | Method::ServerDiscover => None,
+            | Method::ServerDiscover
+            | Method::SubscriptionsListen => None,
         };
         Row { access, lifecycle, kind, mcp_name, capability, revisions }
     }

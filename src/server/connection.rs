@@ -17,11 +17,15 @@ use std::net::TcpStream;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::endpoint::{Clock, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route};
+use crate::endpoint::live::{OpenStream, Step};
+use crate::endpoint::{
+    Answer, Clock, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route,
+};
 use crate::http::connection::{
-    Answered, Close, Connection, Handler, Io, Refused, Request, Transport, drive,
+    Answered, Close, Connection, Departure, Handler, Io, Next, Refused, Request, Transport, drive,
 };
 use crate::http::date::DateCache;
+use crate::http::writer::{LAST_CHUNK, chunk};
 use crate::http::{Method, RequestHead};
 use crate::limits::Limits;
 use crate::random::FillRandom;
@@ -59,7 +63,9 @@ pub fn serve(
         None => Connection::with_codings(&limits, codings, accepted),
     };
     let kept = endpoint.kept_for_new_connection();
-    let mut handler = Answers { endpoint, fill_random, dates: DateCache::new(), limits, kept };
+    let dates = DateCache::new();
+    let mut handler =
+        Answers { endpoint, fill_random, dates, limits, kept, stream: None, stream_closes: false };
     let close = drive(&mut connection, &mut socket, &mut handler);
     *spare = Some(connection);
     (close == Close::Polite).then_some(socket.stream)
@@ -74,6 +80,10 @@ struct Answers<'e, 'r> {
     limits: Limits,
     /// The session and the policy state this connection read last; dropped with the connection.
     kept: KeptByConnection,
+    /// The stream the last request opened, while it is open.
+    stream: Option<Box<OpenStream>>,
+    /// Its head said `Connection: close`.
+    stream_closes: bool,
 }
 
 impl Handler for Answers<'_, '_> {
@@ -107,11 +117,70 @@ impl Handler for Answers<'_, '_> {
         let (endpoint, head, body) = (self.endpoint, &request.head, request.body);
         let (random, kept) = (&mut *self.fill_random, &mut self.kept);
         let answered = guarded(|| endpoint.respond(route, head, body, clock, random, kept))
-            .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()));
-        let close = !keep_alive || answered.close;
-        let close =
-            self.serialize(&answered, close, head.method == Method::Head, clock.wall, reply);
-        Answered::Whole { close }
+            .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()).into());
+        let is_head = head.method == Method::Head;
+        match answered {
+            Answer::Whole(answered) => {
+                let close = !keep_alive || answered.close;
+                Answered::Whole {
+                    close: self.serialize(&answered, close, is_head, clock.wall, reply),
+                }
+            }
+            Answer::Open { head: opened, stream } => {
+                let date = self.dates.at(unix_seconds(clock.wall));
+                let delivery = Delivery { close: !keep_alive, head: false, date: Some(date) };
+                if opened.serialize_open(reply, delivery, self.limits.response_bytes_max).is_err() {
+                    let close = self.serialize(
+                        &Rejection::Internal.reply(""),
+                        true,
+                        is_head,
+                        clock.wall,
+                        reply,
+                    );
+                    return Answered::Whole { close };
+                }
+                (self.stream, self.stream_closes) = (Some(stream), !keep_alive);
+                Answered::Streaming
+            }
+        }
+    }
+
+    fn next(&mut self, now: Instant, out: &mut Vec<u8>) -> Next {
+        let endpoint = self.endpoint;
+        let Some(stream) = self.stream.as_mut() else {
+            return Next::End { close: true };
+        };
+        match guarded(|| stream.next(endpoint, now, SystemTime::now())) {
+            Ok(Step::Write(bytes)) => {
+                chunk_events(&bytes, out);
+                Next::Chunk
+            }
+            Ok(Step::Wait(until)) => Next::Wait(until),
+            Ok(Step::End(bytes)) => {
+                chunk_events(&bytes, out);
+                out.extend_from_slice(LAST_CHUNK);
+                self.stream = None;
+                Next::End { close: self.stream_closes }
+            }
+            // A panic mid-stream: the body is left unterminated, which a reader sees as a cut,
+            // and the connection closes.
+            Err(_) => {
+                self.stream = None;
+                Next::End { close: true }
+            }
+        }
+    }
+
+    fn depart(&mut self, _now: Instant) -> Departure {
+        let endpoint = self.endpoint;
+        let departure = match self.stream.as_mut() {
+            Some(stream) => guarded(|| stream.depart(endpoint)).unwrap_or(Departure::Stop),
+            None => Departure::Stop,
+        };
+        if departure == Departure::Stop {
+            self.stream = None;
+        }
+        departure
     }
 }
 
@@ -146,6 +215,18 @@ impl Answers<'_, '_> {
             super::report::internal_error("the 500 reply does not fit the response budget");
         }
         true
+    }
+}
+
+/// `events` (whole SSE events, each ending with its empty line) as chunks, one event per chunk:
+/// a reader gets each event as one piece, as it was produced. SSE data never holds an empty
+/// line (the encoder writes every line of it as a field), so an event ends at the first.
+fn chunk_events(events: &[u8], out: &mut Vec<u8>) {
+    let mut rest = events;
+    while !rest.is_empty() {
+        let end = rest.windows(2).position(|w| w == b"\n\n").map_or(rest.len(), |at| at + 2);
+        chunk(&rest[..end], out);
+        rest = &rest[end..];
     }
 }
 

@@ -378,9 +378,12 @@ impl RunningServer {
     }
 
     /// Stops accepting, lets idle workers exit, and waits for the acceptor. Connections being
-    /// served finish on their own (every one is bounded by its deadlines).
+    /// served finish on their own (every one is bounded by its deadlines); open streams end at
+    /// their next step.
     pub fn stop(&mut self) {
         self.stopping.store(true, Ordering::Release);
+        // Open listens end gracefully, slow calls at their next step.
+        self.endpoint.live().stop();
         // Wake the acceptor, which is blocked in accept().
         let _ = TcpStream::connect(self.address());
         if let Some(acceptor) = self.acceptor.take() {

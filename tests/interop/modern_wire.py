@@ -16,7 +16,16 @@ Report shapes (each SDK's driver turns its own results into these):
 import base64
 
 MODERN = "2026-07-28"
-MODERN_TOOLS = ["whoami", "tenant_documents", "test_missing_capability", "test_logging_tool"]
+MODERN_TOOLS = [
+    "count_slowly",
+    "test_tool_with_progress",
+    "whoami",
+    "tenant_documents",
+    "test_missing_capability",
+    "test_logging_tool",
+    "test_trigger_tool_change",
+]
+LEGACY_TOOLS = ["test_reconnection", "count_slowly", "test_tool_with_progress"]
 ACME_URIS = ["kb://tenant/acme/handbook", "kb://tenant/acme/faq"]
 HEADER_MISMATCH = -32020
 
@@ -102,7 +111,7 @@ def judge_modern(checks, label, log, connect, tools, acme, acme_limit, supported
     judge_stateless(checks, label, log)
     listed = [r["status"] for r in log if r["rpc"] == "tools/list"]
     checks.check(
-        f"{label}: tools/list answered 200 and the client lists the four modern tools",
+        f"{label}: tools/list answered 200 and the client lists the seven modern tools",
         listed == [200] and tools == MODERN_TOOLS,
         f"{listed} {tools}",
     )
@@ -177,8 +186,8 @@ def judge_fallback(checks, label, log, connect, tools):
     )
     listed = [r["status"] for r in log if r["rpc"] == "tools/list"]
     checks.check(
-        f"{label}: tools/list answered 200, naming test_reconnection alone",
-        listed == [200] and tools == ["test_reconnection"],
+        f"{label}: tools/list answered 200, naming test_reconnection and the two slow tools",
+        listed == [200] and tools == LEGACY_TOOLS,
         f"{listed} {tools}",
     )
     checks.note(f"{label}: wire: {summary(log)}")

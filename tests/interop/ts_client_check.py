@@ -239,8 +239,9 @@ def check_full(observed, log):
 def check_reconnection(observed, posts, gets):
     tools = step(observed, "listTools")
     checks.check(
-        "full: tools/list names test_reconnection alone",
-        tools["ok"] and tools.get("value") == ["test_reconnection"],
+        "full: tools/list names test_reconnection and the two slow tools",
+        tools["ok"]
+        and tools.get("value") == ["test_reconnection", "count_slowly", "test_tool_with_progress"],
         json.dumps(tools.get("value") or tools.get("error")),
     )
     calls = [r for r in posts if r["rpc"] == "tools/call"]

@@ -1,0 +1,642 @@
+//! Streams that stay open: responses whose events are written as they happen, and the shared
+//! state that bounds them.
+//!
+//! An [`OpenStream`] is produced step by step ([`OpenStream::next`], time passed in): an event to
+//! write now, a time to come back, or the end. Three kinds exist:
+//!
+//! - a slow call (`count_slowly`, and `test_tool_with_progress` for the conformance suite): one
+//!   step per pause, a `notifications/progress` per step when the request carried a
+//!   `progressToken`, then the result. In 2025-11-25 its messages go through the session's event
+//!   log, under event ids, as they are produced, so a client that lost the stream resumes it with
+//!   `Last-Event-ID`; in 2026-07-28 they are plain events and nothing is kept;
+//! - a tail: a 2025-11-25 resumption (`GET` with `Last-Event-ID`) of a POST stream whose work
+//!   still runs, which writes the stream's messages as the work queues them, until its response;
+//! - a listen (`subscriptions/listen`, 2026-07-28): the acknowledgement first, then the
+//!   notifications the client opted in to (here `notifications/tools/list_changed`), each tagged
+//!   with the subscription id (the listen request's id).
+//!
+//! **A disconnect means what the era says** ([`OpenStream::depart`]). In 2025-11-25 a
+//! disconnect is not a cancellation: the slow call goes on, without a reader, its messages kept
+//! for a resumption, and is counted finished when its result is queued. In 2026-07-28 closing
+//! the stream cancels the request: the call stops at once, nothing more is produced or kept for
+//! it, and it is counted cancelled. A tail or a listen just ends.
+//!
+//! **A quiet stream sends a keep-alive.** When nothing was written for `stream_keepalive`, the
+//! next step is an SSE comment line (`: keep-alive`), which every SSE reader skips, so that an
+//! idle timer on the way does not cut the stream. Between its own events a stream comes back
+//! every `stream_poll_interval` to look for news (a list change, a revocation, the server
+//! stopping).
+//!
+//! **A listen ends** at `listen_lifetime`, or when the server stops: `notifications/cancelled`
+//! referencing the listen request (the cancellation page's MUST for a server that tears a
+//! subscription down), then the completion result (the subscriptions page's SHOULD, which tells
+//! the client the end was graceful and it may listen again), then the end of the stream. When its
+//! token stops being valid (revoked, or its subject moved to a new authorization revision), it
+//! ends after a `notifications/cancelled` whose reason is the public code `token_revoked`,
+//! without a result: the client must not simply listen again with the same token.
+//!
+//! **Bounded by the pool** ([`Live`]). Open streams hold workers, so at most
+//! `stream_share_percent` of them (at least one) may be open at once: one more is refused with
+//! 503 and `Retry-After`, and plain requests keep finding workers. One principal may hold at most
+//! `listens_per_principal_max` listens: one more gets 429 and `Retry-After`. A stream's place is
+//! given back when the stream is dropped, however it ended.
+//!
+//! Not here: opening a stream (the endpoint's, which refuses one past the budgets), the chunked
+//! framing of the events (the server's), or any clock or sleep: a stream reads its server
+//! through [`Host`], and the time is handed in.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use std::time::SystemTime;
+
+use super::stream::SseBody;
+use crate::http::connection::Departure;
+use crate::json::{ObjectWriter, Value};
+use crate::limits::Limits;
+use crate::mcp::jsonrpc::{self, Id};
+use crate::mcp::method::{
+    Method, NOTIFICATIONS_PROGRESS, NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
+};
+use crate::mcp::session::Session;
+use crate::mcp::stream::StreamRef;
+use crate::sse::{self, EventRef};
+
+/// The `_meta` key that tags every message of a listen stream.
+pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+/// What a keep-alive writes: one comment line, then the empty line.
+pub const KEEPALIVE: &[u8] = b": keep-alive\n\n";
+/// The public code a listen's cancellation names when its token stopped being valid.
+pub const TOKEN_REVOKED: &str = "token_revoked";
+/// Room reserved for one message of a stream.
+const MESSAGE_BYTES: usize = 256;
+
+/// The shared state of the open streams: their counts, the listens of each principal, what has
+/// changed, and whether the server is stopping.
+#[derive(Debug)]
+pub struct Live {
+    calls_finished: AtomicU64,
+    calls_cancelled: AtomicU64,
+    open: AtomicUsize,
+    /// The most streams open at once.
+    share: usize,
+    listens: Mutex<HashMap<String, usize>>,
+    listens_max: usize,
+    tools_generation: AtomicU64,
+    stopping: AtomicBool,
+}
+
+/// What the counters say, for `control … stats`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub calls_finished: u64,
+    pub calls_cancelled: u64,
+    pub streams_open: usize,
+    pub listens_open: usize,
+    /// How many times the tool list changed.
+    pub tools_changed: u64,
+}
+
+/// Why a stream could not open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoStream {
+    /// The share of the workers open streams may hold is taken.
+    ShareTaken,
+    /// The principal holds as many listens as it may.
+    ListenQuota,
+}
+
+impl Live {
+    /// The shared state for a server of `limits`.
+    pub fn new(limits: &Limits) -> Live {
+        let workers = limits.requests_in_processing_max;
+        let share = (workers * limits.stream_share_percent / 100).max(1);
+        Live {
+            calls_finished: AtomicU64::new(0),
+            calls_cancelled: AtomicU64::new(0),
+            open: AtomicUsize::new(0),
+            share,
+            listens: Mutex::new(HashMap::new()),
+            listens_max: limits.listens_per_principal_max,
+            tools_generation: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
+        }
+    }
+
+    /// The counters now.
+    pub fn stats(&self) -> Stats {
+        let listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
+        Stats {
+            calls_finished: self.calls_finished.load(Ordering::Relaxed),
+            calls_cancelled: self.calls_cancelled.load(Ordering::Relaxed),
+            streams_open: self.open.load(Ordering::Relaxed),
+            listens_open: listens.values().sum(),
+            tools_changed: self.tools_generation.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The fixture's tool list changes (flips its spare tool): every listen that opted in is
+    /// told. The new generation.
+    pub fn change_tools(&self) -> u64 {
+        self.tools_generation.fetch_add(1, Ordering::AcqRel) + 1
+    }
+
+    /// How many times the tool list changed: odd while the spare tool is listed.
+    pub fn tools_generation(&self) -> u64 {
+        self.tools_generation.load(Ordering::Acquire)
+    }
+
+    /// The server stops: open listens end gracefully, slow calls at their next step.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+
+    /// A place for one more open stream, and for a listen of `listener` when it is one.
+    pub fn open_slot(self: &Arc<Live>, listener: Option<&str>) -> Result<Slot, NoStream> {
+        if let Some(subject) = listener {
+            let mut listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
+            let held = listens.entry(subject.to_owned()).or_insert(0);
+            if *held >= self.listens_max {
+                return Err(NoStream::ListenQuota);
+            }
+            *held += 1;
+        }
+        // Dropped, the slot gives the listen back if the share is taken.
+        let mut slot =
+            Slot { live: Arc::clone(self), listener: listener.map(str::to_owned), open: false };
+        let taken = self.open.fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+            (open < self.share).then_some(open + 1)
+        });
+        slot.open = taken.is_ok();
+        if slot.open { Ok(slot) } else { Err(NoStream::ShareTaken) }
+    }
+}
+
+/// One open stream's place in the share (and in its principal's listens): given back on drop.
+#[derive(Debug)]
+pub struct Slot {
+    live: Arc<Live>,
+    listener: Option<String>,
+    /// It counts in the share.
+    open: bool,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if self.open {
+            self.live.open.fetch_sub(1, Ordering::AcqRel);
+        }
+        if let Some(subject) = &self.listener {
+            let mut listens = self.live.listens.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(held) = listens.get_mut(subject) {
+                *held = held.saturating_sub(1);
+                if *held == 0 {
+                    listens.remove(subject);
+                }
+            }
+        }
+    }
+}
+
+/// What an open stream reads of the server at each step.
+pub trait Host {
+    /// The open streams' shared state.
+    fn live(&self) -> &Live;
+    /// The budgets in force.
+    fn limits(&self) -> &Limits;
+    /// Whether the `Authorization` field `authorization` still names a valid token at `wall`.
+    fn token_still_valid(&self, authorization: &[u8], wall: SystemTime) -> bool;
+}
+
+/// What an open stream does next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Write these bytes: whole SSE events, or a comment line.
+    Write(Vec<u8>),
+    /// Nothing before this time.
+    Wait(Instant),
+    /// The stream is over; these bytes (perhaps none) are its last.
+    End(Vec<u8>),
+}
+
+/// A response whose events are written as they happen. See the module docs.
+#[derive(Debug)]
+pub struct OpenStream {
+    source: Source,
+    _slot: Slot,
+    keepalive: Duration,
+    poll: Duration,
+    /// When something was last written (or the stream opened).
+    last_written: Instant,
+}
+
+#[derive(Debug)]
+enum Source {
+    Slow(SlowCall),
+    Tail(Tail),
+    Listen(Listen),
+}
+
+impl OpenStream {
+    /// A slow call in 2025-11-25: its messages go through `session`'s event log, on its live
+    /// POST stream `post` (already opened, its priming event written).
+    pub fn slow_legacy(
+        request: SlowRequest,
+        (session, post): (Arc<Session>, u64),
+        slot: Slot,
+        limits: &Limits,
+        now: Instant,
+    ) -> OpenStream {
+        OpenStream::slow(request, Era::Legacy { session, post }, slot, limits, now)
+    }
+
+    /// A slow call in 2026-07-28, its result written by `result`.
+    pub fn slow_modern(
+        request: SlowRequest,
+        result: fn(&Id, Result<String, &'static str>) -> String,
+        slot: Slot,
+        limits: &Limits,
+        now: Instant,
+    ) -> OpenStream {
+        OpenStream::slow(request, Era::Modern { result }, slot, limits, now)
+    }
+
+    fn slow(request: SlowRequest, era: Era, slot: Slot, limits: &Limits, now: Instant) -> Self {
+        let event_bytes_max = limits.sse_event_bytes_max;
+        let call =
+            SlowCall { request, era, started: now, done: 0, detached: false, event_bytes_max };
+        OpenStream::new(Source::Slow(call), slot, limits, now)
+    }
+
+    /// A 2025-11-25 resumption of `stream`, a POST stream of `session` whose work still runs.
+    pub fn tail(
+        session: Arc<Session>,
+        stream: StreamRef,
+        slot: Slot,
+        limits: &Limits,
+        now: Instant,
+    ) -> Self {
+        OpenStream::new(Source::Tail(Tail { session, stream }), slot, limits, now)
+    }
+
+    /// A listen for the request `id` (which carried `authorization`), with `filter` as
+    /// acknowledged, which has seen the tool list's changes up to `generation`.
+    pub fn listen(
+        (id, authorization, filter): (&Id, &[u8], Filter),
+        generation: u64,
+        slot: Slot,
+        limits: &Limits,
+        now: Instant,
+    ) -> OpenStream {
+        let listen = Listen {
+            id: id.clone(),
+            filter,
+            authorization: authorization.to_vec(),
+            ends_at: now + limits.listen_lifetime,
+            seen_generation: generation,
+            acknowledged: false,
+            event_bytes_max: limits.sse_event_bytes_max,
+        };
+        OpenStream::new(Source::Listen(listen), slot, limits, now)
+    }
+
+    fn new(source: Source, slot: Slot, limits: &Limits, now: Instant) -> OpenStream {
+        OpenStream {
+            source,
+            _slot: slot,
+            keepalive: limits.stream_keepalive,
+            poll: limits.stream_poll_interval,
+            last_written: now,
+        }
+    }
+
+    /// The next step at `now` (`wall` on the wall clock).
+    pub fn next(&mut self, host: &dyn Host, now: Instant, wall: SystemTime) -> Step {
+        let step = match &mut self.source {
+            Source::Slow(call) => call.next(host, now),
+            Source::Tail(tail) => tail.next(host, now, self.poll),
+            Source::Listen(listen) => listen.next(host, (now, wall), self.poll),
+        };
+        let Step::Wait(until) = step else {
+            self.last_written = now;
+            return step;
+        };
+        if self.detached() {
+            return Step::Wait(until);
+        }
+        let keepalive_at = self.last_written + self.keepalive;
+        if now >= keepalive_at {
+            self.last_written = now;
+            return Step::Write(KEEPALIVE.to_vec());
+        }
+        Step::Wait(until.min(keepalive_at))
+    }
+
+    /// The peer went away: whether the work goes on (module docs).
+    pub fn depart(&mut self, host: &dyn Host) -> Departure {
+        match &mut self.source {
+            Source::Slow(call) => call.depart(host),
+            Source::Tail(_) | Source::Listen(_) => Departure::Stop,
+        }
+    }
+
+    fn detached(&self) -> bool {
+        match &self.source {
+            Source::Slow(call) => call.detached,
+            Source::Tail(_) | Source::Listen(_) => false,
+        }
+    }
+
+    /// Runs the stream to its end without a reader, time jumping to each wait: every byte it
+    /// would write, in order. For callers that answer a request whole (tests, `handle`).
+    pub fn collect(mut self, host: &dyn Host, mut now: Instant, mut wall: SystemTime) -> Vec<u8> {
+        let mut body = Vec::new();
+        loop {
+            match self.next(host, now, wall) {
+                Step::Write(bytes) => body.extend_from_slice(&bytes),
+                Step::Wait(until) => {
+                    wall += until.saturating_duration_since(now);
+                    now = until.max(now);
+                }
+                Step::End(bytes) => {
+                    body.extend_from_slice(&bytes);
+                    return body;
+                }
+            }
+        }
+    }
+}
+
+/// How a slow call's progress is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Step k of `steps`.
+    Steps,
+    /// Percent: the first step 0, the last 100, evenly between (the conformance suite's tool).
+    Percent,
+}
+
+/// What a slow call was asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlowRequest {
+    pub id: Id,
+    pub steps: u64,
+    pub pause: Duration,
+    pub scale: Scale,
+    /// `params._meta.progressToken`, when it is a string or an integer.
+    pub progress_token: Option<Value>,
+}
+
+/// Where a slow call's messages go.
+#[derive(Debug)]
+enum Era {
+    /// Through the session's event log, on POST stream `post`.
+    Legacy { session: Arc<Session>, post: u64 },
+    /// Straight out, as plain events; the result is written by `result`.
+    Modern { result: fn(&Id, Result<String, &'static str>) -> String },
+}
+
+#[derive(Debug)]
+struct SlowCall {
+    request: SlowRequest,
+    era: Era,
+    started: Instant,
+    done: u64,
+    /// The peer is gone (2025-11-25): what is produced stays in the log.
+    detached: bool,
+    event_bytes_max: usize,
+}
+
+impl SlowCall {
+    fn next(&mut self, host: &dyn Host, now: Instant) -> Step {
+        let stopping = host.live().stopping();
+        let due = self.started + self.request.pause.saturating_mul(self.done as u32 + 1);
+        if now < due && !stopping {
+            return Step::Wait(due);
+        }
+        self.done += 1;
+        let last = self.done >= self.request.steps || stopping;
+        let mut messages: Vec<String> = self.progress().into_iter().collect();
+        if last {
+            let outcome = if stopping && self.done < self.request.steps {
+                Err("server_stopping")
+            } else {
+                Ok(format!("counted to {}", self.done))
+            };
+            messages.push(self.result(outcome));
+            host.live().calls_finished.fetch_add(1, Ordering::Relaxed);
+        }
+        let bytes = self.emit(host, messages, last);
+        if last { Step::End(bytes) } else { Step::Write(bytes) }
+    }
+
+    /// The progress notification of the step just done, when progress was asked for.
+    fn progress(&self) -> Option<String> {
+        let token = self.request.progress_token.as_ref()?;
+        let (progress, total) = match self.request.scale {
+            Scale::Steps => (self.done, self.request.steps),
+            Scale::Percent => {
+                let span = self.request.steps.saturating_sub(1).max(1);
+                ((self.done - 1).min(span) * 100 / span, 100)
+            }
+        };
+        Some(jsonrpc::notification_text(NOTIFICATIONS_PROGRESS, MESSAGE_BYTES, |params| {
+            params
+                .integer("progress", i64::try_from(progress).unwrap_or(i64::MAX))
+                .value("progressToken", token)
+                .integer("total", i64::try_from(total).unwrap_or(i64::MAX));
+        }))
+    }
+
+    fn result(&self, outcome: Result<String, &'static str>) -> String {
+        match &self.era {
+            Era::Legacy { .. } => legacy_tool_result(&self.request.id, outcome),
+            Era::Modern { result } => result(&self.request.id, outcome),
+        }
+    }
+
+    /// The bytes of `messages`: in 2025-11-25 queued in the log, and written from it unless the
+    /// peer is gone; in 2026-07-28 plain events.
+    fn emit(&mut self, host: &dyn Host, messages: Vec<String>, last: bool) -> Vec<u8> {
+        match &self.era {
+            Era::Legacy { session, post } => {
+                let mut events = session.events();
+                for message in messages {
+                    events.append(*post, message);
+                }
+                if last {
+                    events.finish(*post);
+                }
+                if self.detached {
+                    return Vec::new();
+                }
+                let mut body = SseBody::new(host.limits());
+                events.deliver_more(StreamRef::Post(*post), &mut body);
+                drop(events);
+                body.finish().unwrap_or_default()
+            }
+            Era::Modern { .. } => plain_events(&messages, self.event_bytes_max),
+        }
+    }
+
+    fn depart(&mut self, host: &dyn Host) -> Departure {
+        match self.era {
+            Era::Legacy { .. } => {
+                self.detached = true;
+                Departure::Continue
+            }
+            Era::Modern { .. } => {
+                host.live().calls_cancelled.fetch_add(1, Ordering::Relaxed);
+                Departure::Stop
+            }
+        }
+    }
+}
+
+/// Messages as plain events (no id: nothing resumes in 2026-07-28).
+fn plain_events(messages: &[String], event_bytes_max: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for message in messages {
+        let event = EventRef { data: Some(message), ..EventRef::default() };
+        // The server's own messages fit an event; one that did not would be dropped, not sent
+        // broken.
+        let _ = sse::encode(event, event_bytes_max, &mut out);
+    }
+    out
+}
+
+/// A 2025-11-25 tool result: its text, or the public code of a tool error.
+fn legacy_tool_result(id: &Id, outcome: Result<String, &'static str>) -> String {
+    let (text, is_error) = match &outcome {
+        Ok(text) => (text.as_str(), false),
+        Err(code) => (*code, true),
+    };
+    jsonrpc::result_text(id, MESSAGE_BYTES, |result| {
+        result
+            .objects("content", [text], |content, text| {
+                content.string("text", text).string("type", "text");
+            })
+            .boolean("isError", is_error);
+    })
+}
+
+/// A 2025-11-25 resumption of a POST stream whose work still runs.
+#[derive(Debug)]
+struct Tail {
+    session: Arc<Session>,
+    stream: StreamRef,
+}
+
+impl Tail {
+    fn next(&mut self, host: &dyn Host, now: Instant, poll: Duration) -> Step {
+        let mut body = SseBody::new(host.limits());
+        let mut events = self.session.events();
+        let written = events.deliver_more(self.stream, &mut body);
+        let live = events.is_live(self.stream);
+        drop(events);
+        let bytes = body.finish().unwrap_or_default();
+        match (written, live) {
+            (_, false) => Step::End(bytes),
+            (0, true) if host.live().stopping() => Step::End(bytes),
+            (0, true) => Step::Wait(now + poll),
+            (_, true) => Step::Write(bytes),
+        }
+    }
+}
+
+/// The notification types a listen may opt in to, as acknowledged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filter {
+    pub tools_list_changed: bool,
+}
+
+/// A `subscriptions/listen` stream.
+#[derive(Debug)]
+struct Listen {
+    id: Id,
+    filter: Filter,
+    /// The request's `Authorization` field, to tell when its token stops being valid.
+    authorization: Vec<u8>,
+    ends_at: Instant,
+    seen_generation: u64,
+    acknowledged: bool,
+    event_bytes_max: usize,
+}
+
+impl Listen {
+    fn next(
+        &mut self,
+        host: &dyn Host,
+        (now, wall): (Instant, SystemTime),
+        poll: Duration,
+    ) -> Step {
+        if !self.acknowledged {
+            self.acknowledged = true;
+            return Step::Write(self.events(&[self.acknowledgement()]));
+        }
+        if !host.token_still_valid(&self.authorization, wall) {
+            return Step::End(self.events(&[self.cancelled(TOKEN_REVOKED)]));
+        }
+        if now >= self.ends_at || host.live().stopping() {
+            let reason = if now >= self.ends_at { "listen_lifetime" } else { "server_stopping" };
+            return Step::End(self.events(&[self.cancelled(reason), self.completion()]));
+        }
+        let generation = host.live().tools_generation();
+        if generation > self.seen_generation {
+            self.seen_generation = generation;
+            if self.filter.tools_list_changed {
+                let changed = self.tagged(NOTIFICATIONS_TOOLS_LIST_CHANGED, |_| {});
+                return Step::Write(self.events(&[changed]));
+            }
+        }
+        Step::Wait((now + poll).min(self.ends_at))
+    }
+
+    fn events(&self, messages: &[String]) -> Vec<u8> {
+        plain_events(messages, self.event_bytes_max)
+    }
+
+    /// A notification of `method` whose params `write` fills, tagged with the subscription id.
+    fn tagged(&self, method: &str, write: impl FnOnce(&mut ObjectWriter<'_>)) -> String {
+        jsonrpc::notification_text(method, MESSAGE_BYTES, |params| {
+            params.object("_meta", |meta| {
+                meta.value(SUBSCRIPTION_ID_KEY, &self.id.to_value());
+            });
+            write(params);
+        })
+    }
+
+    fn acknowledgement(&self) -> String {
+        let filter = self.filter;
+        self.tagged(NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, |params| {
+            params.object("notifications", |notifications| {
+                if filter.tools_list_changed {
+                    notifications.boolean("toolsListChanged", true);
+                }
+            });
+        })
+    }
+
+    fn cancelled(&self, reason: &str) -> String {
+        let id = self.id.to_value();
+        self.tagged(Method::NotificationsCancelled.name(), |params| {
+            params.string("reason", reason).value("requestId", &id);
+        })
+    }
+
+    fn completion(&self) -> String {
+        jsonrpc::result_text(&self.id, MESSAGE_BYTES, |result| {
+            result.object("_meta", |meta| {
+                meta.value(SUBSCRIPTION_ID_KEY, &self.id.to_value());
+            });
+            result.string("resultType", "complete");
+        })
+    }
+}

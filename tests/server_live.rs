@@ -1,0 +1,395 @@
+//! Streams that stay open, over real sockets: slow calls written step by step, what a disconnect
+//! means in each era, keep-alives, `subscriptions/listen`, and the budgets that bound them (the
+//! share of the workers, the listens of one principal, a listen's lifetime). Each stream is read
+//! raw, byte by byte as it arrives, so what is checked is what the wire carried and when.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::server::*;
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::endpoint::live::Stats;
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::server::ServerConfig;
+
+const MODERN: &str = "2026-07-28";
+/// How long a test waits for bytes that must come.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn server(limits: Limits) -> TestServer {
+    start_with(ServerConfig { limits, versions: Versions::BOTH, ..ServerConfig::default() })
+}
+
+fn limits() -> Limits {
+    Limits { requests_in_processing_max: 8, ..Limits::DEFAULT }
+}
+
+/// One connection read as the bytes come.
+struct Wire {
+    stream: TcpStream,
+    seen: Vec<u8>,
+}
+
+impl Wire {
+    fn open(t: &TestServer, request: &[u8]) -> Wire {
+        let mut stream = TcpStream::connect(t.server.address()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+        stream.write_all(request).unwrap();
+        Wire { stream, seen: Vec::new() }
+    }
+
+    /// Reads until `pattern` has been seen `times` times; everything read so far, as text.
+    fn until(&mut self, pattern: &str, times: usize) -> String {
+        let started = Instant::now();
+        let mut buf = [0u8; 4096];
+        while text(&self.seen).matches(pattern).count() < times {
+            assert!(started.elapsed() < PATIENCE, "no {pattern:?} in {:?}", text(&self.seen));
+            match self.stream.read(&mut buf) {
+                Ok(0) => panic!("closed before {pattern:?}: {:?}", text(&self.seen)),
+                Ok(n) => self.seen.extend_from_slice(&buf[..n]),
+                Err(_) => {}
+            }
+        }
+        text(&self.seen)
+    }
+
+    /// Reads until the server closes the connection or `PATIENCE` passes.
+    fn until_close(&mut self) -> String {
+        let started = Instant::now();
+        let mut buf = [0u8; 4096];
+        while started.elapsed() < PATIENCE {
+            match self.stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => self.seen.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(_) => {}
+            }
+        }
+        text(&self.seen)
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A 2026-07-28 POST of `method` with `params` (the `_meta` added, with `meta_extra` inside it).
+fn modern(t: &TestServer, role: Role, method: &str, params: &str, meta_extra: &str) -> Vec<u8> {
+    let comma = if params.is_empty() { "" } else { "," };
+    let body = format!(
+        r#"{{"id":7,"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/protocolVersion":"{MODERN}"{meta_extra}}}{comma}{params}}}}}"#
+    );
+    let name = params.split(r#""name":""#).nth(1).and_then(|r| r.split('"').next());
+    let mut extra = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+    extra.extend(name.map(|n| ("Mcp-Name", n)));
+    t.post_bytes(role, None, &body, &extra)
+}
+
+fn count_slowly(steps: u64, pause_ms: u64) -> String {
+    format!(r#""arguments":{{"pause_ms":{pause_ms},"steps":{steps}}},"name":"count_slowly""#)
+}
+
+const PROGRESS_TOKEN: &str = r#","progressToken":"p""#;
+
+fn stats(t: &TestServer) -> Stats {
+    t.server.endpoint().live().stats()
+}
+
+/// Waits until `done` holds of the server's counters.
+fn eventually(t: &TestServer, done: impl Fn(&Stats) -> bool) -> Stats {
+    let started = Instant::now();
+    loop {
+        let now = stats(t);
+        if done(&now) || started.elapsed() > PATIENCE {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_slow_call_is_written_step_by_step_in_chunks_before_it_has_finished() {
+    let t = server(limits());
+    let mut wire = Wire::open(
+        &t,
+        &modern(&t, Role::Full, "tools/call", &count_slowly(3, 300), PROGRESS_TOKEN),
+    );
+    let first = wire.until("notifications/progress", 1);
+    // The first step is on the wire while the call still runs.
+    assert_eq!(stats(&t).calls_finished, 0, "{first}");
+    assert!(first.contains("Transfer-Encoding: chunked\r\n"), "{first}");
+    assert!(!first.contains("Content-Length"), "{first}");
+    let whole = wire.until("\r\n0\r\n\r\n", 1);
+    let body = whole.split("\r\n\r\n").skip(1).collect::<Vec<_>>().join("\r\n\r\n");
+    let expected = [
+        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"p","total":3}}"#,
+        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2,"progressToken":"p","total":3}}"#,
+        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3,"progressToken":"p","total":3}}"#,
+        r#"data: {"id":7,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"loopback-mcp-http","version":"0.1.0"}},"content":[{"text":"counted to 3","type":"text"}],"isError":false,"resultType":"complete"}}"#,
+    ];
+    // One event per chunk: its size line, the event, the empty line, CRLF.
+    let chunks: Vec<String> =
+        expected.iter().map(|e| format!("{:x}\r\n{e}\n\n\r\n", e.len() + 2)).collect();
+    assert_eq!(body, format!("{}0\r\n\r\n", chunks.concat()));
+    assert_eq!(eventually(&t, |s| s.calls_finished == 1).streams_open, 0);
+}
+
+#[test]
+fn closing_the_stream_cancels_a_2026_call_and_not_a_2025_one() {
+    let t = server(limits());
+    // 2026-07-28: the call stops; nothing more is produced.
+    let mut wire = Wire::open(
+        &t,
+        &modern(&t, Role::Full, "tools/call", &count_slowly(6, 200), PROGRESS_TOKEN),
+    );
+    wire.until("notifications/progress", 2);
+    drop(wire);
+    let after = eventually(&t, |s| s.calls_cancelled == 1);
+    assert_eq!((after.calls_cancelled, after.calls_finished, after.streams_open), (1, 0, 0));
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(stats(&t).calls_finished, 0, "a cancelled call never finishes");
+
+    // 2025-11-25: the work goes on, and its rest comes back through Last-Event-ID.
+    let session = t.open_session(Role::Full);
+    let call = format!(
+        r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{"_meta":{{"progressToken":5}},{}}}}}"#,
+        count_slowly(5, 200)
+    );
+    let mut wire = Wire::open(&t, &t.post_bytes(Role::Full, Some(&session), &call, &[]));
+    let seen = wire.until("notifications/progress", 2);
+    let last_id =
+        seen.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_owned();
+    drop(wire);
+    let finished = eventually(&t, |s| s.calls_finished == 1);
+    assert_eq!((finished.calls_cancelled, finished.calls_finished), (1, 1));
+    let resume = t.session_bytes("GET", Role::Full, &session, &[("Last-Event-ID", &last_id)]);
+    // The call has finished: its rest is a whole response.
+    let rest = Wire::open(&t, &resume).until("counted to 5", 1);
+    for step in 3..=5 {
+        assert!(
+            rest.contains(&format!(r#""progress":{step},"progressToken":5,"total":5"#)),
+            "{rest}"
+        );
+    }
+    assert!(
+        rest.contains(
+            r#""result":{"content":[{"text":"counted to 5","type":"text"}],"isError":false}"#
+        ),
+        "{rest}"
+    );
+    assert!(!rest.contains(r#""progress":2,"#), "nothing the client already had: {rest}");
+}
+
+#[test]
+fn a_resumption_of_a_call_still_running_follows_it_to_its_result() {
+    let t = server(limits());
+    let session = t.open_session(Role::Full);
+    let call = format!(
+        r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{{}}}}}"#,
+        count_slowly(4, 300)
+    );
+    let mut wire = Wire::open(&t, &t.post_bytes(Role::Full, Some(&session), &call, &[]));
+    let prime = wire.until("data:\n\n", 1);
+    let prime_id =
+        prime.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().unwrap().to_owned();
+    drop(wire);
+    let resume = t.session_bytes("GET", Role::Full, &session, &[("Last-Event-ID", &prime_id)]);
+    let mut tail = Wire::open(&t, &resume);
+    tail.until("\r\n\r\n", 1);
+    // The result is not queued yet: the resumption is a stream that stays open.
+    assert_eq!(stats(&t).calls_finished, 0);
+    let rest = tail.until("\r\n0\r\n\r\n", 1);
+    assert!(rest.contains("counted to 4"), "{rest}");
+}
+
+#[test]
+fn a_quiet_stream_sends_a_comment_line_at_its_keepalive_interval() {
+    let keepalive = Duration::from_millis(300);
+    let t = server(Limits { stream_keepalive: keepalive, ..limits() });
+    let listen = modern(
+        &t,
+        Role::Full,
+        "subscriptions/listen",
+        r#""notifications":{"toolsListChanged":true}"#,
+        "",
+    );
+    let mut wire = Wire::open(&t, &listen);
+    let started = Instant::now();
+    let seen = wire.until(": keep-alive\n\n", 2);
+    assert!(started.elapsed() >= keepalive, "not before its interval");
+    assert!(seen.contains("e\r\n: keep-alive\n\n\r\n"), "one comment line per chunk: {seen}");
+}
+
+/// The frames of a listen stream, each a JSON message, in order (keep-alives skipped).
+fn frames(seen: &str) -> Vec<String> {
+    seen.lines().filter_map(|l| l.strip_prefix("data: ")).map(str::to_owned).collect()
+}
+
+#[test]
+fn a_listen_acknowledges_first_tags_everything_and_honours_its_filter() {
+    let t = server(limits());
+    let tools = modern(
+        &t,
+        Role::Full,
+        "subscriptions/listen",
+        r#""notifications":{"promptsListChanged":true,"toolsListChanged":true}"#,
+        "",
+    );
+    let prompts = modern(
+        &t,
+        Role::Full,
+        "subscriptions/listen",
+        r#""notifications":{"promptsListChanged":true}"#,
+        "",
+    );
+    let (mut wanted, mut unwanted) = (Wire::open(&t, &tools), Wire::open(&t, &prompts));
+    wanted.until("acknowledged", 1);
+    unwanted.until("acknowledged", 1);
+    t.server.endpoint().live().change_tools();
+    let seen = frames(&wanted.until("list_changed", 1));
+    assert_eq!(
+        seen,
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"notifications":{"toolsListChanged":true}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7}}}"#,
+        ]
+    );
+    // The same change, on the stream that did not ask for it: nothing.
+    std::thread::sleep(Duration::from_millis(200));
+    let mut buf = [0u8; 1024];
+    let late = unwanted.stream.read(&mut buf).map_or(0, |n| n);
+    assert_eq!(late, 0, "{}", text(&buf[..late]));
+    assert_eq!(
+        frames(&text(&unwanted.seen)),
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"notifications":{}}}"#
+        ]
+    );
+}
+
+#[test]
+fn a_listen_ends_gracefully_at_its_lifetime_and_without_a_result_when_its_token_is_revoked() {
+    let t = server(Limits { listen_lifetime: Duration::from_millis(400), ..limits() });
+    let listen = modern(
+        &t,
+        Role::Full,
+        "subscriptions/listen",
+        r#""notifications":{"toolsListChanged":true}"#,
+        "",
+    );
+    let ended = Wire::open(&t, &listen).until("\r\n0\r\n\r\n", 1);
+    assert_eq!(
+        frames(&ended)[1..],
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"reason":"listen_lifetime","requestId":7}}"#,
+            r#"{"id":7,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"resultType":"complete"}}"#,
+        ]
+    );
+    let t = server(limits());
+    let listen = modern(
+        &t,
+        Role::OtherSubject,
+        "subscriptions/listen",
+        r#""notifications":{"toolsListChanged":true}"#,
+        "",
+    );
+    let mut wire = Wire::open(&t, &listen);
+    wire.until("acknowledged", 1);
+    Role::OtherSubject.revoke_in(&mut t.server.endpoint().policy_mut());
+    let revoked = wire.until("\r\n0\r\n\r\n", 1);
+    assert_eq!(
+        frames(&revoked)[1..],
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"reason":"token_revoked","requestId":7}}"#
+        ]
+    );
+    assert_eq!(eventually(&t, |s| s.listens_open == 0).listens_open, 0);
+}
+
+#[test]
+fn a_stopping_server_ends_every_listen_gracefully() {
+    let mut t = server(limits());
+    let listen = modern(
+        &t,
+        Role::Full,
+        "subscriptions/listen",
+        r#""notifications":{"toolsListChanged":true}"#,
+        "",
+    );
+    let mut wire = Wire::open(&t, &listen);
+    wire.until("acknowledged", 1);
+    t.server.stop();
+    let ended = frames(&wire.until("\r\n0\r\n\r\n", 1));
+    assert!(ended[1].contains(r#""reason":"server_stopping""#), "{ended:?}");
+    assert!(ended[2].contains(r#""resultType":"complete""#), "{ended:?}");
+}
+
+/// The status line and the `Retry-After` of an answer that was refused at once, and its body.
+fn refused(wire: &mut Wire) -> (String, String) {
+    let seen = wire.until_close();
+    let status = seen.lines().next().unwrap_or_default().to_owned();
+    let retry = seen.lines().find(|l| l.starts_with("Retry-After:")).unwrap_or_default().to_owned();
+    (format!("{status} {retry}"), seen.lines().last().unwrap_or_default().to_owned())
+}
+
+#[test]
+fn open_streams_hold_at_most_their_share_and_one_principal_its_listens() {
+    // 8 workers: a share of 4; alice may hold 4 listens.
+    let t = server(limits());
+    let listen = |role| modern(&t, role, "subscriptions/listen", r#""notifications":{}"#, "");
+    let held: Vec<Wire> = (0..4)
+        .map(|_| {
+            let mut wire = Wire::open(&t, &listen(Role::Full));
+            wire.until("acknowledged", 1);
+            wire
+        })
+        .collect();
+    assert_eq!((stats(&t).streams_open, stats(&t).listens_open), (4, 4));
+    // One listen more for alice: her quota (429), before the share is looked at.
+    let (line, body) = refused(&mut Wire::open(&t, &listen(Role::Full)));
+    assert_eq!(line, "HTTP/1.1 429 Too Many Requests Retry-After: 1");
+    assert!(body.contains(r#""message":"listen_quota""#), "{body}");
+    // Another principal's listen, or a slow call: the share is taken (503).
+    for request in
+        [listen(Role::OtherSubject), modern(&t, Role::Full, "tools/call", &count_slowly(1, 0), "")]
+    {
+        let (line, body) = refused(&mut Wire::open(&t, &request));
+        assert_eq!(line, "HTTP/1.1 503 Service Unavailable Retry-After: 1");
+        assert!(body.contains(r#""message":"stream_share_taken""#), "{body}");
+    }
+    // Plain requests are answered meanwhile.
+    let discover = t.raw(&modern(&t, Role::Full, "server/discover", "", "")).unwrap();
+    assert_eq!(discover.status, 200);
+    // A stream that ends gives its place back.
+    drop(held);
+    assert_eq!(eventually(&t, |s| s.streams_open == 0).listens_open, 0);
+    let mut again = Wire::open(&t, &listen(Role::OtherSubject));
+    again.until("acknowledged", 1);
+}
+
+#[test]
+fn slow_call_arguments_hold_at_their_budgets_and_are_refused_one_past() {
+    let l = Limits {
+        count_slowly_steps_max: 3,
+        count_slowly_pause_max: Duration::from_millis(20),
+        ..limits()
+    };
+    let t = server(l);
+    let cases: [(u64, u64, &str); 5] = [
+        (3, 20, "counted to 3"),
+        (4, 20, r#""code":-32602,"message":"steps_invalid""#),
+        (3, 21, r#""code":-32602,"message":"pause_invalid""#),
+        (0, 20, r#""code":-32602,"message":"steps_invalid""#),
+        (1, 0, "counted to 1"),
+    ];
+    for (steps, pause, expected) in cases {
+        let mut wire =
+            Wire::open(&t, &modern(&t, Role::Full, "tools/call", &count_slowly(steps, pause), ""));
+        let seen = wire.until(expected, 1);
+        assert!(seen.starts_with("HTTP/1.1 200 OK\r\n"), "{seen}");
+    }
+}
