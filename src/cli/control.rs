@@ -1,7 +1,9 @@
 //! `serve`'s control plane, and the `control` command that uses it from any shell.
 //!
 //! A control command (`revoke ROLE`, `bump-revision ROLE`) changes what the token policy decides
-//! on the very next request. `serve` takes them from two places:
+//! on the very next request; `change-tools` changes the fixture's tool list (every listen that
+//! asked is told), and `stats` reads the counters of the streams that stay open (slow calls
+//! finished and cancelled, streams and listens open). `serve` takes them from two places:
 //!
 //! - its stdin, when stdin is not a terminal (a pipe, a file, a test harness). A terminal is never
 //!   read: a background job that read one would be stopped by the shell's job control;
@@ -82,15 +84,29 @@ enum Verb {
     Revoke,
     /// The role's subject moves to a new authorization revision.
     BumpRevision,
+    /// The fixture's tool list changes.
+    ChangeTools,
+    /// The counters of the open streams.
+    Stats,
 }
 
 impl Verb {
-    const ALL: [Verb; 2] = [Verb::Revoke, Verb::BumpRevision];
+    const ALL: [Verb; 4] = [Verb::Revoke, Verb::BumpRevision, Verb::ChangeTools, Verb::Stats];
 
     const fn name(self) -> &'static str {
         match self {
             Verb::Revoke => "revoke",
             Verb::BumpRevision => "bump-revision",
+            Verb::ChangeTools => "change-tools",
+            Verb::Stats => "stats",
+        }
+    }
+
+    /// Whether the verb names a role after it.
+    const fn takes_role(self) -> bool {
+        match self {
+            Verb::Revoke | Verb::BumpRevision => true,
+            Verb::ChangeTools | Verb::Stats => false,
         }
     }
 
@@ -142,7 +158,7 @@ impl Failure {
             Failure::NotAuthorized => "not_authorized",
             Failure::Busy => "busy",
             Failure::DeadlinePassed => "deadline_passed",
-            Failure::Usage => "usage: revoke <role> | bump-revision <role>",
+            Failure::Usage => "usage: revoke <role> | bump-revision <role> | change-tools | stats",
             Failure::UnknownCommand => "unknown_command",
             Failure::UnknownRole => "unknown_role",
             Failure::UnknownToken => "unknown_token",
@@ -197,11 +213,16 @@ pub fn execute(endpoint: &Endpoint, command: &[u8]) -> Value {
 fn run_command(endpoint: &Endpoint, command: &[u8]) -> Result<Value, Failure> {
     let text = std::str::from_utf8(command).map_err(|_| Failure::Usage)?;
     let mut words = text.split_ascii_whitespace();
-    let (Some(verb), Some(role), None) = (words.next(), words.next(), words.next()) else {
-        return Err(Failure::Usage);
+    let (verb, role) = match (words.next(), words.next(), words.next()) {
+        (Some(verb), role, None) => (verb, role),
+        _ => return Err(Failure::Usage),
     };
-    let role = Role::from_name(role).ok_or(Failure::UnknownRole)?;
     let verb = Verb::from_name(verb).ok_or(Failure::UnknownCommand)?;
+    let role = match (verb.takes_role(), role) {
+        (true, Some(role)) => Role::from_name(role).ok_or(Failure::UnknownRole)?,
+        (false, None) => return Ok(run_roleless(endpoint, verb)),
+        (true, None) | (false, Some(_)) => return Err(Failure::Usage),
+    };
     let mut reply = Object::new();
     match verb {
         Verb::Revoke => {
@@ -214,11 +235,37 @@ fn run_command(endpoint: &Endpoint, command: &[u8]) -> Result<Value, Failure> {
                 role.bump_revision_in(&mut endpoint.policy_mut()).ok_or(Failure::UnknownSubject)?;
             reply.insert("revision".into(), Value::from(revision));
         }
+        // Verbs without a role were run above.
+        Verb::ChangeTools | Verb::Stats => return Err(Failure::Usage),
     }
     reply.insert("ok".into(), true.into());
     reply.insert("command".into(), verb.name().into());
     reply.insert("role".into(), role.name().into());
     Ok(Value::Object(reply))
+}
+
+/// A verb without a role: its reply.
+fn run_roleless(endpoint: &Endpoint, verb: Verb) -> Value {
+    let live = endpoint.live();
+    let mut reply = Object::new();
+    reply.insert("ok".into(), true.into());
+    reply.insert("command".into(), verb.name().into());
+    match verb {
+        Verb::ChangeTools => {
+            reply.insert("tools_changed".into(), Value::from(live.change_tools()));
+        }
+        Verb::Stats => {
+            let stats = live.stats();
+            reply.insert("calls_cancelled".into(), Value::from(stats.calls_cancelled));
+            reply.insert("calls_finished".into(), Value::from(stats.calls_finished));
+            reply.insert("listens_open".into(), Value::from(stats.listens_open as u64));
+            reply.insert("streams_open".into(), Value::from(stats.streams_open as u64));
+            reply.insert("tools_changed".into(), Value::from(stats.tools_changed));
+        }
+        // Verbs with a role are run by the caller.
+        Verb::Revoke | Verb::BumpRevision => {}
+    }
+    Value::Object(reply)
 }
 
 /// The channel `serve` opened: the file that names it. The listener runs on its own thread.
@@ -396,10 +443,14 @@ enum Attempt {
     NotRun(&'static str),
 }
 
-/// `control ANNOUNCEMENT VERB ROLE`.
+/// `control ANNOUNCEMENT VERB [ROLE]`.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let [announcement, verb, role] = args else {
-        return Err("control takes serve's JSON line file, a verb and a role".into());
+    let (announcement, command) = match args {
+        [announcement, verb, role] => (announcement, format!("{verb} {role}")),
+        [announcement, verb] => (announcement, verb.clone()),
+        _ => {
+            return Err("control takes serve's JSON line file, a verb and (for some) a role".into());
+        }
     };
     let (port, secret) = match channel_of(Path::new(announcement)) {
         Ok(channel) => channel,
@@ -408,7 +459,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let line = format!("{secret} {verb} {role}\n");
+    let line = format!("{secret} {command}\n");
     let reply = match send_until_taken(port, &line) {
         Ok(reply) => reply,
         Err(problem) => {

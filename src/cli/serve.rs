@@ -6,7 +6,12 @@
 //!
 //! - `revoke <role>`: that role's token stops working on the next request;
 //! - `bump-revision <role>`: the role's subject moves to a new authorization revision, so every
-//!   token issued before stops working on the next request.
+//!   token issued before stops working on the next request;
+//! - `change-tools` and `stats`: the tool list changes; the open streams' counters (`control`'s
+//!   module docs).
+//!
+//! `--stream-keepalive-secs N` sets how long an open stream may stay quiet before it sends a
+//! comment line (`stream_keepalive`).
 //!
 //! End of stdin does not stop the server (so it can run with stdin closed). `--chunked` makes it
 //! decode chunked request bodies too; the line then also says `"transfer_codings":["chunked"]`.
@@ -40,9 +45,10 @@ use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
-const FLAGS: [&str; 10] = [
+const FLAGS: [&str; 11] = [
     "announce",
     "protocol-versions",
+    "stream-keepalive-secs",
     "port",
     "allow-origin",
     "allow-host",
@@ -74,6 +80,9 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
     }
     if let Some(secs) = flags.one("session-ttl-secs")? {
         limits.session_ttl = Duration::from_secs(secs);
+    }
+    if let Some(secs) = flags.one("stream-keepalive-secs")? {
+        limits.stream_keepalive = Duration::from_secs(secs);
     }
     if let Some(workers) = flags.one("workers")? {
         if !(1..=WORKERS_CEILING).contains(&workers) {
