@@ -49,6 +49,19 @@ fn event_streams_get_their_exact_events_or_errors() {
         ("colon in value", b"data: a:b\n\n", Ok(vec![data("a:b")])),
         ("comments ignored", b": hello\ndata: x\n: bye\n\n", Ok(vec![data("x")])),
         ("comment-only block is no event", b": keep-alive\n\n", Ok(vec![])),
+        (
+            "keep-alives between events, mid-stream",
+            b"id: 1\ndata: a\n\n: keep-alive\n\n: keep-alive\n\nid: 2\ndata: b\n\n",
+            Ok(vec![
+                event(Some("1"), None, Some("a"), None),
+                event(Some("2"), None, Some("b"), None),
+            ]),
+        ),
+        (
+            "a keep-alive inside an event",
+            b"data: a\n: keep-alive\ndata: b\n\n",
+            Ok(vec![data("a\nb")]),
+        ),
         ("blank lines alone", b"\n\n\r\n", Ok(vec![])),
         ("empty stream", b"", Ok(vec![])),
         ("bom at start", b"\xef\xbb\xbfdata: x\n\n", Ok(vec![data("x")])),

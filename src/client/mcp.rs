@@ -428,12 +428,12 @@ pub(super) const CLIENT_INFO: ClientInfo<'static> =
 /// An MCP client bound to one server and one token.
 #[derive(Debug)]
 pub struct McpClient {
-    address: SocketAddr,
+    pub(super) address: SocketAddr,
     pub(super) token: String,
     session: Option<String>,
     conn: Option<HttpConnection>,
     pub trace: Trace,
-    round_trips: usize,
+    pub(super) round_trips: usize,
     next_id: i64,
     /// The era the client settled in, once [`McpClient::open`] has run.
     pub(super) era: Option<Era>,
@@ -655,6 +655,18 @@ impl McpClient {
         if streamed.follow(&event_stream(&response)?, id, &mut retry)? {
             return Ok(streamed);
         }
+        self.follow_resumptions(streamed, id, retry, deadline)
+    }
+
+    /// Resumes `streamed` from its cursor until the response to `id` arrives, each time after
+    /// the server's `retry`, within the budget of resumptions and before `deadline`.
+    pub(super) fn follow_resumptions(
+        &mut self,
+        mut streamed: Streamed,
+        id: &Id,
+        mut retry: Option<u64>,
+        deadline: Instant,
+    ) -> Result<Streamed, McpError> {
         loop {
             let Some(cursor) = streamed.last_event_id.clone() else {
                 return Err(McpError::Reply(ReplyRule::StreamEndedWithoutResponse));

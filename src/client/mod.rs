@@ -9,12 +9,15 @@
 //!   headers, the typed modern errors), and the choice of era for a client that speaks both.
 //! - [`mirroring`]: which tools a 2026-07-28 client may call (their `x-mcp-header` annotations
 //!   checked), and the mirrored headers it writes for a request; pure.
+//! - [`stream`]: an event stream read event by event as it is written, closed to cancel, and a
+//!   2025-11-25 call resumed after it.
 //! - [`trace`]: the redacted wire trace.
 
 pub mod http;
 pub mod mcp;
 pub mod mirroring;
 pub mod modern;
+pub mod stream;
 pub mod trace;
 
 pub use http::{ClientError, ClientResponse, HttpConnection, request};

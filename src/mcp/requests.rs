@@ -67,8 +67,8 @@ pub fn set_log_level(id: &Id, level: &str) -> Value {
 }
 
 /// A 2026-07-28 request of `method`: `params` and the `_meta` every request of that revision
-/// carries (the revision, the capabilities the client declares, who it is). A `_meta` already in
-/// `params` is replaced.
+/// carries (the revision, the capabilities the client declares, who it is). Other members of a
+/// `_meta` already in `params` (a `progressToken`) are kept; these three are written over.
 pub fn modern(
     id: &Id,
     method: &str,
@@ -78,11 +78,10 @@ pub fn modern(
 ) -> Value {
     let declared: Object = capabilities.iter().map(|c| (c.name().into(), object([]))).collect();
     let info = object([("name", client.name.into()), ("version", client.version.into())]);
-    let meta = members([
-        (PROTOCOL_VERSION_KEY, MODERN_PROTOCOL_VERSION.into()),
-        (CLIENT_CAPABILITIES_KEY, Value::Object(declared)),
-        (CLIENT_INFO_KEY, info),
-    ]);
+    let mut meta = params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
+    meta.insert(PROTOCOL_VERSION_KEY.into(), MODERN_PROTOCOL_VERSION.into());
+    meta.insert(CLIENT_CAPABILITIES_KEY.into(), Value::Object(declared));
+    meta.insert(CLIENT_INFO_KEY.into(), info);
     params.insert("_meta".into(), Value::Object(meta));
     jsonrpc::request(id, method, params)
 }
@@ -95,7 +94,8 @@ mod tests {
     #[test]
     fn messages_encode_exactly() {
         let client = ClientInfo { name: "c", version: "1" };
-        let cases: [(Value, &str); 8] = [
+        let with_token = members([("_meta", object([("progressToken", "p".into())]))]);
+        let cases: [(Value, &str); 9] = [
             (list_tools(&Id::from(5)), r#"{"id":5,"jsonrpc":"2.0","method":"tools/list"}"#),
             (
                 call_tool(&Id::from(6), "test_reconnection"),
@@ -120,6 +120,10 @@ mod tests {
                     client,
                 ),
                 r#"{"id":8,"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            ),
+            (
+                modern(&Id::from(9), "tools/call", with_token, &[], client),
+                r#"{"id":9,"jsonrpc":"2.0","method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#,
             ),
             (
                 set_log_level(&Id::from(4), "warning"),
