@@ -69,7 +69,7 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 47, "README names 47 attacks");
+    assert_eq!(blocked, 51, "README names 51 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
@@ -85,6 +85,8 @@ fn attack_blocks_every_attack_and_lists_each() {
         "Mcp-Method: tools/list over a body that calls a tool",
         "a sentinel that decodes to CR LF",
         "Mcp-Name twice",
+        "mallory's first listen, the share of 8 workers taken",
+        "a client that never reads its open stream",
     ] {
         assert!(stderr.contains(named), "no attack mentions {named:?}");
     }
@@ -102,7 +104,7 @@ fn lab_runs_every_experiment_as_predicted() {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .collect();
-    assert_eq!(names.len(), 19);
+    assert_eq!(names.len(), 22);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));

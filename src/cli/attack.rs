@@ -18,6 +18,7 @@ use super::case::{
     Action, Body, Case, Change, Expect, Message, Modern, Observation, Request, Scene, Sender,
     Smuggling, Step, Text,
 };
+use super::watch::Watch;
 
 /// Runs every attack; `trace` prints the redacted wire trace.
 pub fn run(trace: TraceMode) -> ExitCode {
@@ -43,6 +44,7 @@ fn attack_count() -> usize {
             | Step::Smuggle(_)
             | Step::Open(..) => 1,
             Step::CheckEachRole(roles, _) => roles.len(),
+            Step::Watch(watch) => watch.observations(),
             Step::Do(_) | Step::Browser(_) => 0,
         })
         .sum()
@@ -130,7 +132,7 @@ const fn smuggle(
     Step::Smuggle(Smuggling { what, decided, rest, expect })
 }
 
-const ATTACKS: [Step; 50] = [
+const ATTACKS: [Step; 52] = [
     // Mallory's GET stream and her tool call's POST stream hand her event ids: later, cursors of
     // another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
@@ -427,6 +429,10 @@ const ATTACKS: [Step; 50] = [
         &[Change::Without("Mcp-Param-Tenant")],
         Expect::mismatch("Mcp-Param-Tenant", "header_missing"),
     ),
+    // Streams that stay open hold workers: a flood of them takes at most their share of the
+    // pool, and a client that never reads cannot keep one.
+    Step::Watch(Watch::ListenFlood),
+    Step::Watch(Watch::NeverReads),
 ];
 
 #[cfg(test)]

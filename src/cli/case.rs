@@ -26,6 +26,7 @@ use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::sse;
 
 use super::local::LocalServer;
+use super::watch::Watch;
 
 /// Who sends a request: a client with an initialized session of one fixture role, opened when
 /// the scene starts.
@@ -206,6 +207,8 @@ pub enum Key {
     Mirror(&'static str, &'static str),
     /// How a client settles its era ([`Step::Open`]).
     Opened(Opened),
+    /// A line of facts a [`Step::Watch`] reports, exactly.
+    Facts(&'static str),
 }
 
 /// The expected status, and what else must hold.
@@ -253,6 +256,7 @@ impl Expect {
             Key::Events(kinds) => format!(" events: {kinds}"),
             Key::Mirror(header, reason) => format!(" -32020 {header} {reason}"),
             Key::Opened(opened) => format!(" era: {}", opened.describe()),
+            Key::Facts(facts) => format!(" {facts}"),
         }
     }
 }
@@ -328,6 +332,8 @@ pub enum Step {
     /// A fresh client of the `full` role that speaks both revisions opens against the server,
     /// and must settle as predicted; its exchanges are shown.
     Open(&'static str, Opened),
+    /// A stream that stays open, watched on a server of its own (see `watch`).
+    Watch(Watch),
 }
 
 /// A request a real browser makes, and what it must get.
@@ -387,7 +393,7 @@ pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>
             (seen, ok)
         }
         // Judged by the step that opens a client, never from one response.
-        Key::Opened(_) => ("a response".into(), false),
+        Key::Opened(_) | Key::Facts(_) => ("a response".into(), false),
     };
     (Some(response.status), key_seen, response.status == expect.status && key_ok)
 }
@@ -473,6 +479,7 @@ impl Scene {
             Step::Browser(probe) => Ok(vec![self.browse(*probe)?]),
             Step::Smuggle(smuggling) => Ok(vec![self.smuggle(smuggling)?]),
             Step::Open(what, expected) => Ok(vec![self.open_both(what, *expected)]),
+            Step::Watch(watch) => super::watch::observe(self.local.trace(), *watch),
         }
     }
 
@@ -892,7 +899,8 @@ fn senders_of(step: &Step) -> Vec<Sender> {
             | Action::ServeVersions(_),
         )
         | Step::Browser(_)
-        | Step::Open(..) => {}
+        | Step::Open(..)
+        | Step::Watch(_) => {}
     }
     senders
 }

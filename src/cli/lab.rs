@@ -18,8 +18,10 @@ use super::case::{
     Action, BrowserProbe, Case, Change, Expect, Message, Modern, Observation, Request, Scene,
     Sender, Step, Text,
 };
+use super::watch::Watch;
 use loopback_mcp_http::client::modern::Opened;
 use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::method::Era;
 
 /// One experiment.
 struct Experiment {
@@ -59,7 +61,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 19] = [
+const EXPERIMENTS: [Experiment; 22] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -460,6 +462,27 @@ const EXPERIMENTS: [Experiment; 19] = [
             }),
             Step::Open("a dual-era client at that server", Opened::Modern),
         ],
+    },
+    Experiment {
+        name: "disconnect-means-cancel",
+        explanation: "The two revisions read a closed stream in opposite ways. The same slow call (count_slowly, six steps of 200 ms, with a progress token) is closed by its client after step 2. In 2026-07-28 closing the stream cancels the request: the server stops at the next step and the call is counted cancelled. In 2025-11-25 a disconnect is not a cancellation: the call finishes without a reader, and a GET with the last event id the client saw brings the rest and the result.",
+        steps: &[
+            Step::Watch(Watch::CloseAfterTwo(Era::Modern)),
+            Step::Watch(Watch::CloseAfterTwo(Era::Legacy)),
+        ],
+    },
+    Experiment {
+        name: "quiet-stream-idle-timer",
+        explanation: "A client, a proxy or a load balancer drops a connection that stays silent longer than its idle timer, even when the response is still coming. A stream that sends an SSE comment line (: keep-alive) while it has nothing to say restarts every such timer, and every SSE reader skips the comment. The same slow call, quiet for 1000 ms, read with a 700 ms idle timer: cut without keep-alives, whole with one every 300 ms (serve --stream-keepalive-secs sets the interval).",
+        steps: &[
+            Step::Watch(Watch::IdleTimer { keepalives: false }),
+            Step::Watch(Watch::IdleTimer { keepalives: true }),
+        ],
+    },
+    Experiment {
+        name: "listen-and-a-list-change",
+        explanation: "subscriptions/listen (2026-07-28) is a POST whose response stays open: the acknowledgement comes first, then only the notifications the client opted in to, each tagged with the listen's id in _meta. Here the tool list changes while the listen is open, as control FILE change-tools makes it change, and the notification arrives on the stream.",
+        steps: &[Step::Watch(Watch::ListenAndChange)],
     },
 ];
 

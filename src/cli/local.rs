@@ -40,6 +40,16 @@ impl LocalServer {
         versions: Versions,
     ) -> Result<LocalServer, String> {
         let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
+        LocalServer::start_limited(trace, codings, versions, limits)
+    }
+
+    /// [`LocalServer::start_speaking`] with these budgets.
+    pub fn start_limited(
+        trace: TraceMode,
+        codings: TransferCodings,
+        versions: Versions,
+        limits: Limits,
+    ) -> Result<LocalServer, String> {
         let config =
             ServerConfig { limits, request_codings: codings, versions, ..ServerConfig::default() };
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;

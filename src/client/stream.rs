@@ -5,8 +5,9 @@
 //! each chunk arrives: the first progress notification of a slow call is in hand while the server
 //! still counts. Every wait for a chunk is bounded by an idle timer the caller chooses, and any
 //! chunk restarts it, including one that carries only an SSE comment (a keep-alive), which the
-//! SSE parser skips and the reader only counts. A body with a `Content-Length` (a refusal, a
-//! stream known whole) is read as one chunk.
+//! SSE parser skips and the reader only counts. A body with a `Content-Length` (a stream known
+//! whole) is read as one chunk; the body of a refusal (a status outside 2xx) is read into the
+//! response at once.
 //!
 //! Closing the reader ([`EventReader::close`]) closes the connection, and that is all a client
 //! does to end a stream: in 2026-07-28 the server treats it as the cancellation of the request;
@@ -111,7 +112,10 @@ impl McpClient {
         self.trace.wire('>', bytes);
         self.round_trips += 1;
         conn.send(bytes).map_err(|e| McpError::Http(e.into()))?;
-        let response = conn.receive_stream_head()?;
+        let mut response = conn.receive_stream_head()?;
+        if !(200..300).contains(&response.status) {
+            read_refusal(&mut conn, &mut response)?;
+        }
         self.trace.wire('<', &response.raw);
         Ok((response, EventReader::new(conn)))
     }
@@ -165,4 +169,17 @@ impl McpClient {
         // The first GET goes at once: the caller chose when to resume.
         self.follow_resumptions(streamed, id, Some(0), deadline)
     }
+}
+
+/// Reads a refusal's body into `response`, as a whole reply has it: the body says why.
+fn read_refusal(conn: &mut HttpConnection, response: &mut ClientResponse) -> Result<(), McpError> {
+    let deadline = Instant::now() + Limits::DEFAULT.client_io_timeout;
+    let chunked = response.field_str("transfer-encoding").is_some();
+    while let Some(chunk) = conn.next_chunk(deadline)? {
+        if !chunked {
+            response.raw.extend_from_slice(&chunk);
+        }
+        response.body.extend_from_slice(&chunk);
+    }
+    Ok(())
 }

@@ -1,0 +1,324 @@
+//! Streams that stay open, watched from the client's side for `lab` and `attack`.
+//!
+//! A [`Watch`] is a row of data like every other step: it runs against a fresh in-process server
+//! that speaks both revisions (eight workers, so four open streams at most), reads its streams
+//! with the project's client (`client::stream`), and reports what it saw as one line of facts,
+//! compared with the line it predicted. The server's counters (`calls_finished`,
+//! `calls_cancelled`, the open streams) are read as `control FILE stats` reads them.
+//!
+//! Not here: the bytes of a stream (see `tests/server_live.rs`), or timing bounds: a watch waits
+//! for what must happen, up to a patience that is never a measure of speed.
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::mcp::McpClient;
+use loopback_mcp_http::client::stream::EventReader;
+use loopback_mcp_http::client::trace::TraceMode;
+use loopback_mcp_http::endpoint::live::{SUBSCRIPTION_ID_KEY, Stats};
+use loopback_mcp_http::http::TransferCodings;
+use loopback_mcp_http::json::{self, Object, Value, members};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::method::Era;
+
+use super::case::{Expect, Key, Observation, judge};
+use super::local::LocalServer;
+
+/// What a watch does.
+#[derive(Clone, Copy, Debug)]
+pub enum Watch {
+    /// `count_slowly` (6 steps of 200 ms, with a progress token) in this era; the client closes
+    /// the stream after step 2. In 2025-11-25 it then resumes with `Last-Event-ID`.
+    CloseAfterTwo(Era),
+    /// `count_slowly` (one pause of 1000 ms) read with an idle timer of 700 ms, on a server
+    /// that sends keep-alives every 300 ms, or at the default 15 s.
+    IdleTimer { keepalives: bool },
+    /// A listen, then a change of the tool list (what `control FILE change-tools` does).
+    ListenAndChange,
+    /// One principal opens four listens, its quota and the share of the workers; one more of
+    /// its own, then another principal's first; a ping meanwhile.
+    ListenFlood,
+    /// A slow call whose client never reads its stream; a ping afterwards.
+    NeverReads,
+}
+
+impl Watch {
+    /// How many observations it makes.
+    pub const fn observations(self) -> usize {
+        match self {
+            Watch::CloseAfterTwo(Era::Modern) => 1,
+            Watch::CloseAfterTwo(Era::Legacy) => 2,
+            Watch::IdleTimer { .. } | Watch::ListenAndChange | Watch::NeverReads => 1,
+            Watch::ListenFlood => 3,
+        }
+    }
+}
+
+/// Long enough for anything that must happen; never a bound on speed.
+const PATIENCE: Duration = Duration::from_secs(10);
+/// The slow call most watches make: six steps of 200 ms.
+const SIX_STEPS: (i64, i64) = (6, 200);
+
+/// Runs `watch` on a fresh server; its observations.
+pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Observation>, String> {
+    match watch {
+        Watch::CloseAfterTwo(era) => close_after_two(&start(trace, None)?, era),
+        Watch::IdleTimer { keepalives } => {
+            let every = keepalives.then_some(Duration::from_millis(300));
+            idle_timer(&start(trace, every)?, keepalives)
+        }
+        Watch::ListenAndChange => listen_and_change(&start(trace, None)?),
+        Watch::ListenFlood => listen_flood(&start(trace, None)?),
+        Watch::NeverReads => never_reads(&start(trace, None)?),
+    }
+}
+
+fn start(trace: TraceMode, keepalive: Option<Duration>) -> Result<LocalServer, String> {
+    let limits = Limits {
+        requests_in_processing_max: 8,
+        stream_keepalive: keepalive.unwrap_or(Limits::DEFAULT.stream_keepalive),
+        ..Limits::DEFAULT
+    };
+    LocalServer::start_limited(trace, TransferCodings::LengthOnly, Versions::BOTH, limits)
+}
+
+/// A client of `full` settled in `era`.
+fn client(local: &LocalServer, era: Era) -> Result<McpClient, String> {
+    let mut client = local.client(Role::Full);
+    let versions = match era {
+        Era::Legacy => Versions::LEGACY,
+        Era::Modern => Versions::MODERN,
+    };
+    client.open(versions).map_err(|e| format!("open: {e}"))?;
+    Ok(client)
+}
+
+fn slow_arguments((steps, pause_ms): (i64, i64)) -> Object {
+    members([("steps", steps.into()), ("pause_ms", pause_ms.into())])
+}
+
+/// An observation of facts: `seen` against the predicted `facts`, under `status`.
+fn facts(what: &str, status: Option<u16>, facts: &'static str, seen: String) -> Observation {
+    let matched = status == Some(200) && seen == facts;
+    Observation {
+        baseline: false,
+        what: what.to_owned(),
+        expect: Expect { status: 200, key: Key::Facts(facts) },
+        status,
+        key_seen: seen,
+        matched,
+        wire: None,
+    }
+}
+
+/// The server's counters, once `done` holds (or the patience ran out).
+fn stats_when(local: &LocalServer, done: impl Fn(&Stats) -> bool) -> Stats {
+    let started = Instant::now();
+    loop {
+        let stats = local.server.endpoint().live().stats();
+        if done(&stats) || started.elapsed() > PATIENCE {
+            return stats;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn method(message: &Value) -> &str {
+    message.get("method").and_then(Value::as_str).unwrap_or("the result")
+}
+
+fn progress(message: &Value) -> String {
+    let value = message.get("params").and_then(|p| p.get("progress"));
+    value.map(json::encode).unwrap_or_default()
+}
+
+/// The progress values of the next `count` messages of `reader`.
+fn read_progress(reader: &mut EventReader, count: usize) -> Result<Vec<String>, String> {
+    let mut seen = Vec::new();
+    for _ in 0..count {
+        let message = reader.next_message(PATIENCE).map_err(|e| format!("stream: {e}"))?;
+        seen.push(message.as_ref().map(progress).unwrap_or_else(|| "end".into()));
+    }
+    Ok(seen)
+}
+
+fn close_after_two(local: &LocalServer, era: Era) -> Result<Vec<Observation>, String> {
+    let mut client = client(local, era)?;
+    let started = client.call_tool_streaming("count_slowly", slow_arguments(SIX_STEPS), "lab");
+    let (head, id, mut reader) = started.map_err(|e| format!("tools/call: {e}"))?;
+    let first = read_progress(&mut reader, 2)?.join(" ");
+    let cursor = reader.last_event_id().map(str::to_owned);
+    reader.close();
+    // Longer than the four steps left, so a call that went on would have finished.
+    thread::sleep(Duration::from_millis(1000));
+    let stats = stats_when(local, |s| s.calls_cancelled + s.calls_finished == 1);
+    let counted = format!(
+        "progress {first}, then closed; cancelled {}, finished {}",
+        stats.calls_cancelled, stats.calls_finished
+    );
+    let status = Some(head.status);
+    let (what, predicted) = match era {
+        Era::Modern => (
+            "2026-07-28: count_slowly (6 steps), the stream closed after step 2",
+            "progress 1 2, then closed; cancelled 1, finished 0",
+        ),
+        Era::Legacy => (
+            "2025-11-25: count_slowly (6 steps), the stream closed after step 2",
+            "progress 1 2, then closed; cancelled 0, finished 1",
+        ),
+    };
+    let mut seen = vec![facts(what, status, predicted, counted)];
+    if let (Era::Legacy, Some(cursor)) = (era, cursor) {
+        let resumed = client.resume(&cursor, &id).map_err(|e| format!("resume: {e}"))?;
+        let later: Vec<String> = resumed.notifications.iter().map(progress).collect();
+        let result = resumed.response.get("result").and_then(|r| r.get("content"));
+        let text = result.and_then(Value::as_array).and_then(|c| c.first());
+        let text = text.and_then(|c| c.get("text")).and_then(Value::as_str).unwrap_or("none");
+        let line = format!("progress {}, then the result: {text}", later.join(" "));
+        let what = "GET with Last-Event-ID: the last id the closed stream carried";
+        seen.push(facts(what, Some(200), "progress 3 4 5 6, then the result: counted to 6", line));
+    }
+    Ok(seen)
+}
+
+fn idle_timer(local: &LocalServer, keepalives: bool) -> Result<Vec<Observation>, String> {
+    let mut client = client(local, Era::Modern)?;
+    let started = client.call_tool_streaming("count_slowly", slow_arguments((1, 1000)), "lab");
+    let (head, _, mut reader) = started.map_err(|e| format!("tools/call: {e}"))?;
+    let mut methods = Vec::new();
+    let ending = loop {
+        match reader.next_message(Duration::from_millis(700)) {
+            Ok(Some(message)) => methods.push(method(&message).to_owned()),
+            Ok(None) => break "the stream ended".to_owned(),
+            Err(e) => break format!("cut by the idle timer ({})", e.code()),
+        }
+    };
+    let comments = if reader.comments() >= 2 { "2 or more" } else { "fewer than 2" };
+    let line = format!("{}; {ending}; {comments} keep-alives skipped", shown(&methods));
+    let (what, predicted) = if keepalives {
+        (
+            "a stream quiet for 1000 ms, a 700 ms idle timer, keep-alives every 300 ms",
+            "notifications/progress, the result; the stream ended; 2 or more keep-alives skipped",
+        )
+    } else {
+        (
+            "the same, keep-alives at the default 15 s",
+            "no message; cut by the idle timer (deadline_passed); fewer than 2 keep-alives skipped",
+        )
+    };
+    Ok(vec![facts(what, Some(head.status), predicted, line)])
+}
+
+fn shown(methods: &[String]) -> String {
+    if methods.is_empty() { "no message".to_owned() } else { methods.join(", ") }
+}
+
+fn listen_and_change(local: &LocalServer) -> Result<Vec<Observation>, String> {
+    let mut client = client(local, Era::Modern)?;
+    let (head, id, mut reader) = client.listen().map_err(|e| format!("listen: {e}"))?;
+    let next = |reader: &mut EventReader| reader.next_message(PATIENCE).ok().flatten();
+    let ack = next(&mut reader);
+    local.server.endpoint().live().change_tools();
+    let change = next(&mut reader);
+    reader.close();
+    let tag = |m: &Value| m.get("params")?.get("_meta")?.get(SUBSCRIPTION_ID_KEY).cloned();
+    let tagged = |m: &Option<Value>| m.as_ref().and_then(tag) == Some(id.to_value());
+    let describe = |m: &Option<Value>| {
+        let name = m.as_ref().map_or("nothing", method).to_owned();
+        if tagged(m) { format!("{name} (tagged with the listen's id)") } else { name }
+    };
+    let line = format!("{}, then {}", describe(&ack), describe(&change));
+    let mut observation = facts(
+        "subscriptions/listen for tool list changes, then the list changes",
+        Some(head.status),
+        "notifications/subscriptions/acknowledged (tagged with the listen's id), then \
+         notifications/tools/list_changed (tagged with the listen's id)",
+        line,
+    );
+    let wire: Vec<String> = [ack, change].iter().flatten().map(json::encode).collect();
+    observation.wire = Some(client.trace.redact(&wire.join("\n")));
+    Ok(vec![observation])
+}
+
+fn listen_flood(local: &LocalServer) -> Result<Vec<Observation>, String> {
+    let mut alice = client(local, Era::Modern)?;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let (_, _, mut reader) = alice.listen().map_err(|e| format!("listen: {e}"))?;
+        reader.next_message(PATIENCE).map_err(|e| format!("listen: {e}"))?;
+        held.push(reader);
+    }
+    let mut mallory = local.client(Role::OtherSubject);
+    mallory.open(Versions::MODERN).map_err(|e| format!("open: {e}"))?;
+    let seen = vec![
+        refused(&mut alice, "alice's fifth listen (4 per principal)", "listen_quota", 429)?,
+        refused(
+            &mut mallory,
+            "mallory's first listen, the share of 8 workers taken",
+            "stream_share_taken",
+            503,
+        )?,
+        ping(local, "a ping while the stream share is full")?,
+    ];
+    held.into_iter().for_each(EventReader::close);
+    Ok(seen)
+}
+
+/// One more listen by `client`, judged for `status`, `code` and a `Retry-After`.
+fn refused(
+    client: &mut McpClient,
+    what: &str,
+    code: &'static str,
+    status: u16,
+) -> Result<Observation, String> {
+    let (response, _, reader) = client.listen().map_err(|e| format!("listen: {e}"))?;
+    reader.close();
+    let expect = Expect::code(status, code);
+    let (status, key_seen, matched) = judge(&expect, Some(&response));
+    let retry_after = response.field_str("retry-after").is_some();
+    Ok(Observation {
+        baseline: false,
+        what: what.to_owned(),
+        expect,
+        status,
+        key_seen,
+        matched: matched && retry_after,
+        wire: None,
+    })
+}
+
+/// A ping in a fresh session, judged for a 200.
+fn ping(local: &LocalServer, what: &str) -> Result<Observation, String> {
+    let mut client = local.session(Role::Full)?;
+    let answered = client.ping();
+    let status = answered.is_ok().then_some(200);
+    let seen = answered.map_or_else(|e| e.to_string(), |()| "answered".to_owned());
+    Ok(facts(what, status, "answered", seen))
+}
+
+fn never_reads(local: &LocalServer) -> Result<Vec<Observation>, String> {
+    let mut client = client(local, Era::Modern)?;
+    let params = members([
+        ("name", "count_slowly".into()),
+        ("arguments", Value::Object(slow_arguments((3, 100)))),
+    ]);
+    let (message, _) = client.modern_message("tools/call", params);
+    let spec = client.modern_spec(&message).map_err(|e| format!("tools/call: {e}"))?;
+    let mut silent = TcpStream::connect(local.server.address()).map_err(|e| e.to_string())?;
+    silent.write_all(&spec.bytes()).map_err(|e| e.to_string())?;
+    let stats = stats_when(local, |s| s.calls_finished == 1 && s.streams_open == 0);
+    let line = format!("finished {}, open streams {}", stats.calls_finished, stats.streams_open);
+    let mut seen = vec![facts(
+        "a client that never reads its open stream (count_slowly, 3 steps)",
+        Some(200),
+        "finished 1, open streams 0",
+        line,
+    )];
+    seen[0].matched &= ping(local, "")?.matched;
+    drop(silent);
+    Ok(seen)
+}
