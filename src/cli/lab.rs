@@ -15,7 +15,7 @@ use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 use super::case::{
-    Action, BrowserProbe, Case, Change, Expect, Message, Modern, Observation, Request, Scene,
+    Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Scene,
     Sender, Step, Text,
 };
 use super::watch::Watch;
@@ -563,10 +563,11 @@ fn run_one(experiment: &Experiment, trace: TraceMode) -> Result<Vec<Observation>
 fn print_observation(o: &Observation) {
     let observed = o.status.map_or("no response".to_owned(), |s| s.to_string());
     let verdict = if o.matched { "as predicted" } else { "DIFFERENT" };
-    let label = match (o.baseline, o.wire.is_some()) {
-        (true, _) => "baseline",
-        (false, true) => "step",
-        (false, false) => "changed",
+    let label = match (o.baseline, o.expect.key, o.wire.is_some()) {
+        (true, _, _) => "baseline",
+        (false, Key::Facts(_), _) => "watched",
+        (false, _, true) => "step",
+        (false, _, false) => "changed",
     };
     println!("   {label:<8} {}", o.what);
     println!("            predicted {}{}", o.expect.status, o.expect.key_text());

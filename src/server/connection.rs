@@ -11,6 +11,13 @@
 //! [`serve`] returns a connection that ends politely, its last response written, for the worker
 //! to hand to the lingering set once it has given back its place in the pool; one that ends at
 //! once is dropped here.
+//!
+//! A stream that stays open ([`OpenStream`]) is written as the chunked transfer coding, one SSE
+//! event (or keep-alive comment) per chunk, each chunk in its own write under the per-write
+//! deadline, and ended by the last chunk. Chunked rather than delimited by closing: the last
+//! chunk tells the client the stream is complete, which a close cannot tell apart from a cut
+//! connection, and the connection stays usable for the next request. A stream whose producer
+//! panics is cut without its last chunk, so the client sees it as incomplete.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
