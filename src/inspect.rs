@@ -61,18 +61,33 @@ pub enum Subject {
 }
 
 impl Subject {
+    /// Every subject, in the order help lists them.
+    pub const ALL: [Subject; 7] = [
+        Subject::Request,
+        Subject::Response,
+        Subject::ResponseToHead,
+        Subject::Json,
+        Subject::Sse,
+        Subject::Chunked,
+        Subject::Mirroring,
+    ];
+
+    /// Its name on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Subject::Request => "request",
+            Subject::Response => "response",
+            Subject::ResponseToHead => "response-to-head",
+            Subject::Json => "json",
+            Subject::Sse => "sse",
+            Subject::Chunked => "chunked",
+            Subject::Mirroring => "mirroring",
+        }
+    }
+
     /// The subject named on the command line.
     pub fn from_name(name: &str) -> Option<Subject> {
-        Some(match name {
-            "request" => Subject::Request,
-            "response" => Subject::Response,
-            "response-to-head" => Subject::ResponseToHead,
-            "json" => Subject::Json,
-            "sse" => Subject::Sse,
-            "chunked" => Subject::Chunked,
-            "mirroring" => Subject::Mirroring,
-            _ => return None,
-        })
+        Subject::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 

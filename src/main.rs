@@ -9,7 +9,8 @@
 //! - `bench`: a closed-loop load generator, `bench codec` for the codecs alone, `bench overload`
 //!   for idle connections against probes.
 //!
-//! Usage errors exit with status 2. Nothing here parses protocol bytes itself.
+//! `--version` prints the version. Usage errors exit with status 2, with a "did you mean" for a
+//! near miss. Nothing here parses protocol bytes itself.
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -20,8 +21,19 @@ use loopback_mcp_http::client::trace::TraceMode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() == 1 && args[0] == "--version" {
+        println!("loopback-mcp-http {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
     if cli::help::wants_help(&args) || args.first().is_some_and(|a| a == "help") {
         let asked = if args.first().is_some_and(|a| a == "help") { &args[1..] } else { &args[..] };
+        let commands = cli::help::commands();
+        if let Some(word) =
+            asked.first().filter(|w| !w.starts_with('-') && !commands.contains(&w.as_str()))
+        {
+            let near = cli::help::did_you_mean(word, &commands);
+            return usage_error(&format!("no command {word:?} to explain{near}"), &[]);
+        }
         return print_help(cli::help::find(asked));
     }
     let Some((command, rest)) = args.split_first() else {
@@ -47,7 +59,10 @@ fn main() -> ExitCode {
         "control" => cli::control::run(rest),
         "bench" => cli::bench::run(rest),
         "inspect" => cli::inspect::run(rest),
-        other => Err(format!("unknown command {other:?}")),
+        other => {
+            let near = cli::help::did_you_mean(other, &cli::help::commands());
+            Err(format!("unknown command {other:?}{near}"))
+        }
     };
     outcome.unwrap_or_else(|problem| usage_error(&problem, &args))
 }

@@ -100,10 +100,10 @@ fn lab_runs_every_experiment_as_predicted() {
     assert_eq!(text(&line, "verdict"), "PASS");
     assert_eq!(line.get("mismatches"), Some(&Value::from(0u64)));
     let list = run(&["lab", "list"]);
-    let names: Vec<String> = String::from_utf8_lossy(&list.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
-        .collect();
+    let listed = String::from_utf8_lossy(&list.stdout).into_owned();
+    assert!(listed.lines().all(|l| l.chars().count() <= 100), "{listed}");
+    let names: Vec<String> =
+        listed.lines().filter(|l| !l.starts_with(' ')).map(str::to_owned).collect();
     assert_eq!(names.len(), 22);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
@@ -187,28 +187,67 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 
 #[test]
 fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
-    let cases: [(&[&str], &str, &str); 9] = [
+    let cases: [(&[&str], &str, &str); 20] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
-        (&["frobnicate"], "unknown command \"frobnicate\"", "usage: loopback-mcp-http <demo|"),
+        (&["frobnicate"], "unknown command \"frobnicate\";", "usage: loopback-mcp-http <demo|"),
+        (&["sevre"], "(did you mean `serve`?)", "usage: loopback-mcp-http <demo|"),
+        (
+            &["help", "nosuch"],
+            "no command \"nosuch\" to explain",
+            "usage: loopback-mcp-http <demo|",
+        ),
         (
             &["demo", "extra"],
             "unknown argument \"extra\" (the flags are --protocol-versions)",
             "usage: loopback-mcp-http demo [",
         ),
+        (
+            &["demo", "--protocol-version", "x"],
+            "(did you mean `--protocol-versions`?)",
+            "usage: loopback-mcp-http demo [",
+        ),
+        (&["attack", "x"], "attack takes only --trace", "usage: loopback-mcp-http attack ["),
         (&["lab"], "lab needs list or run", "usage: loopback-mcp-http lab list |"),
+        (&["lab", "rn"], "(did you mean `run`?)", "usage: loopback-mcp-http lab list |"),
         (
             &["lab", "run", "nope"],
-            "there are: accept-without-sse,",
+            "no experiment \"nope\" (`lab list`",
+            "usage: loopback-mcp-http lab run",
+        ),
+        (
+            &["lab", "run", "era-prob"],
+            "(did you mean `era-probe`?)",
             "usage: loopback-mcp-http lab run",
         ),
         (&["inspect", "yaml"], "unknown subject \"yaml\"", "usage: loopback-mcp-http inspect <"),
+        (&["inspect", "chunkd"], "(did you mean `chunked`?)", "usage: loopback-mcp-http inspect <"),
         (&["serve", "--port=8080"], "(write --port 8080)", "usage: loopback-mcp-http serve ["),
+        (
+            &["serve", "--wokers", "2"],
+            "(did you mean `--workers`?)",
+            "usage: loopback-mcp-http serve [",
+        ),
+        (
+            &["serve", "--max-sessions", "0"],
+            "sessions_active_max",
+            "usage: loopback-mcp-http serve [",
+        ),
         (
             &["bench", "codec", "x"],
             "bench codec takes no arguments",
             "usage: loopback-mcp-http bench codec",
         ),
-        (&["control", "a.json"], "control takes", "usage: loopback-mcp-http control <"),
+        (&["bench", "codex"], "(did you mean `codec`?)", "usage: loopback-mcp-http bench ["),
+        (
+            &["control", "a.json"],
+            "the verbs are revoke ROLE,",
+            "usage: loopback-mcp-http control <",
+        ),
+        (
+            &["control", "a.json", "delete", "full"],
+            "unknown verb \"delete\"; the verbs are revoke ROLE, bump-revision ROLE, change-tools, stats",
+            "usage: loopback-mcp-http control <",
+        ),
     ];
     for (args, problem, form) in cases {
         let output = run(args);
@@ -218,6 +257,14 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
         assert!(stderr.starts_with("error: ") && stderr.contains(problem), "{args:?}: {stderr}");
         assert!(stderr.contains(form), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    let output = run(&["--version"]);
+    assert_eq!(output.status.code(), Some(0));
+    let expected = format!("loopback-mcp-http {}\n", env!("CARGO_PKG_VERSION"));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
 }
 
 #[test]

@@ -79,6 +79,10 @@ fn unknown_argument(name: &str, known: &[&str], switches: &[&str]) -> String {
     if flags.is_empty() {
         return format!("unknown argument {name:?} (this command takes none)");
     }
+    let names: Vec<&str> = flags.iter().map(String::as_str).collect();
+    if let Some(flag) = super::help::near(name, &names) {
+        return format!("unknown argument {name:?} (did you mean `{flag}`?)");
+    }
     format!("unknown argument {name:?} (the flags are {})", flags.join(", "))
 }
 

@@ -190,6 +190,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Some("codec") if args.len() == 1 => return Ok(codec()),
         Some("codec") => return Err("bench codec takes no arguments".into()),
         Some("overload") => return overload(&args[1..]),
+        Some(other) if !other.starts_with('-') => {
+            let near = super::help::did_you_mean(other, &["codec", "overload"]);
+            return Err(format!("unknown bench mode {other:?}{near}"));
+        }
         _ => {}
     }
     let plan = Plan::parse(args)?;

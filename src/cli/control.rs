@@ -446,10 +446,13 @@ enum Attempt {
 /// `control ANNOUNCEMENT VERB [ROLE]`.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let (announcement, command) = match args {
-        [announcement, verb, role] => (announcement, format!("{verb} {role}")),
-        [announcement, verb] => (announcement, verb.clone()),
+        [announcement, verb, role] => (announcement, format!("{} {role}", known_verb(verb, true)?)),
+        [announcement, verb] => (announcement, known_verb(verb, false)?.to_owned()),
         _ => {
-            return Err("control takes serve's JSON line file, a verb and (for some) a role".into());
+            return Err(format!(
+                "control takes serve's JSON line file, a verb and (for some) a role; {}",
+                verbs_listed()
+            ));
         }
     };
     let (port, secret) = match channel_of(Path::new(announcement)) {
@@ -471,6 +474,30 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let ok = json::decode(reply.as_bytes(), Limits::DEFAULT.json_depth_max)
         .is_ok_and(|v| v.get("ok") == Some(&Value::from(true)));
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The verb `word` names, checked before anything is sent: known, and with a role exactly when
+/// `with_role`.
+fn known_verb(word: &str, with_role: bool) -> Result<&'static str, String> {
+    let names: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
+    let Some(verb) = Verb::ALL.into_iter().find(|v| v.name() == word) else {
+        let near = super::help::did_you_mean(word, &names);
+        return Err(format!("unknown verb {word:?}{near}; {}", verbs_listed()));
+    };
+    match (verb.takes_role(), with_role) {
+        (true, true) | (false, false) => Ok(verb.name()),
+        (true, false) => Err(format!("{word} needs a role")),
+        (false, true) => Err(format!("{word} takes no role")),
+    }
+}
+
+/// The verbs, each with what follows it.
+fn verbs_listed() -> String {
+    let each: Vec<String> = Verb::ALL
+        .iter()
+        .map(|v| if v.takes_role() { format!("{} ROLE", v.name()) } else { v.name().to_owned() })
+        .collect();
+    format!("the verbs are {}", each.join(", "))
 }
 
 /// Sends `line`, and once more after one line deadline if the first attempt ran nothing: by then

@@ -39,7 +39,7 @@ pub const USAGES: [Usage; 20] = [
     Usage {
         path: &[],
         synopsis: "loopback-mcp-http <demo|attack|lab|serve|control|inspect|bench> ... (--help on any of them)",
-        text: "Commands: demo, attack, lab, serve, control, inspect, bench.\n`loopback-mcp-http <command> --help` explains one.",
+        text: "Commands: demo, attack, lab, serve, control, inspect, bench.\n`loopback-mcp-http <command> --help` explains one; `loopback-mcp-http --version` prints the\nversion.",
         list: Listed::Nothing,
     },
     Usage {
@@ -257,6 +257,61 @@ fn wrapped(label: &str, names: &[&str]) -> String {
     out
 }
 
+/// The longest word a near miss is looked for: anything longer is no typo.
+const NEAR_WORD_MAX: usize = 64;
+
+/// The candidate `word` most likely mistypes: at most two letters inserted, deleted, replaced
+/// or swapped with a neighbour, and fewer than half of its letters; the first of equals.
+pub fn near<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let word: Vec<char> = word.chars().collect();
+    if word.is_empty() || word.len() > NEAR_WORD_MAX {
+        return None;
+    }
+    let allowed = 2.min((word.len() - 1) / 2 + 1);
+    candidates
+        .iter()
+        .map(|c| (edits(&word, &c.chars().collect::<Vec<_>>()), *c))
+        .filter(|(d, _)| *d > 0 && *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// ` (did you mean `X`?)` when `word` is a near miss of a candidate, or nothing.
+pub fn did_you_mean(word: &str, candidates: &[&str]) -> String {
+    near(word, candidates).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default()
+}
+
+/// The optimal-string-alignment distance: insertions, deletions, replacements and swaps of two
+/// neighbours, each one edit. Both words are at most [`NEAR_WORD_MAX`] letters or candidates.
+fn edits(a: &[char], b: &[char]) -> usize {
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for (i, row) in d.chunks_mut(width).enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[..width].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
+}
+
+/// The top-level commands, in table order.
+pub fn commands() -> Vec<&'static str> {
+    USAGES.iter().filter(|u| u.path.len() == 1).map(|u| u.path[0]).collect()
+}
+
 /// The one line of a usage error: what was wrong, and the accepted form.
 pub fn error_line(problem: &str, usage: &Usage) -> String {
     format!("error: {problem}; usage: {}", usage.synopsis)
@@ -299,6 +354,27 @@ mod tests {
         paths.sort();
         paths.dedup();
         assert_eq!(paths.len(), USAGES.len());
+    }
+
+    #[test]
+    fn near_misses_are_named_and_far_words_are_not() {
+        let commands = commands();
+        let cases: [(&str, Option<&str>); 9] = [
+            ("sevre", Some("serve")),
+            ("serv", Some("serve")),
+            ("demoo", Some("demo")),
+            ("lba", Some("lab")),
+            ("serve", None),
+            ("frobnicate", None),
+            ("x", None),
+            ("", None),
+            ("bench-codex", None),
+        ];
+        for (word, expected) in cases {
+            assert_eq!(near(word, &commands), expected, "{word:?}");
+        }
+        assert_eq!(near("codex", &["codec", "overload"]), Some("codec"));
+        assert_eq!(near(&"s".repeat(NEAR_WORD_MAX + 1), &["s"]), None);
     }
 
     #[test]

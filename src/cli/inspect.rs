@@ -21,8 +21,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if subject == "connection" {
         return Ok(run_conversation(path));
     }
-    let subject =
-        Subject::from_name(subject).ok_or_else(|| format!("unknown subject {subject:?}"))?;
+    let Some(subject) = Subject::from_name(subject) else {
+        let mut names: Vec<&str> = Subject::ALL.iter().map(|s| s.name()).collect();
+        names.push("connection");
+        let near = super::help::did_you_mean(subject, &names);
+        return Err(format!("unknown subject {subject:?}{near}"));
+    };
     Ok(run_inspect(subject, path))
 }
 

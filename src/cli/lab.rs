@@ -496,7 +496,7 @@ pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
     match args {
         [verb] if verb == "list" => {
             for experiment in &EXPERIMENTS {
-                println!("{:<30} {}", experiment.name, experiment.explanation);
+                print!("{}", listed(experiment));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -504,16 +504,42 @@ pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
             let chosen: Vec<&Experiment> =
                 EXPERIMENTS.iter().filter(|e| name == "all" || e.name == name).collect();
             if chosen.is_empty() {
-                let names = experiment_names().join(", ");
-                return Err(format!("no experiment {name:?} (there are: {names}, all)"));
+                let mut names = experiment_names();
+                names.push("all");
+                let near = super::help::did_you_mean(name, &names);
+                return Err(format!("no experiment {name:?}{near} (`lab list` names them)"));
             }
             Ok(run_experiments(&chosen, trace))
         }
         [] => Err("lab needs list or run".to_owned()),
         [verb, ..] if verb == "run" => Err("lab run takes one experiment name, or all".to_owned()),
         [verb, ..] if verb == "list" => Err("lab list takes nothing more".to_owned()),
-        [other, ..] => Err(format!("unknown lab verb {other:?}")),
+        [other, ..] => {
+            let near = super::help::did_you_mean(other, &["list", "run"]);
+            Err(format!("unknown lab verb {other:?}{near}"))
+        }
     }
+}
+
+/// An experiment as `lab list` shows it: its name on a line, then its explanation in lines of
+/// at most 100 columns, indented.
+fn listed(experiment: &Experiment) -> String {
+    let mut out = format!("{}\n", experiment.name);
+    let mut line = String::from("   ");
+    for word in experiment.explanation.split(' ') {
+        if line.len() > 3 && line.chars().count() + 1 + word.chars().count() > 100 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("   ");
+        }
+        if line.len() > 3 {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {

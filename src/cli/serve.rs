@@ -92,6 +92,8 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
         }
         limits.requests_in_processing_max = workers;
     }
+    // Checked here too, so that a flag that breaks a budget is a usage error with the form.
+    limits.validate().map_err(|e| format!("invalid limits: {e}"))?;
     config.limits = limits;
     if flags.has("chunked") {
         config.request_codings = TransferCodings::Chunked;
