@@ -389,3 +389,85 @@ fn a_command_at_the_budget_runs_and_one_byte_more_is_refused_on_both_paths() {
         assert!(at.contains(r#""ok":true"#), "stdin, {ending:?}: {at}");
     }
 }
+
+/// Makes `name` under `tmp` as a control directory would be: `mode`, and a `control` file naming
+/// `port`, plus `extra` files.
+fn control_dir(tmp: &Path, name: &str, port: u16, mode: u32, extra: &[&str]) {
+    let dir = tmp.join(name);
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("control"), format!(r#"{{"port":{port},"secret":"00"}}"#)).unwrap();
+    for file in extra {
+        fs::write(dir.join(file), "").unwrap();
+    }
+    fs::set_permissions(&dir, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The names under `tmp` that start like a control directory's, sorted.
+fn control_dirs(tmp: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("loopback-mcp-http-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_starting_serve_removes_only_the_control_directories_of_servers_that_are_gone() {
+    let tmp = ScratchDir::new("sweep");
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let live = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let live_port = live.local_addr().unwrap().port();
+    let kept = [
+        ("loopback-mcp-http-00000000000000bb", live_port, 0o700, &[][..]), // its server listens
+        ("loopback-mcp-http-00000000000000cc", gone, 0o700, &["other"][..]), // holds more
+        ("loopback-mcp-http-00000000000000dd", gone, 0o755, &[][..]),      // not owner-only
+        ("loopback-mcp-http-not-a-control-tag", gone, 0o700, &[][..]),     // not a control name
+    ];
+    control_dir(&tmp.0, "loopback-mcp-http-00000000000000aa", gone, 0o700, &[]);
+    for (name, port, mode, extra) in kept {
+        control_dir(&tmp.0, name, port, mode, extra);
+    }
+    let elsewhere = ScratchDir::new("sweep-target");
+    control_dir(&elsewhere.0, "loopback-mcp-http-00000000000000ff", gone, 0o700, &[]);
+    let link = tmp.join("loopback-mcp-http-00000000000000ee");
+    std::os::unix::fs::symlink(elsewhere.join("loopback-mcp-http-00000000000000ff"), &link)
+        .unwrap();
+    let announced = tmp.join("serve.json");
+    let serve = Serve::start_in(&["--announce", announced.to_str().unwrap()], tmp);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fs::read_to_string(&announced).unwrap_or_default().is_empty() {
+        assert!(Instant::now() < deadline, "serve announced nothing");
+        thread::sleep(Duration::from_millis(20));
+    }
+    let own: Vec<String> = control_dirs(&serve.tmp.0)
+        .into_iter()
+        .filter(|n| {
+            n.len() == "loopback-mcp-http-".len() + 16 && !n.starts_with("loopback-mcp-http-0000")
+        })
+        .collect();
+    assert_eq!(own.len(), 1, "{own:?}");
+    let mut expected: Vec<String> = kept.iter().map(|(n, ..)| (*n).to_owned()).collect();
+    expected.push("loopback-mcp-http-00000000000000ee".to_owned());
+    expected.push(own[0].clone());
+    expected.sort();
+    assert_eq!(control_dirs(&serve.tmp.0), expected);
+    assert!(elsewhere.join("loopback-mcp-http-00000000000000ff/control").exists());
+    drop(live);
+}
+
+#[test]
+fn ten_killed_servers_leave_at_most_the_last_directory_behind() {
+    let tmp = ScratchDir::new("cycles");
+    let path = tmp.0.clone();
+    let mut serve = Serve::start_in(&[], tmp);
+    for _ in 0..10 {
+        serve.line();
+        assert_eq!(control_dirs(&path).len(), 1, "{:?}", control_dirs(&path));
+        let _ = serve.child.kill();
+        let _ = serve.child.wait();
+        let tmp = std::mem::replace(&mut serve.tmp, ScratchDir::new("unused"));
+        serve = Serve::start_in(&[], tmp);
+    }
+}

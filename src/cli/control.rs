@@ -50,8 +50,8 @@
 //!
 //! Replies name roles, never tokens: no token crosses the channel.
 //!
-//! Not here: removing the directory when `serve` is killed (it holds a secret for a port nobody
-//! listens on any more, readable by its owner only), and any command beyond the two.
+//! A `serve` that is killed leaves its directory behind (a secret for a port nobody listens on any
+//! more, readable by its owner only); the next `serve` of the same user removes it (see `stale`).
 
 use std::fs::{self, DirBuilder, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -281,7 +281,8 @@ pub fn open(endpoint: Arc<Endpoint>) -> io::Result<Channel> {
     let (secret, tag) = (hex(&random[..SECRET_BYTES]), hex(&random[SECRET_BYTES..]));
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?;
     let port = listener.local_addr()?.port();
-    let dir = std::env::temp_dir().join(format!("loopback-mcp-http-{tag}"));
+    let temp = std::env::temp_dir();
+    let dir = temp.join(format!("{}{tag}", super::stale::DIR_PREFIX));
     DirBuilder::new().mode(0o700).create(&dir)?;
     let file = dir.join("control");
     let mut contents = Object::new();
@@ -289,6 +290,7 @@ pub fn open(endpoint: Arc<Endpoint>) -> io::Result<Channel> {
     contents.insert("secret".into(), secret.as_str().into());
     let mut out = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file)?;
     out.write_all(json::encode(&Value::Object(contents)).as_bytes())?;
+    super::stale::sweep(&temp, &dir);
     let expected = Arc::new(Digest::of(secret.as_bytes()));
     std::thread::Builder::new()
         .name("loopback-mcp-control".into())

@@ -16,6 +16,7 @@ pub mod lab;
 pub mod local;
 pub mod overload;
 pub mod serve;
+pub mod stale;
 pub mod watch;
 
 use std::io::Write;

@@ -15,18 +15,26 @@ use loopback_mcp_http::limits::Limits;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_loopback-mcp-http");
 
-/// A running `serve`, killed when dropped.
+/// A running `serve`, killed when dropped. Its temporary directory (`TMPDIR`, where it makes
+/// its control directory) is the test's own, removed after it, so no run leaves anything behind.
 pub struct Serve {
     pub child: Child,
     pub stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
+    pub tmp: ScratchDir,
 }
 
 impl Serve {
     pub fn start(args: &[&str]) -> Serve {
+        Serve::start_in(args, ScratchDir::new("tmp"))
+    }
+
+    /// [`Serve::start`] with `tmp` as its temporary directory.
+    pub fn start_in(args: &[&str], tmp: ScratchDir) -> Serve {
         let mut child = Command::new(BIN)
             .arg("serve")
             .args(args)
+            .env("TMPDIR", &tmp.0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -34,7 +42,7 @@ impl Serve {
             .expect("spawn serve");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Serve { child, stdin, stdout }
+        Serve { child, stdin, stdout, tmp }
     }
 
     /// `serve --announce FILE` with `args`, and the line it wrote to FILE.
