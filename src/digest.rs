@@ -24,6 +24,12 @@ impl Digest {
     pub fn of(bytes: &[u8]) -> Digest {
         Digest(Sha256::digest(bytes).into())
     }
+
+    /// Its first four bytes in hex: enough to tell two secrets apart in a log, too little to
+    /// look one up.
+    pub fn short_hex(&self) -> String {
+        self.0[..4].iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 impl Hash for Digest {

@@ -187,7 +187,7 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 
 #[test]
 fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
-    let cases: [(&[&str], &str, &str); 20] = [
+    let cases: [(&[&str], &str, &str); 21] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
         (&["frobnicate"], "unknown command \"frobnicate\";", "usage: loopback-mcp-http <demo|"),
         (&["sevre"], "(did you mean `serve`?)", "usage: loopback-mcp-http <demo|"),
@@ -236,6 +236,11 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
             &["bench", "codec", "x"],
             "bench codec takes no arguments",
             "usage: loopback-mcp-http bench codec",
+        ),
+        (
+            &["serve", "--watch", "--watch=bytes"],
+            "--watch and --watch=bytes exclude each other",
+            "usage: loopback-mcp-http serve [",
         ),
         (&["bench", "codex"], "(did you mean `codec`?)", "usage: loopback-mcp-http bench ["),
         (

@@ -31,6 +31,7 @@ use std::net::IpAddr;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::args::Flags;
@@ -43,6 +44,7 @@ use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
+use loopback_mcp_http::server::watch::Watch;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
 const FLAGS: [&str; 11] = [
@@ -61,7 +63,7 @@ const FLAGS: [&str; 11] = [
 
 /// Reads the flags into a server configuration, and the file `--announce` names.
 fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
-    let flags = Flags::parse_with_switches(args, &FLAGS, &["chunked"])?;
+    let flags = Flags::parse_with_switches(args, &FLAGS, &["chunked", "watch", "watch=bytes"])?;
     let mut config = ServerConfig::default();
     let mut limits = Limits::DEFAULT;
     if let Some(address) = flags.one::<IpAddr>("bind")? {
@@ -102,6 +104,14 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
         config.versions =
             Versions::parse(&list).map_err(|e| format!("--protocol-versions: {e}"))?;
     }
+    config.watch = match (flags.has("watch"), flags.has("watch=bytes")) {
+        (false, false) => None,
+        (true, true) => return Err("--watch and --watch=bytes exclude each other".into()),
+        (lines, _) => {
+            let sink: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|text| eprintln!("{text}"));
+            Some(Arc::new(Watch::new(!lines, sink)))
+        }
+    };
     Ok((config, flags.one("announce")?))
 }
 

@@ -92,8 +92,8 @@ use tools::Tool;
 pub use crate::mcp::session::LastSession;
 pub use published::PolicyEdit;
 use published::PublishedPolicy;
-pub use rejection::Rejection;
-pub use reply::{Delivery, Reply};
+pub use rejection::{Rejection, Stage};
+pub use reply::{Decided, Delivery, Reply};
 
 const MCP_ALLOW: &str = "GET, POST, DELETE";
 /// What `/mcp` takes in the 2026-07-28 era, which has no GET stream and no session to DELETE.
@@ -265,6 +265,11 @@ impl Endpoint {
     /// Every `Origin` value allowed, exactly as compared.
     pub fn allowed_origins(&self) -> &[String] {
         &self.config.allowed_origins
+    }
+
+    /// The one authority the server answers as (`127.0.0.1:<port>`).
+    pub fn canonical_host(&self) -> &str {
+        &self.config.canonical_host
     }
 
     /// The URL challenges point to.

@@ -34,7 +34,7 @@
 //! `100 Continue` is the connection machine's own fixed bytes and carries none, as §6.6.1 allows
 //! for 1xx. A response to HEAD carries no content.
 
-use super::reply::Reply;
+use super::reply::{Decided, Reply};
 use crate::auth::policy::Denial;
 use crate::auth::scope::Requirement;
 use crate::http::mirror::MirrorError;
@@ -206,7 +206,102 @@ impl From<RandomUnavailable> for Rejection {
     }
 }
 
+/// Where in the receive order a request was decided: the endpoint's numbered stages (its module
+/// docs), the 2026-07-28 steps that have no stage of their own (`modern`), the acceptor's
+/// refusal when every worker is busy, and the server's own failure. `serve --watch` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Pool,
+    Head,
+    Host,
+    Route,
+    Body,
+    Token,
+    Session,
+    Scope,
+    Method,
+    ModernMeta,
+    ModernMirroring,
+    ModernVersion,
+    ModernMethod,
+    ModernTool,
+    Server,
+}
+
+impl Stage {
+    /// How `serve --watch` names it.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Stage::Pool => "pool: every worker busy",
+            Stage::Head => "stage 1: head",
+            Stage::Host => "stage 2: host and origin",
+            Stage::Route => "stage 3: route and media types",
+            Stage::Body => "stage 4: body",
+            Stage::Token => "stage 5: token",
+            Stage::Session => "stage 6: session",
+            Stage::Scope => "stage 7: scope and tenant",
+            Stage::Method => "stage 8: method",
+            Stage::ModernMeta => "2026-07-28 step 1: _meta",
+            Stage::ModernMirroring => "2026-07-28 step 2: mirrored headers",
+            Stage::ModernVersion => "2026-07-28 step 3: version",
+            Stage::ModernMethod => "2026-07-28 step 5: method",
+            Stage::ModernTool => "2026-07-28 step 6: tool call",
+            Stage::Server => "server failure",
+        }
+    }
+}
+
 impl Rejection {
+    /// Where in the receive order this refusal is decided.
+    pub fn stage(&self) -> Stage {
+        match self {
+            Rejection::Request(_) => Stage::Head,
+            Rejection::HostNotAllowed
+            | Rejection::HostNotCanonical
+            | Rejection::OriginNotAllowed => Stage::Host,
+            Rejection::NotFound
+            | Rejection::MethodNotAllowed { .. }
+            | Rejection::AcceptInvalid
+            | Rejection::NotAcceptable
+            | Rejection::UnsupportedMediaType
+            | Rejection::BodyNotAllowed
+            | Rejection::CredentialsNotAccepted
+            | Rejection::ProtocolVersionUnsupported
+            | Rejection::ProtocolVersionRepeated => Stage::Route,
+            Rejection::Json(_) | Rejection::Message(_) => Stage::Body,
+            Rejection::Auth { denial, .. } => match denial {
+                Denial::InvalidRequest | Denial::MissingCredentials | Denial::InvalidToken(_) => {
+                    Stage::Token
+                }
+                Denial::InsufficientScope { .. } | Denial::TenantForbidden => Stage::Scope,
+            },
+            Rejection::ProtocolVersionMissing
+            | Rejection::SessionMissing
+            | Rejection::SessionMalformed
+            | Rejection::SessionOnInitialize
+            | Rejection::SessionNotFound
+            | Rejection::SessionCapacity { .. }
+            | Rejection::SessionQuota { .. }
+            | Rejection::NotInitialized
+            | Rejection::Cursor(_) => Stage::Session,
+            Rejection::UnsolicitedResponse
+            | Rejection::StreamShareTaken
+            | Rejection::ListenQuota => Stage::Method,
+            Rejection::Overloaded => Stage::Pool,
+            Rejection::Internal => Stage::Server,
+            Rejection::MetaInvalid(_) => Stage::ModernMeta,
+            Rejection::HeaderMismatch { header, .. } => match header {
+                MirroredHeader::ProtocolVersion | MirroredHeader::Method | MirroredHeader::Name => {
+                    Stage::ModernMirroring
+                }
+                MirroredHeader::Param(_) => Stage::ModernTool,
+            },
+            Rejection::VersionNotSpoken { .. } => Stage::ModernVersion,
+            Rejection::MethodNotFound => Stage::ModernMethod,
+            Rejection::CapabilityMissing(_) => Stage::ModernTool,
+        }
+    }
+
     /// The status. With [`crate::http::RequestErrorKind::status`] and [`Denial::status`], which it
     /// delegates to, this is where every refusal gets its status.
     pub fn status(&self) -> Status {
@@ -390,6 +485,7 @@ impl Rejection {
         };
         let mut reply = Reply::json_text(body).with_status(self.status());
         reply.close = true;
+        reply.decided = Some(Decided { stage: self.stage(), code: self.code() });
         match self {
             Rejection::MethodNotAllowed { allow } => reply.with("Allow", *allow),
             Rejection::SessionCapacity { retry_after_secs }

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use super::rejection::Stage;
 use crate::http::Status;
 use crate::http::date::HttpDate;
 use crate::http::writer::{FixedFields, ResponseWriter, WriteError};
@@ -35,6 +36,15 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// The connection must close after this response (every error response does).
     pub close: bool,
+    /// For a refusal: where it was decided, and its public code (what `serve --watch` shows).
+    pub decided: Option<Decided>,
+}
+
+/// Where a refusal was decided, and its public code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decided {
+    pub stage: Stage,
+    pub code: &'static str,
 }
 
 /// One added field: its name and its value.
@@ -96,6 +106,7 @@ impl Reply {
             added: AddedFields::default(),
             body: json::encode(value).into_bytes(),
             close: false,
+            decided: None,
         }
     }
 
@@ -107,6 +118,7 @@ impl Reply {
             added: AddedFields::default(),
             body: text.into_bytes(),
             close: false,
+            decided: None,
         }
     }
 
@@ -131,6 +143,7 @@ impl Reply {
             added: AddedFields::default(),
             body,
             close: false,
+            decided: None,
         }
     }
 
@@ -142,6 +155,7 @@ impl Reply {
             added: AddedFields::default(),
             body: Vec::new(),
             close: false,
+            decided: None,
         }
     }
 

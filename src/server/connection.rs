@@ -24,12 +24,14 @@ use std::net::TcpStream;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
+use super::watch::{StreamEnd, Watch, Watcher};
 use crate::endpoint::live::{OpenStream, Step};
 use crate::endpoint::{
-    Answer, Clock, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route,
+    Answer, Clock, Decided, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route,
 };
 use crate::http::connection::{
-    Answered, Close, Connection, Departure, Handler, Io, Next, Refused, Request, Transport, drive,
+    Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request,
+    Stage as MachineStage, Transport, drive,
 };
 use crate::http::date::DateCache;
 use crate::http::writer::{LAST_CHUNK, chunk};
@@ -55,6 +57,7 @@ pub fn serve(
     endpoint: &Endpoint,
     fill_random: &mut FillRandom<'_>,
     spare: &mut Option<SpareConnection>,
+    watch: Option<&Watch>,
 ) -> Option<TcpStream> {
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
@@ -71,8 +74,17 @@ pub fn serve(
     };
     let kept = endpoint.kept_for_new_connection();
     let dates = DateCache::new();
-    let mut handler =
-        Answers { endpoint, fill_random, dates, limits, kept, stream: None, stream_closes: false };
+    let watcher = watch.map(|watch| Watcher::new(watch, endpoint.canonical_host()));
+    let mut handler = Answers {
+        endpoint,
+        fill_random,
+        dates,
+        limits,
+        kept,
+        stream: None,
+        stream_closes: false,
+        watcher,
+    };
     let close = drive(&mut connection, &mut socket, &mut handler);
     *spare = Some(connection);
     (close == Close::Polite).then_some(socket.stream)
@@ -91,6 +103,8 @@ struct Answers<'e, 'r> {
     stream: Option<Box<OpenStream>>,
     /// Its head said `Connection: close`.
     stream_closes: bool,
+    /// What `serve --watch` is told, when it watches.
+    watcher: Option<Watcher<'e>>,
 }
 
 impl Handler for Answers<'_, '_> {
@@ -101,6 +115,9 @@ impl Handler for Answers<'_, '_> {
             Ok(route) => Some(route),
             Err(rejection) => {
                 self.rejection(&rejection, head.method == Method::Head, reply);
+                if let Some(watcher) = self.watcher.as_mut() {
+                    watcher.decided(rejection.status().code(), Some(decided_of(&rejection)));
+                }
                 None
             }
         }
@@ -108,7 +125,11 @@ impl Handler for Answers<'_, '_> {
 
     fn refuse(&mut self, refused: Refused, reply: &mut Vec<u8>) {
         let head = refused.method == Some(Method::Head);
-        self.rejection(&Rejection::Request(refused.error), head, reply);
+        let rejection = Rejection::Request(refused.error);
+        self.rejection(&rejection, head, reply);
+        if let Some(watcher) = self.watcher.as_mut() {
+            watcher.decided(rejection.status().code(), Some(decided_of(&rejection)));
+        }
     }
 
     fn respond(
@@ -126,6 +147,9 @@ impl Handler for Answers<'_, '_> {
         let answered = guarded(|| endpoint.respond(route, head, body, clock, random, kept))
             .unwrap_or_else(|rejection| rejection.reply(endpoint.metadata_url()).into());
         let is_head = head.method == Method::Head;
+        if let Some(watcher) = self.watcher.as_mut() {
+            watcher.answered(&answered);
+        }
         match answered {
             Answer::Whole(answered) => {
                 let close = !keep_alive || answered.close;
@@ -157,14 +181,15 @@ impl Handler for Answers<'_, '_> {
         let Some(stream) = self.stream.as_mut() else {
             return Next::End { close: true };
         };
-        match guarded(|| stream.next(endpoint, now, SystemTime::now())) {
+        let mut chunks = 0;
+        let next = match guarded(|| stream.next(endpoint, now, SystemTime::now())) {
             Ok(Step::Write(bytes)) => {
-                chunk_events(&bytes, out);
+                chunks = chunk_events(&bytes, out);
                 Next::Chunk
             }
             Ok(Step::Wait(until)) => Next::Wait(until),
             Ok(Step::End(bytes)) => {
-                chunk_events(&bytes, out);
+                chunks = chunk_events(&bytes, out);
                 out.extend_from_slice(LAST_CHUNK);
                 self.stream = None;
                 Next::End { close: self.stream_closes }
@@ -173,9 +198,16 @@ impl Handler for Answers<'_, '_> {
             // and the connection closes.
             Err(_) => {
                 self.stream = None;
-                Next::End { close: true }
+                if let Some(watcher) = self.watcher.as_mut() {
+                    watcher.stream_ended(StreamEnd::Cut);
+                }
+                return Next::End { close: true };
             }
+        };
+        if let Some(watcher) = self.watcher.as_mut() {
+            watcher.produced(next, chunks, out.len());
         }
+        next
     }
 
     fn depart(&mut self, _now: Instant) -> Departure {
@@ -187,7 +219,24 @@ impl Handler for Answers<'_, '_> {
         if departure == Departure::Stop {
             self.stream = None;
         }
+        if let Some(watcher) = self.watcher.as_mut() {
+            watcher.stream_ended(match departure {
+                Departure::Stop => StreamEnd::ClosedWorkStopped,
+                Departure::Continue => StreamEnd::ClosedWorkGoesOn,
+            });
+        }
         departure
+    }
+
+    fn observe(
+        &mut self,
+        happened: Option<Happened>,
+        _state: &'static str,
+        next: &MachineStage<'_, Route>,
+    ) {
+        if let Some(watcher) = self.watcher.as_mut() {
+            watcher.observe(happened, next);
+        }
     }
 }
 
@@ -225,16 +274,24 @@ impl Answers<'_, '_> {
     }
 }
 
+/// Where and why a refusal was decided.
+fn decided_of(rejection: &Rejection) -> Decided {
+    Decided { stage: rejection.stage(), code: rejection.code() }
+}
+
 /// `events` (whole SSE events, each ending with its empty line) as chunks, one event per chunk:
 /// a reader gets each event as one piece, as it was produced. SSE data never holds an empty
-/// line (the encoder writes every line of it as a field), so an event ends at the first.
-fn chunk_events(events: &[u8], out: &mut Vec<u8>) {
-    let mut rest = events;
+/// line (the encoder writes every line of it as a field), so an event ends at the first. How
+/// many chunks.
+fn chunk_events(events: &[u8], out: &mut Vec<u8>) -> usize {
+    let (mut rest, mut chunks) = (events, 0);
     while !rest.is_empty() {
         let end = rest.windows(2).position(|w| w == b"\n\n").map_or(rest.len(), |at| at + 2);
         chunk(&rest[..end], out);
         rest = &rest[end..];
+        chunks += 1;
     }
+    chunks
 }
 
 /// Seconds since the Unix epoch (0 for a clock set before it).

@@ -39,7 +39,9 @@
 //!
 //! The listener binds 127.0.0.1 only: asking for any other address is an error at startup, not a
 //! warning. Time and randomness for the endpoint are read here (the clock per request, the
-//! operating system's generator for session ids).
+//! operating system's generator for session ids). With `ServerConfig::watch` (`serve --watch`),
+//! each worker tells [`watch`] every exchange as it is decided; the acceptor's own 503s are not
+//! among them.
 //!
 //! # Under a flood of idle connections
 //!
@@ -61,6 +63,7 @@ pub mod fixture;
 mod linger;
 mod pool;
 mod report;
+pub mod watch;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::panic::{self, AssertUnwindSafe};
@@ -79,6 +82,7 @@ use crate::mcp::era::Versions;
 use crate::random::RandomUnavailable;
 use linger::LingerSet;
 use pool::Handoff;
+use watch::Watch;
 
 /// How the server is started.
 #[derive(Clone, Debug)]
@@ -98,6 +102,8 @@ pub struct ServerConfig {
     pub request_codings: TransferCodings,
     /// The protocol revisions spoken (`serve --protocol-versions`): 2025-11-25 alone by default.
     pub versions: Versions,
+    /// Each exchange told as it is decided (`serve --watch`), or nothing.
+    pub watch: Option<Arc<Watch>>,
 }
 
 impl Default for ServerConfig {
@@ -110,6 +116,7 @@ impl Default for ServerConfig {
             limits: Limits::DEFAULT,
             request_codings: TransferCodings::LengthOnly,
             versions: Versions::LEGACY,
+            watch: None,
         }
     }
 }
@@ -249,10 +256,11 @@ impl BoundServer {
         for _ in 0..limits.requests_in_processing_max {
             let (handoff, lingering, endpoint) =
                 (Arc::clone(&workers), Arc::clone(&lingering), Arc::clone(&endpoint));
+            let watch = config.watch.clone();
             let worker = move || {
                 // The worker's connection buffers, kept from one connection to the next.
                 let mut spare = None;
-                let serve = |s| serve_one(s, &endpoint, &mut spare);
+                let serve = |s| serve_one(s, &endpoint, &mut spare, watch.as_deref());
                 run_worker(&handoff, serve, |done| lingering.add(done, Instant::now()))
             };
             spawn("worker", worker).map_err(abandon)?;
@@ -307,11 +315,12 @@ fn serve_one(
     stream: TcpStream,
     endpoint: &Endpoint,
     spare: &mut Option<connection::SpareConnection>,
+    watch: Option<&Watch>,
 ) -> Option<TcpStream> {
     // The endpoint's own panics are already answered 500; this keeps the worker alive through any
     // other one (the connection is dropped, and so are its buffers: the next one starts afresh).
     let served = panic::catch_unwind(AssertUnwindSafe(|| {
-        connection::serve(stream, endpoint, &mut fill_os_random, spare)
+        connection::serve(stream, endpoint, &mut fill_os_random, spare, watch)
     }));
     served.unwrap_or_else(|_| {
         *spare = None;

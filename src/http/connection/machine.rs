@@ -559,6 +559,11 @@ pub struct Admit<'c, R> {
 }
 
 impl<R: Copy> Admit<'_, R> {
+    /// The head's bytes, as received.
+    pub fn received(&self) -> &[u8] {
+        &self.connection.buf[..self.accepted.head_len()]
+    }
+
     /// The head.
     pub fn head(&self) -> RequestHead<'_> {
         let connection = &*self.connection;
@@ -600,6 +605,12 @@ impl<R: Copy> Refuse<'_, R> {
         self.refused
     }
 
+    /// Every byte received and not yet consumed by an earlier request: the refused head (and
+    /// whatever came after it).
+    pub fn received(&self) -> &[u8] {
+        &self.connection.buf[..self.connection.len]
+    }
+
     /// Why, and the (empty) buffer the reply is serialized into.
     pub fn parts(&mut self) -> (Refused, &mut Vec<u8>) {
         self.connection.out.clear();
@@ -631,6 +642,12 @@ impl<R: Copy> Dispatch<'_, R> {
     /// last request the connection may carry).
     pub fn keep_alive(&self) -> bool {
         self.request.keep_alive
+    }
+
+    /// How many bytes the request took on the wire: its head and its body as sent (a chunked
+    /// body with its coding).
+    pub fn received_len(&self) -> usize {
+        self.request.len
     }
 
     /// The request: its head and exactly its body.

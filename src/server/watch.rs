@@ -1,0 +1,468 @@
+//! `serve --watch`: the server's own view of each exchange, one line as it is decided.
+//!
+//! A line names the connection and the request (`c3 r1`), the request line, the status and the
+//! public code, the stage of the receive order that decided (`endpoint::Stage`), and the bytes
+//! in and out:
+//!
+//! ```text
+//! c3 r1 POST /mcp -> 401 missing_credentials (stage 5: token) in 412 B, out 251 B
+//! ```
+//!
+//! A stream that stays open gets a second line when it ends: how many chunks and bytes it
+//! wrote, and whether it ended by itself or its client closed it. A head the parser refused also
+//! names the byte where it stopped. With `--watch=bytes` the received head follows, one line per
+//! field line, CR and LF made visible (`\r`, `\n`), and for a refused head a caret under the
+//! byte where the parser stopped.
+//!
+//! **Nothing sent is repeated.** A target is shown only when it is one of the server's paths,
+//! and a field value only when it is one of the protocol's public constants (a media type, a
+//! revision, a method name, `chunked`, the server's own authority) or, for `Content-Length`, a
+//! number. A token or a session id shows as its length and the first eight hex digits of its
+//! SHA-256 digest, so two lines can be told apart without either being readable; any other
+//! value as its length.
+//!
+//! Not here: when lines are made (the connection's handler, `server::connection`), and where
+//! they go (the sink `serve` gives: stderr).
+
+use std::fmt;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::auth::metadata::{PATH_FOR_MCP, PATH_ROOT};
+use crate::digest::Digest;
+use crate::endpoint::{Answer, Decided};
+use crate::http::connection::{Happened, Next, Stage};
+use crate::mcp::MCP_PATH;
+use crate::mcp::method::{Method, Revision};
+
+/// What `serve --watch` prints, and where.
+pub struct Watch {
+    /// `--watch=bytes`: the received head too.
+    pub bytes: bool,
+    sink: Arc<dyn Fn(&str) + Send + Sync>,
+    connections: AtomicU64,
+}
+
+impl fmt::Debug for Watch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Watch").field("bytes", &self.bytes).finish_non_exhaustive()
+    }
+}
+
+impl Watch {
+    /// A watch that hands every line to `sink`.
+    pub fn new(bytes: bool, sink: Arc<dyn Fn(&str) + Send + Sync>) -> Watch {
+        Watch { bytes, sink, connections: AtomicU64::new(0) }
+    }
+
+    /// The number of the next connection, from 1.
+    pub fn next_connection(&self) -> u64 {
+        self.connections.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Hands `text` (one line, or a line and its head) to the sink.
+    pub fn emit(&self, text: &str) {
+        (self.sink)(text);
+    }
+}
+
+/// One exchange, as its line shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exchange {
+    pub connection: u64,
+    pub request: u64,
+    /// The request line, as [`request_line`] shows it.
+    pub line: String,
+    pub status: u16,
+    /// A refusal's stage and code; `None` for an answer.
+    pub decided: Option<Decided>,
+    /// The answer is a stream that stays open.
+    pub streaming: bool,
+    pub bytes_in: usize,
+    pub bytes_out: usize,
+    /// For a head the parser refused: the offset of the byte where it stopped.
+    pub stopped_at: Option<usize>,
+}
+
+/// The line of an exchange.
+pub fn exchange_line(e: &Exchange) -> String {
+    let mut out = format!("c{} r{} {} -> {}", e.connection, e.request, e.line, e.status);
+    match (&e.decided, e.streaming) {
+        (Some(decided), _) => {
+            let _ = write!(out, " {} ({})", decided.code, decided.stage.label());
+        }
+        (None, true) => out.push_str(" stream open (stage 8: method)"),
+        (None, false) => out.push_str(" (stage 8: method)"),
+    }
+    let _ = write!(out, " in {} B, out {} B", e.bytes_in, e.bytes_out);
+    if let Some(at) = e.stopped_at {
+        let _ = write!(out, ", stopped at byte {at}");
+    }
+    out
+}
+
+/// How an open stream ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// Its last chunk was written.
+    Ended,
+    /// Its client closed the connection; the work goes on (a 2025-11-25 call).
+    ClosedWorkGoesOn,
+    /// Its client closed the connection; the work stopped.
+    ClosedWorkStopped,
+    /// The server failed while producing it: cut without its last chunk.
+    Cut,
+}
+
+/// The second line of a stream that stayed open.
+pub fn stream_line(
+    connection: u64,
+    request: u64,
+    chunks: usize,
+    bytes: usize,
+    end: StreamEnd,
+) -> String {
+    let how = match end {
+        StreamEnd::Ended => "ended",
+        StreamEnd::ClosedWorkGoesOn => "closed by the client; the work goes on",
+        StreamEnd::ClosedWorkStopped => "closed by the client; the work stopped",
+        StreamEnd::Cut => "cut by a server failure",
+    };
+    format!("c{connection} r{request} stream {how}: {chunks} events, out {bytes} B")
+}
+
+/// The paths a line may show.
+const PATHS: [&str; 3] = [MCP_PATH, PATH_FOR_MCP, PATH_ROOT];
+
+/// The request line of `received` as a watch line shows it: the method when it is one, the
+/// target when it is one of the server's paths (its length otherwise), `?` for what is missing.
+pub fn request_line(received: &[u8]) -> String {
+    let first = received.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let mut parts = first.split(|&b| b == b' ');
+    let method = parts.next().filter(|m| is_method(m));
+    let method = method.map_or("?", |m| std::str::from_utf8(m).unwrap_or("?"));
+    let target = match parts.next() {
+        Some(t) if PATHS.iter().any(|p| p.as_bytes() == t) => String::from_utf8_lossy(t).into(),
+        Some(t) if !t.is_empty() => format!("<target, {} B>", t.len()),
+        _ => "?".to_owned(),
+    };
+    format!("{method} {target}")
+}
+
+fn is_method(bytes: &[u8]) -> bool {
+    (1..=16).contains(&bytes.len()) && bytes.iter().all(u8::is_ascii_uppercase)
+}
+
+/// The received head, one field line per line with CR and LF made visible and every value
+/// redacted (see the module docs); a caret under `stop`, the byte where the parser stopped.
+/// `authority` is the server's own `Host`. At most the head's first empty line is shown.
+pub fn head_dump(received: &[u8], stop: Option<usize>, authority: &str) -> String {
+    let mut out = String::new();
+    let mut start = 0;
+    for (index, line) in received.split_inclusive(|&b| b == b'\n').enumerate() {
+        let rendered = render_line(line, index == 0, authority);
+        let _ = writeln!(out, "   | {}", rendered.text);
+        let end = start + line.len();
+        if let Some(at) = stop.filter(|at| (start..end).contains(at)) {
+            let column = rendered.column_of(at - start);
+            let _ = writeln!(out, "   | {}^ stopped here (byte {at})", " ".repeat(column));
+        }
+        start = end;
+        if line == b"\r\n" || line == b"\n" {
+            break;
+        }
+    }
+    if let Some(at) = stop.filter(|at| *at >= start) {
+        let _ = writeln!(out, "   | (stopped at byte {at}, after the bytes shown)");
+    }
+    out
+}
+
+/// One rendered line, and the column under which each of its raw bytes is shown.
+struct Rendered {
+    text: String,
+    columns: Vec<usize>,
+}
+
+impl Rendered {
+    /// The column under which raw byte `at` of the line is shown.
+    fn column_of(&self, at: usize) -> usize {
+        self.columns.get(at).copied().unwrap_or_else(|| self.text.chars().count())
+    }
+
+    /// `bytes` shown one by one, escaped.
+    fn verbatim(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.columns.push(self.text.chars().count());
+            escape_into(b, &mut self.text);
+        }
+    }
+
+    /// `raw` bytes shown as `text`.
+    fn placeholder(&mut self, raw: usize, text: &str) {
+        let column = self.text.chars().count();
+        self.columns.extend(std::iter::repeat_n(column, raw));
+        self.text.push_str(text);
+    }
+}
+
+fn escape_into(b: u8, out: &mut String) {
+    match b {
+        b'\r' => out.push_str("\\r"),
+        b'\n' => out.push_str("\\n"),
+        b'\t' => out.push_str("\\t"),
+        b'\\' => out.push_str("\\\\"),
+        0x20..=0x7e => out.push(char::from(b)),
+        _ => {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+}
+
+/// One line of a head: the request line, or a field line, redacted.
+fn render_line(line: &[u8], first: bool, authority: &str) -> Rendered {
+    let mut r = Rendered { text: String::new(), columns: Vec::new() };
+    let body_end = line.iter().rposition(|&b| b != b'\r' && b != b'\n').map_or(0, |p| p + 1);
+    let (content, ending) = line.split_at(body_end);
+    if first {
+        render_request_line(content, &mut r);
+    } else {
+        render_field_line(content, authority, &mut r);
+    }
+    r.verbatim(ending);
+    r
+}
+
+fn render_request_line(content: &[u8], r: &mut Rendered) {
+    for (i, part) in content.split(|&b| b == b' ').enumerate() {
+        if i > 0 {
+            r.verbatim(b" ");
+        }
+        let shown = match i {
+            0 => is_method(part),
+            1 => PATHS.iter().any(|p| p.as_bytes() == part),
+            _ => part == b"HTTP/1.1" || part == b"HTTP/1.0",
+        };
+        if shown || part.is_empty() {
+            r.verbatim(part);
+        } else {
+            r.placeholder(part.len(), &format!("<{} B>", part.len()));
+        }
+    }
+}
+
+fn render_field_line(content: &[u8], authority: &str, r: &mut Rendered) {
+    if content.is_empty() {
+        return; // the empty line that ends the head
+    }
+    let Some(colon) = content.iter().position(|&b| b == b':') else {
+        r.placeholder(content.len(), &format!("<{} B, no colon>", content.len()));
+        return;
+    };
+    let (name, rest) = content.split_at(colon);
+    r.verbatim(name);
+    r.verbatim(b":");
+    let value = &rest[1..];
+    let lead = value.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    r.verbatim(&value[..lead]);
+    let value = &value[lead..];
+    let shown = String::from_utf8_lossy(name).to_ascii_lowercase();
+    r.placeholder(value.len(), &redacted(&shown, value, authority));
+}
+
+/// A field value as the dump shows it: itself when public, else its length (and, for a
+/// credential, the start of its digest).
+fn redacted(name: &str, value: &[u8], authority: &str) -> String {
+    let text = std::str::from_utf8(value).unwrap_or_default();
+    let public = match name {
+        "host" => text == authority,
+        "accept" => ACCEPTS.contains(&text),
+        "content-type" => CONTENT_TYPES.contains(&text),
+        "content-length" => !value.is_empty() && value.iter().all(u8::is_ascii_digit),
+        "mcp-protocol-version" => Revision::ALL.iter().any(|r| r.name() == text),
+        "mcp-method" => Method::ALL.iter().any(|m| m.name() == text),
+        "transfer-encoding" => text == "chunked",
+        "connection" => text == "close" || text == "keep-alive",
+        "expect" => text == "100-continue",
+        _ => false,
+    };
+    if public && !text.is_empty() {
+        return text.to_owned();
+    }
+    match name {
+        "authorization" | "mcp-session-id" | "cookie" | "proxy-authorization" => {
+            format!("<{} B, sha256 {}>", value.len(), Digest::of(value).short_hex())
+        }
+        _ => format!("<{} B>", value.len()),
+    }
+}
+
+const ACCEPTS: [&str; 4] =
+    ["application/json, text/event-stream", "application/json", "text/event-stream", "*/*"];
+const CONTENT_TYPES: [&str; 2] = ["application/json", "text/plain"];
+
+/// One connection's side of the watch: the exchange being decided and the stream being
+/// written, turned into lines as they end.
+pub struct Watcher<'w> {
+    watch: &'w Watch,
+    connection: u64,
+    requests: u64,
+    authority: String,
+    pending: Option<Exchange>,
+    dump: Option<String>,
+    /// The open stream's request, chunks and bytes, while it is open.
+    stream: Option<(u64, usize, usize)>,
+}
+
+impl<'w> Watcher<'w> {
+    /// The watch of a new connection to a server whose own `Host` is `authority`.
+    pub fn new(watch: &'w Watch, authority: &str) -> Watcher<'w> {
+        Watcher {
+            watch,
+            connection: watch.next_connection(),
+            requests: 0,
+            authority: authority.to_owned(),
+            pending: None,
+            dump: None,
+            stream: None,
+        }
+    }
+
+    /// A new exchange begins with `received`, the head (and, for a refused head, whatever
+    /// followed it); `stopped_at` for a head the parser refused.
+    fn begin(&mut self, received: &[u8], stopped_at: Option<usize>) {
+        self.requests += 1;
+        self.dump = self.watch.bytes.then(|| head_dump(received, stopped_at, &self.authority));
+        self.pending = Some(Exchange {
+            connection: self.connection,
+            request: self.requests,
+            line: request_line(received),
+            status: 0,
+            decided: None,
+            streaming: false,
+            bytes_in: received.len(),
+            bytes_out: 0,
+            stopped_at,
+        });
+    }
+
+    /// The machine's next stage: where an exchange begins, takes its body, or is answered.
+    pub fn observe<R: Copy>(&mut self, happened: Option<Happened>, next: &Stage<'_, R>) {
+        match next {
+            Stage::Admit(admit) => self.begin(admit.received(), None),
+            Stage::Refuse(refuse) => {
+                let at = refuse.refused_head().error.offset();
+                match self.pending.as_mut() {
+                    // A body refused after its head was admitted (a chunked coding).
+                    Some(pending) if pending.status == 0 => pending.stopped_at = Some(at),
+                    _ => self.begin(refuse.received(), Some(at)),
+                }
+            }
+            Stage::Dispatch(dispatch) => {
+                if let Some(pending) = self.pending.as_mut() {
+                    pending.bytes_in = dispatch.received_len();
+                }
+            }
+            Stage::Write(write)
+                if matches!(happened, Some(Happened::Refused | Happened::Replied(_))) =>
+            {
+                self.finish(write.bytes().len());
+            }
+            _ => {}
+        }
+    }
+
+    /// How the exchange was decided: its status, and for a refusal where and why.
+    pub fn decided(&mut self, status: u16, decided: Option<Decided>) {
+        if let Some(pending) = self.pending.as_mut() {
+            (pending.status, pending.decided) = (status, decided);
+        }
+    }
+
+    /// The endpoint's answer.
+    pub fn answered(&mut self, answer: &Answer) {
+        match answer {
+            Answer::Whole(reply) => self.decided(reply.status.code(), reply.decided),
+            Answer::Open { head, .. } => {
+                self.decided(head.status.code(), None);
+                if let Some(pending) = self.pending.as_mut() {
+                    pending.streaming = true;
+                    self.stream = Some((pending.request, 0, 0));
+                }
+            }
+        }
+    }
+
+    /// The reply of `bytes` is about to be written: the exchange's line.
+    fn finish(&mut self, bytes: usize) {
+        let Some(mut pending) = self.pending.take() else { return };
+        pending.bytes_out = bytes;
+        let mut text = exchange_line(&pending);
+        if let Some(dump) = self.dump.take() {
+            text.push('\n');
+            text.push_str(dump.trim_end());
+        }
+        self.watch.emit(&text);
+    }
+
+    /// The open stream produced `next`: `chunks` events (keep-alives among them) in `bytes`
+    /// bytes, its last chunk included.
+    pub fn produced(&mut self, next: Next, chunks: usize, bytes: usize) {
+        if let Some((_, counted, written)) = self.stream.as_mut() {
+            *written += bytes;
+            *counted += chunks;
+        }
+        if let Next::End { .. } = next {
+            self.stream_ended(StreamEnd::Ended);
+        }
+    }
+
+    /// The open stream ended: its second line.
+    pub fn stream_ended(&mut self, end: StreamEnd) {
+        if let Some((request, chunks, bytes)) = self.stream.take() {
+            self.watch.emit(&stream_line(self.connection, request, chunks, bytes, end));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_lines_show_methods_and_the_servers_paths_only() {
+        let cases: [(&[u8], &str); 6] = [
+            (b"POST /mcp HTTP/1.1\r\n", "POST /mcp"),
+            (
+                b"GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\n",
+                "GET /.well-known/oauth-protected-resource/mcp",
+            ),
+            (b"GET /secret-path HTTP/1.1\r\n", "GET <target, 12 B>"),
+            (b"get /mcp HTTP/1.1\r\n", "? /mcp"),
+            (b"POST", "POST ?"),
+            (b"", "? ?"),
+        ];
+        for (received, expected) in cases {
+            assert_eq!(request_line(received), expected, "{received:?}");
+        }
+    }
+
+    #[test]
+    fn values_show_only_when_public() {
+        let cases: [(&str, &[u8], &str); 8] = [
+            ("host", b"127.0.0.1:1", "127.0.0.1:1"),
+            ("host", b"evil.example", "<12 B>"),
+            ("content-length", b"12", "12"),
+            ("content-length", b"1x", "<2 B>"),
+            ("mcp-method", b"tools/call", "tools/call"),
+            ("mcp-method", b"tools/secret", "<12 B>"),
+            ("x-anything", b"value", "<5 B>"),
+            ("cookie", b"a", "<1 B, sha256 ca978112>"),
+        ];
+        for (name, value, expected) in cases {
+            assert_eq!(redacted(name, value, "127.0.0.1:1"), expected, "{name}");
+        }
+    }
+}
