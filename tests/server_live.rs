@@ -222,6 +222,13 @@ fn a_quiet_stream_sends_a_comment_line_at_its_keepalive_interval() {
     let seen = wire.until(": keep-alive\n\n", 2);
     assert!(started.elapsed() >= keepalive, "not before its interval");
     assert!(seen.contains("e\r\n: keep-alive\n\n\r\n"), "one comment line per chunk: {seen}");
+
+    // A slow call without a progress token writes nothing at its steps: a step is no write, so
+    // the keep-alives still come, however its pauses line up with the interval.
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(3, 300), "");
+    let mut wire = Wire::open(&t, &call);
+    let seen = wire.until("counted to 3", 1);
+    assert!(seen.matches(": keep-alive").count() >= 2, "{seen}");
 }
 
 /// The frames of a listen stream, each a JSON message, in order (keep-alives skipped).

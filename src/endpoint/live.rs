@@ -325,7 +325,11 @@ impl OpenStream {
             Source::Listen(listen) => listen.next(host, (now, wall), self.poll),
         };
         let Step::Wait(until) = step else {
-            self.last_written = now;
+            // A step that wrote nothing (a slow call's step without a progress token) leaves
+            // the stream as quiet as it was.
+            if !matches!(&step, Step::Write(bytes) if bytes.is_empty()) {
+                self.last_written = now;
+            }
             return step;
         };
         if self.detached() {
