@@ -17,12 +17,12 @@ import base64
 
 MODERN = "2026-07-28"
 MODERN_TOOLS = [
-    "count_slowly",
-    "test_tool_with_progress",
     "whoami",
     "tenant_documents",
     "test_missing_capability",
     "test_logging_tool",
+    "count_slowly",
+    "test_tool_with_progress",
     "test_trigger_tool_change",
 ]
 LEGACY_TOOLS = ["test_reconnection", "count_slowly", "test_tool_with_progress"]
