@@ -91,7 +91,7 @@
 //! - `mcp` imports `decimal`, `digest`, `json`.
 //! - `endpoint` imports `auth`, `http`, `json`, `limits`, `mcp`, `random`, `sse`.
 //! - `inspect` imports `endpoint`, `http`, `json`, `limits`, `mcp`, `sse`.
-//! - `server` imports `auth`, `endpoint`, `http`, `limits`, `mcp`, `random`.
+//! - `server` imports `auth`, `digest`, `endpoint`, `http`, `limits`, `mcp`, `random`.
 //! - `client` imports `auth`, `http`, `json`, `limits`, `mcp`, `sse`.
 //! <!-- imports: end -->
 //!

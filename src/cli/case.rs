@@ -26,7 +26,7 @@ use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::sse;
 
 use super::local::LocalServer;
-use super::watch::Watch;
+use super::watch::{Predicted, Seen, Watch};
 
 /// Who sends a request: a client with an initialized session of one fixture role, opened when
 /// the scene starts.
@@ -361,6 +361,24 @@ pub struct Observation {
     pub wire: Option<String>,
 }
 
+impl From<Seen> for Observation {
+    fn from(seen: Seen) -> Observation {
+        let key = match seen.predicted {
+            Predicted::Code(code) => Key::Code(code),
+            Predicted::Facts(facts) => Key::Facts(facts),
+        };
+        Observation {
+            baseline: false,
+            what: seen.what,
+            expect: Expect { status: seen.status, key },
+            status: seen.observed_status,
+            key_seen: seen.observed,
+            matched: seen.matched,
+            wire: seen.wire,
+        }
+    }
+}
+
 /// Compares a response with an expectation: the status, and the code, header or body fact.
 pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>, String, bool) {
     let Some(response) = response else {
@@ -479,7 +497,10 @@ impl Scene {
             Step::Browser(probe) => Ok(vec![self.browse(*probe)?]),
             Step::Smuggle(smuggling) => Ok(vec![self.smuggle(smuggling)?]),
             Step::Open(what, expected) => Ok(vec![self.open_both(what, *expected)]),
-            Step::Watch(watch) => super::watch::observe(self.local.trace(), *watch),
+            Step::Watch(watch) => {
+                let seen = super::watch::observe(self.local.trace(), *watch)?;
+                Ok(seen.into_iter().map(Observation::from).collect())
+            }
         }
     }
 

@@ -6,7 +6,8 @@
 //! compared with the line it predicted. The server's counters (`calls_finished`,
 //! `calls_cancelled`, the open streams) are read as `control FILE stats` reads them.
 //!
-//! Not here: the bytes of a stream (see `tests/server_live.rs`), or timing bounds: a watch waits
+//! A watch reports [`Seen`]s, which `case` turns into its observations. Not here: the bytes of a
+//! stream (see `tests/server_live.rs`), or timing bounds: a watch waits
 //! for what must happen, up to a patience that is never a measure of speed.
 
 use std::io::Write;
@@ -25,8 +26,8 @@ use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::mcp::method::Era;
 
-use super::case::{Expect, Key, Observation, judge};
 use super::local::LocalServer;
+use loopback_mcp_http::client::mcp::error_code;
 
 /// What a watch does.
 #[derive(Clone, Copy, Debug)]
@@ -58,13 +59,36 @@ impl Watch {
     }
 }
 
+/// What a watch predicted besides the status.
+#[derive(Clone, Copy, Debug)]
+pub enum Predicted {
+    /// A refusal with this public code and a `Retry-After`.
+    Code(&'static str),
+    /// This line of facts, exactly.
+    Facts(&'static str),
+}
+
+/// One thing a watch saw, against its prediction.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub what: String,
+    pub status: u16,
+    pub predicted: Predicted,
+    /// The status seen; `None` when no response arrived.
+    pub observed_status: Option<u16>,
+    pub observed: String,
+    pub matched: bool,
+    /// The messages of a stream, for showing.
+    pub wire: Option<String>,
+}
+
 /// Long enough for anything that must happen; never a bound on speed.
 const PATIENCE: Duration = Duration::from_secs(10);
 /// The slow call most watches make: six steps of 200 ms.
 const SIX_STEPS: (i64, i64) = (6, 200);
 
 /// Runs `watch` on a fresh server; its observations.
-pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Observation>, String> {
+pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Seen>, String> {
     match watch {
         Watch::CloseAfterTwo(era) => close_after_two(&start(trace, None)?, era),
         Watch::IdleTimer { keepalives } => {
@@ -101,15 +125,15 @@ fn slow_arguments((steps, pause_ms): (i64, i64)) -> Object {
     members([("steps", steps.into()), ("pause_ms", pause_ms.into())])
 }
 
-/// An observation of facts: `seen` against the predicted `facts`, under `status`.
-fn facts(what: &str, status: Option<u16>, facts: &'static str, seen: String) -> Observation {
+/// Facts seen against the predicted `facts`, under `status`.
+fn facts(what: &str, status: Option<u16>, facts: &'static str, seen: String) -> Seen {
     let matched = status == Some(200) && seen == facts;
-    Observation {
-        baseline: false,
+    Seen {
         what: what.to_owned(),
-        expect: Expect { status: 200, key: Key::Facts(facts) },
-        status,
-        key_seen: seen,
+        status: 200,
+        predicted: Predicted::Facts(facts),
+        observed_status: status,
+        observed: seen,
         matched,
         wire: None,
     }
@@ -146,7 +170,7 @@ fn read_progress(reader: &mut EventReader, count: usize) -> Result<Vec<String>, 
     Ok(seen)
 }
 
-fn close_after_two(local: &LocalServer, era: Era) -> Result<Vec<Observation>, String> {
+fn close_after_two(local: &LocalServer, era: Era) -> Result<Vec<Seen>, String> {
     let mut client = client(local, era)?;
     let started = client.call_tool_streaming("count_slowly", slow_arguments(SIX_STEPS), "lab");
     let (head, id, mut reader) = started.map_err(|e| format!("tools/call: {e}"))?;
@@ -185,7 +209,7 @@ fn close_after_two(local: &LocalServer, era: Era) -> Result<Vec<Observation>, St
     Ok(seen)
 }
 
-fn idle_timer(local: &LocalServer, keepalives: bool) -> Result<Vec<Observation>, String> {
+fn idle_timer(local: &LocalServer, keepalives: bool) -> Result<Vec<Seen>, String> {
     let mut client = client(local, Era::Modern)?;
     let started = client.call_tool_streaming("count_slowly", slow_arguments((1, 1000)), "lab");
     let (head, _, mut reader) = started.map_err(|e| format!("tools/call: {e}"))?;
@@ -217,7 +241,7 @@ fn shown(methods: &[String]) -> String {
     if methods.is_empty() { "no message".to_owned() } else { methods.join(", ") }
 }
 
-fn listen_and_change(local: &LocalServer) -> Result<Vec<Observation>, String> {
+fn listen_and_change(local: &LocalServer) -> Result<Vec<Seen>, String> {
     let mut client = client(local, Era::Modern)?;
     let (head, id, mut reader) = client.listen().map_err(|e| format!("listen: {e}"))?;
     let next = |reader: &mut EventReader| reader.next_message(PATIENCE).ok().flatten();
@@ -244,7 +268,7 @@ fn listen_and_change(local: &LocalServer) -> Result<Vec<Observation>, String> {
     Ok(vec![observation])
 }
 
-fn listen_flood(local: &LocalServer) -> Result<Vec<Observation>, String> {
+fn listen_flood(local: &LocalServer) -> Result<Vec<Seen>, String> {
     let mut alice = client(local, Era::Modern)?;
     let mut held = Vec::new();
     for _ in 0..4 {
@@ -274,25 +298,24 @@ fn refused(
     what: &str,
     code: &'static str,
     status: u16,
-) -> Result<Observation, String> {
+) -> Result<Seen, String> {
     let (response, _, reader) = client.listen().map_err(|e| format!("listen: {e}"))?;
     reader.close();
-    let expect = Expect::code(status, code);
-    let (status, key_seen, matched) = judge(&expect, Some(&response));
+    let seen = error_code(&response);
     let retry_after = response.field_str("retry-after").is_some();
-    Ok(Observation {
-        baseline: false,
+    Ok(Seen {
         what: what.to_owned(),
-        expect,
         status,
-        key_seen,
-        matched: matched && retry_after,
+        predicted: Predicted::Code(code),
+        observed_status: Some(response.status),
+        matched: response.status == status && seen == code && retry_after,
+        observed: seen,
         wire: None,
     })
 }
 
 /// A ping in a fresh session, judged for a 200.
-fn ping(local: &LocalServer, what: &str) -> Result<Observation, String> {
+fn ping(local: &LocalServer, what: &str) -> Result<Seen, String> {
     let mut client = local.session(Role::Full)?;
     let answered = client.ping();
     let status = answered.is_ok().then_some(200);
@@ -300,7 +323,7 @@ fn ping(local: &LocalServer, what: &str) -> Result<Observation, String> {
     Ok(facts(what, status, "answered", seen))
 }
 
-fn never_reads(local: &LocalServer) -> Result<Vec<Observation>, String> {
+fn never_reads(local: &LocalServer) -> Result<Vec<Seen>, String> {
     let mut client = client(local, Era::Modern)?;
     let params = members([
         ("name", "count_slowly".into()),

@@ -61,6 +61,7 @@ mod open;
 mod published;
 pub mod rejection;
 pub mod reply;
+pub mod stage;
 mod stream;
 pub mod tools;
 
@@ -92,8 +93,9 @@ use tools::Tool;
 pub use crate::mcp::session::LastSession;
 pub use published::PolicyEdit;
 use published::PublishedPolicy;
-pub use rejection::{Rejection, Stage};
-pub use reply::{Decided, Delivery, Reply};
+pub use rejection::Rejection;
+pub use reply::{Delivery, Reply};
+pub use stage::{Decided, Stage};
 
 const MCP_ALLOW: &str = "GET, POST, DELETE";
 /// What `/mcp` takes in the 2026-07-28 era, which has no GET stream and no session to DELETE.

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::rejection::Stage;
+use super::stage::Decided;
 use crate::http::Status;
 use crate::http::date::HttpDate;
 use crate::http::writer::{FixedFields, ResponseWriter, WriteError};
@@ -38,13 +38,6 @@ pub struct Reply {
     pub close: bool,
     /// For a refusal: where it was decided, and its public code (what `serve --watch` shows).
     pub decided: Option<Decided>,
-}
-
-/// Where a refusal was decided, and its public code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Decided {
-    pub stage: Stage,
-    pub code: &'static str,
 }
 
 /// One added field: its name and its value.
