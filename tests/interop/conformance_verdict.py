@@ -17,7 +17,9 @@ pinned suite exactly once: `required` (must pass), `expected_failures` (must fai
 (must not run). An optional fourth list, `excused_checks`, names single checks (`scenario
 check-id`) that fail for a reason the baseline states; a scenario is judged without them, and an
 excused check that no longer fails (or is not reported) is itself unexpected, so the baseline
-never excuses more than what fails. The verdict is FAIL when any scenario's outcome differs from its list (a listed
+never excuses more than what fails. An optional fifth list, `required_checks`, names single checks
+(`scenario check-id`) that must be reported and be SUCCESS, every time they are reported: a
+scenario's pass could otherwise hide a check the suite skipped or did not run. The verdict is FAIL when any scenario's outcome differs from its list (a listed
 expected failure or not-run scenario that really passes fails the run, and so does one that
 changes from failing to not running or back), when a result names a scenario no list has, when
 a listed scenario has no result, when the number of results differs from the number of
@@ -38,6 +40,8 @@ import sys
 
 LISTS = ("required", "expected_failures", "not_run")
 EXCUSED = "excused_checks"
+REQUIRED_CHECKS = "required_checks"
+CHECK_LISTS = (EXCUSED, REQUIRED_CHECKS)
 EXPECTED = {"required": "passed", "expected_failures": "failed", "not_run": "not run"}
 RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
 
@@ -45,7 +49,7 @@ RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}
 def read_baseline(path):
     """The three lists of the baseline: a strict subset of YAML (top-level keys, `  - name`
     items, `#` comments); anything else is an error rather than a silent misreading."""
-    lists, current = {EXCUSED: []}, None
+    lists, current = {EXCUSED: [], REQUIRED_CHECKS: []}, None
     with open(path) as f:
         for number, raw in enumerate(f, 1):
             line = raw.split("#", 1)[0].rstrip()
@@ -54,11 +58,12 @@ def read_baseline(path):
             key = re.fullmatch(r"([a-z_]+):", line)
             item = re.fullmatch(r"  - ([a-z0-9][a-z0-9-]*)", line)
             check = re.fullmatch(r"  - ([a-z0-9][a-z0-9-]*) ([a-z0-9][a-z0-9-]*)", line)
-            if key and key.group(1) in LISTS + (EXCUSED,) and not lists.get(key.group(1)):
+            check_list = any(current is lists[name] for name in CHECK_LISTS)
+            if key and key.group(1) in LISTS + CHECK_LISTS and not lists.get(key.group(1)):
                 current = lists[key.group(1)] = []
-            elif item and current is not None and current is not lists[EXCUSED]:
+            elif item and current is not None and not check_list:
                 current.append(item.group(1))
-            elif check and current is lists[EXCUSED]:
+            elif check and check_list:
                 current.append((check.group(1), check.group(2)))
             else:
                 raise ValueError(f"{path}:{number}: not understood: {raw.rstrip()}")
@@ -115,6 +120,12 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
         problems.append(
             f"the suite announced {announced.group(1)} scenarios but wrote {len(results)} results"
         )
+    for scenario, check_id in baseline[REQUIRED_CHECKS]:
+        statuses = [c.get("status") for c in results.get(scenario, []) if c.get("id") == check_id]
+        if not statuses or any(s != "SUCCESS" for s in statuses):
+            problems.append(f"required check {scenario} {check_id} is not SUCCESS: {statuses}")
+        else:
+            print(f"  check passed        {scenario} {check_id}")
     for scenario, check_id in baseline[EXCUSED]:
         statuses = [c.get("status") for c in results.get(scenario, []) if c.get("id") == check_id]
         if not statuses or not all(s in ("FAILURE", "WARNING") for s in statuses):

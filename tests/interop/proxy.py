@@ -13,7 +13,10 @@ Otherwise it changes nothing: Host and Origin pass through as the client sent th
 responses are forwarded byte for byte, and when the server closes an idle connection the proxy
 closes the client's connection to it as well. It understands only what it must to find message
 boundaries: request heads end at CRLF CRLF and bodies are Content-Length long (this server refuses
-every other framing anyway); responses are read the same way, 1xx responses included.
+every other framing anyway); responses are read the same way, 1xx responses included, except that a chunked response (a stream
+the server writes as it happens) is forwarded chunk by chunk as each one arrives, so that a client
+behind the proxy sees every event when the server sends it, and the proxy closes the server's
+connection as soon as the client's closes (which the server may read as a cancellation).
 
 A record never holds a secret: no header value but MCP-Protocol-Version, Origin, Host, Mcp-Method,
 Mcp-Name and Mcp-Param-* is kept; session ids are replaced by the first 8 hex digits of their
@@ -37,7 +40,10 @@ SHA-256 (enough to tell sessions apart), and event ids (`<session tag>-g<n>`,
   issued_session  digest of an MCP-Session-Id the response handed out, or null
   events          for an event stream: [{"id": "g1" or "p2-1" or null, "retry": ms or null,
                   "priming": bool (an id and empty data), "method": ..., "event": data.event of a
-                  notifications/message, "response": bool}]
+                  notifications/message, "response": bool, "subscription": the
+                  subscription id in params._meta}] (a comment-only block is an
+                  event with nothing set); for a chunked stream, as far as it got
+  comments        for an event stream: how many comment lines (keep-alives) it held
   aborted         true when the client or the server went away before the exchange completed
 
 Usage as a program (the conformance run): python3 proxy.py LISTEN_PORT_FILE SERVE_LINE_FILE ROLE
@@ -81,6 +87,52 @@ def read_exact(sock, buf, n):
             return None, buf
         buf += chunk
     return buf[:n], buf[n:]
+
+
+def is_chunked(head):
+    return re.search(rb"\r\ntransfer-encoding:[ \t]*chunked[ \t]*\r\n", head, re.IGNORECASE) is not None
+
+
+def read_line(sock, buf):
+    """Reads until CRLF; returns (line with its CRLF, rest) or (None, buf) at EOF."""
+    while b"\r\n" not in buf:
+        if len(buf) > HEAD_MAX:
+            return None, buf
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None, buf
+        buf += chunk
+    end = buf.index(b"\r\n") + 2
+    return buf[:end], buf[end:]
+
+
+def forward_chunks(upstream, buf, client, entry):
+    """Forwards a chunked body from `upstream` to `client`, each chunk as soon as it is complete,
+    recording its events into `entry` as they pass; returns (the decoded body, rest) or
+    (None, buf) when either side went away first."""
+    body = b""
+    while True:
+        size_line, buf = read_line(upstream, buf)
+        if size_line is None:
+            return None, buf
+        size = int(size_line.split(b";", 1)[0].strip(), 16)
+        if size == 0:
+            trailer = b""
+            while True:
+                line, buf = read_line(upstream, buf)
+                if line is None:
+                    return None, buf
+                trailer += line
+                if line == b"\r\n":
+                    break
+            client.sendall(size_line + trailer)
+            return body, buf
+        data, buf = read_exact(upstream, buf, size + 2)
+        if data is None:
+            return None, buf
+        body += data[:size]
+        entry["events"], entry["comments"] = sse_events(body), sse_comments(body)
+        client.sendall(size_line + data)
 
 
 def client_speaks_first(client, upstream):
@@ -205,13 +257,26 @@ def tool_result_of(content_type, body):
     return None
 
 
+def sse_comments(body):
+    """How many comment lines (`:` first, as a keep-alive) an event-stream body holds."""
+    return sum(1 for line in re.split(rb"\r?\n", body) if line.startswith(b":"))
+
+
 def sse_events(body):
     """Each event of an event-stream body, summarized (see the module doc)."""
     events = []
     for block in re.split(r"\r?\n\r?\n", body.decode("utf-8", "replace")):
         if not block.strip():
             continue
-        event = {"id": None, "retry": None, "priming": False, "method": None, "event": None, "response": False}
+        event = {
+            "id": None,
+            "retry": None,
+            "priming": False,
+            "method": None,
+            "event": None,
+            "response": False,
+            "subscription": None,
+        }
         data = []
         for line in block.splitlines():
             name, _, value = line.partition(":")
@@ -233,6 +298,9 @@ def sse_events(body):
             params = message.get("params") or {}
             if isinstance(params.get("data"), dict):
                 event["event"] = params["data"].get("event")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            if isinstance(meta, dict):
+                event["subscription"] = meta.get("io.modelcontextprotocol/subscriptionId")
         events.append(event)
     return events
 
@@ -335,6 +403,7 @@ class Proxy:
                     "tool_result": None,
                     "issued_session": None,
                     "events": None,
+                    "comments": None,
                     "aborted": True,
                 }
                 if self.token is not None and entry["auth"]:
@@ -358,10 +427,18 @@ class Proxy:
                     if rhead is None:
                         return
                     status = status_of(rhead)
-                    length = 0 if status < 200 or status in (204, 304) else content_length(rhead)
-                    rbody, ubuf = read_exact(upstream, ubuf, length)
-                    if rbody is None:
-                        return
+                    if status >= 200 and is_chunked(rhead):
+                        client.sendall(rhead)
+                        rbody, ubuf = forward_chunks(upstream, ubuf, client, entry)
+                        if rbody is None:
+                            return
+                        streamed = True
+                    else:
+                        length = 0 if status < 200 or status in (204, 304) else content_length(rhead)
+                        rbody, ubuf = read_exact(upstream, ubuf, length)
+                        if rbody is None:
+                            return
+                        streamed = False
                     if status >= 200:
                         rfields = fields_of(rhead)
                         issued = one(rfields, "mcp-session-id")
@@ -370,11 +447,12 @@ class Proxy:
                         entry["issued_session"] = digest(issued) if issued is not None else None
                         content_type = (one(rfields, "content-type") or "").split(";")[0].strip()
                         if content_type == "text/event-stream":
-                            entry["events"] = sse_events(rbody)
+                            entry["events"], entry["comments"] = sse_events(rbody), sse_comments(rbody)
                         elif content_type == "application/json":
                             entry["error"], entry["error_code"], entry["error_header"] = error_of(rbody)
                         entry["tool_result"] = tool_result_of(content_type, rbody)
-                    client.sendall(rhead + rbody)
+                    if not streamed:
+                        client.sendall(rhead + rbody)
                     if status >= 200:
                         break
                 entry["t_end"] = self.now()
