@@ -146,6 +146,36 @@
 //! only the transitions of their state; a parsed head is viewed through the parser's `Accepted`
 //! token, so no view guesses a request line); where it remains, a release build closes the
 //! connection and reports an internal error on standard error, never a guessed value.
+//!
+//! # What this does not cover
+//!
+//! It is a profile for study and black-box testing, so much of what a deployment needs is absent on
+//! purpose:
+//!
+//! - real OAuth: no authorization server, authorization code, PKCE, client registration, issuer
+//!   discovery, signed tokens, JWKS, introspection, refresh tokens or real revocation latency;
+//! - RFC 9728 conformance (an `http://` identifier cannot be), TLS, HTTP/2, proxies, load balancing;
+//! - the rest of MCP: tools beyond the fixture's, prompts, resource reads and templates,
+//!   resource subscriptions (a listen hears only the tool list's changes), tasks, sampling,
+//!   server-to-client requests, and in 2026-07-28 multi round-trip requests;
+//! - back-pressure beyond the per-write deadline, durable or cross-process event storage, delivery
+//!   acknowledgement: a stream is resumable from at most
+//!   32<!-- limit: sse_events_kept_per_session_max --> kept messages
+//!   (64 KiB<!-- limit: sse_bytes_kept_per_session_max -->) per session, lost on restart;
+//! - chunked request bodies by default (`--chunked` decodes them, and only them: no other transfer
+//!   coding, no kept trailers; responses are chunked only for streams written as they happen), and
+//!   any body or header beyond the small budgets.
+//!
+//! If you take the boundaries studied here into a real service, replace the parts in roughly this
+//! order: the transport by an official SDK's Streamable HTTP implementation, keeping these
+//! black-box tests; HTTPS with a reverse proxy whose header, body and timeout limits you have
+//! measured; a real authorization server flow (metadata discovery, authorization code with PKCE,
+//! exact redirect URIs, RFC 8707 `resource` in both requests) and token validation by signature or
+//! introspection; the token checks themselves (issuer, audience, clock skew, scope, tenant and subject ACLs, revocation, no
+//! token pass-through); shared storage for sessions and events with TTL, owner binding, capacity and
+//! atomic updates; idempotency for anything with side effects; logs that carry only irreversible
+//! correlation ids, never tokens or session ids; and interoperability runs with more than one
+//! official client.
 #![forbid(unsafe_code)]
 
 pub mod auth;
