@@ -19,13 +19,14 @@ check-id`) that fail for a reason the baseline states; a scenario is judged with
 excused check that no longer fails (or is not reported) is itself unexpected, so the baseline
 never excuses more than what fails. An optional fifth list, `required_checks`, names single checks
 (`scenario check-id`) that must be reported and be SUCCESS, every time they are reported: a
-scenario's pass could otherwise hide a check the suite skipped or did not run. The verdict is FAIL when any scenario's outcome differs from its list (a listed
-expected failure or not-run scenario that really passes fails the run, and so does one that
-changes from failing to not running or back), when a result names a scenario no list has, when
-a listed scenario has no result, when the number of results differs from the number of
-scenarios the suite announced, or when the suite exited with anything but 0 or 1 (1 is its
-answer to any failed check). It prints one line per scenario and, last, the verdict with the
-counts it judged by, e.g.
+scenario's pass could otherwise hide a check the suite skipped or did not run. The verdict is
+FAIL when any scenario's outcome differs from its list (a listed expected failure or not-run
+scenario that really passes fails the run, and so does one that changes from failing to not
+running or back), when a result names a scenario no list has, when a listed scenario has no
+result, when the number of results differs from the number of scenarios the suite announced,
+when a required check is missing or not SUCCESS (or is excused as well), or when the suite exited
+with anything but 0 or 1 (1 is its answer to any failed check). It prints one line per scenario
+(and per required check) and, last, the verdict with the counts it judged by, e.g.
   conformance: 5 passed as required, 26 expected failures, 1 not run (0 checks), 0 unexpected: verdict PASS
 
 Usage: python3 conformance_verdict.py RESULTS_DIR BASELINE SUITE_OUTPUT SUITE_EXIT_CODE
@@ -47,8 +48,9 @@ RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}
 
 
 def read_baseline(path):
-    """The three lists of the baseline: a strict subset of YAML (top-level keys, `  - name`
-    items, `#` comments); anything else is an error rather than a silent misreading."""
+    """The lists of the baseline: a strict subset of YAML (top-level keys, `  - name` items,
+    `  - scenario check-id` items in the check lists, `#` comments); anything else is an error
+    rather than a silent misreading."""
     lists, current = {EXCUSED: [], REQUIRED_CHECKS: []}, None
     with open(path) as f:
         for number, raw in enumerate(f, 1):
@@ -120,6 +122,8 @@ def main(results_dir, baseline_path, suite_output_path, suite_exit):
         problems.append(
             f"the suite announced {announced.group(1)} scenarios but wrote {len(results)} results"
         )
+    for scenario, check_id in set(baseline[REQUIRED_CHECKS]) & set(baseline[EXCUSED]):
+        problems.append(f"{scenario} {check_id} is both a required and an excused check")
     for scenario, check_id in baseline[REQUIRED_CHECKS]:
         statuses = [c.get("status") for c in results.get(scenario, []) if c.get("id") == check_id]
         if not statuses or any(s != "SUCCESS" for s in statuses):

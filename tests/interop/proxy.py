@@ -29,10 +29,12 @@ SHA-256 (enough to tell sessions apart), and event ids (`<session tag>-g<n>`,
   session         digest of the request's MCP-Session-Id, or null
   last_event_id   stream part of Last-Event-ID, or null
   rpc             the JSON-RPC method of the request body ("<response>" for a client response)
-  detail          the protocolVersion an initialize asks for, the level a logging/setLevel sets
+  detail          the protocolVersion an initialize asks for, the level a logging/setLevel sets,
+                  the JSON-RPC id of a subscriptions/listen
   mcp_fields      the request's Mcp-Method, Mcp-Name and Mcp-Param-* fields as sent, each
                   [name as spelled, value] in order (routing values, never secrets)
-  status          the final response status; challenge: its WWW-Authenticate value, or null
+  status          the final response status, from its head (so also for a stream cut short);
+                  challenge: its WWW-Authenticate value, or null
   error           `error.message` of a JSON error body (this server's public code), or null;
                   error_code its `error.code`, error_header its `error.data.header`, or null
   tool_result     for a response holding a JSON-RPC result with `content` (a tools/call result,
@@ -106,11 +108,36 @@ def read_line(sock, buf):
     return buf[:end], buf[end:]
 
 
+class Watching:
+    """`upstream` as read while a stream is forwarded, also watching the client: its recv answers
+    b"" (as at the end of the stream) as soon as the client has closed its side, so that the
+    proxy closes the server's connection then, not at the next chunk it fails to forward."""
+
+    def __init__(self, upstream, client):
+        self.upstream, self.client, self.watch = upstream, client, True
+
+    def recv(self, n):
+        while self.watch:
+            readable, _, _ = select.select([self.upstream, self.client], [], [])
+            if self.client in readable:
+                try:
+                    peeked = self.client.recv(1, socket.MSG_PEEK)
+                except OSError:
+                    peeked = b""
+                if not peeked:
+                    return b""
+                self.watch = False  # the client sent something: that is no close
+            if self.upstream in readable:
+                break
+        return self.upstream.recv(n)
+
+
 def forward_chunks(upstream, buf, client, entry):
     """Forwards a chunked body from `upstream` to `client`, each chunk as soon as it is complete,
     recording its events into `entry` as they pass; returns (the decoded body, rest) or
     (None, buf) when either side went away first."""
     body = b""
+    upstream = Watching(upstream, client)
     while True:
         size_line, buf = read_line(upstream, buf)
         if size_line is None:
@@ -186,7 +213,8 @@ def one(fields, name):
 
 def rpc_of(body):
     """(JSON-RPC method or "<response>"/"<batch>", detail): the detail is the protocolVersion an
-    initialize asks for and the level a logging/setLevel sets, else None."""
+    initialize asks for, the level a logging/setLevel sets and the id of a subscriptions/listen
+    (the subscription id its stream's messages must carry), else None."""
     try:
         message = json.loads(body)
     except ValueError:
@@ -197,9 +225,11 @@ def rpc_of(body):
         return None, None
     method = message.get("method")
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
-    detail = {"initialize": params.get("protocolVersion"), "logging/setLevel": params.get("level")}.get(
-        method
-    )
+    detail = {
+        "initialize": params.get("protocolVersion"),
+        "logging/setLevel": params.get("level"),
+        "subscriptions/listen": message.get("id"),
+    }.get(method)
     return method or "<response>", detail
 
 
@@ -427,6 +457,13 @@ class Proxy:
                     if rhead is None:
                         return
                     status = status_of(rhead)
+                    if status >= 200:
+                        # Known from the head, so kept even when a stream is cut short.
+                        rfields = fields_of(rhead)
+                        issued = one(rfields, "mcp-session-id")
+                        entry["status"] = status
+                        entry["challenge"] = one(rfields, "www-authenticate")
+                        entry["issued_session"] = digest(issued) if issued is not None else None
                     if status >= 200 and is_chunked(rhead):
                         client.sendall(rhead)
                         rbody, ubuf = forward_chunks(upstream, ubuf, client, entry)
@@ -440,11 +477,6 @@ class Proxy:
                             return
                         streamed = False
                     if status >= 200:
-                        rfields = fields_of(rhead)
-                        issued = one(rfields, "mcp-session-id")
-                        entry["status"] = status
-                        entry["challenge"] = one(rfields, "www-authenticate")
-                        entry["issued_session"] = digest(issued) if issued is not None else None
                         content_type = (one(rfields, "content-type") or "").split(";")[0].strip()
                         if content_type == "text/event-stream":
                             entry["events"], entry["comments"] = sse_events(rbody), sse_comments(rbody)

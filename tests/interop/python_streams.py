@@ -162,10 +162,11 @@ def main(binary):
                 == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"],
                 str(methods),
             )
+            listen_id = (record or {}).get("detail")
             checks.check(
-                "listen: every message tagged with one subscription id, the listen's",
-                len(ids) == 1 and None not in ids,
-                str(ids),
+                "listen: every message tagged with one subscription id, the listen's JSON-RPC id",
+                listen_id is not None and ids == {listen_id},
+                f"{ids}, the listen's id {listen_id!r}",
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
