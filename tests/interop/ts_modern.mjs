@@ -22,6 +22,15 @@
  *   unlisted      tools/call tenant_documents {tenant: 'acme', limit: 1} before any tools/list.
  *   sentinel      tools/list, then tools/call tenant_documents with the tenant given as the third
  *                 argument (a value that is not plain ASCII).
+ *   progress      tools/call count_slowly {steps: 3, pause_ms: 400} with an `onprogress` callback
+ *                 (the SDK then sends a progressToken): each progress with the milliseconds since
+ *                 the call was sent, and when the call returned.
+ *   quiet         tools/call count_slowly {steps: 3, pause_ms: 1000} without `onprogress` (no
+ *                 progress, so the stream is quiet for 3 s), how long it took.
+ *   listen        a `notifications/tools/list_changed` handler, then `listen({toolsListChanged:
+ *                 true})` (its honored filter), then tools/call test_trigger_tool_change (another
+ *                 request), a wait of at most 10 s for the handler, then the subscription's
+ *                 close() and how it reports its end.
  *
  * Usage: node ts_modern.mjs SCENARIO URL [TENANT], with the token in the environment variable
  * MCP_BEARER. The file is copied into the directory whose node_modules holds the pinned SDK and run
@@ -87,12 +96,50 @@ const options = { timeout: REQUEST_TIMEOUT_MS };
 
 const listTools = () =>
   step('listTools', async () => (await client.listTools(undefined, options)).tools.map((t) => t.name));
-const callTool = (name, args, extra = {}) =>
+const callTool = (name, args, extra = {}, tool = 'tenant_documents') =>
   step(name, async () => {
-    const params = { name: 'tenant_documents', arguments: args };
+    const params = { name: tool, arguments: args };
     const result = await client.callTool(params, { ...options, ...extra });
     return { isError: result.isError ?? null, text: result.content.map((c) => c.text) };
   });
+
+// The streams that stay open: progress as it happens, a quiet one, a listen.
+async function streams() {
+  if (scenario === 'progress') {
+    const progress = [];
+    const sent = Date.now();
+    const onprogress = (p) => progress.push({ progress: p.progress, total: p.total ?? null, ms: Date.now() - sent });
+    await callTool('countSlowly', { steps: 3, pause_ms: 400 }, { onprogress }, 'count_slowly');
+    observed.progress = progress;
+    observed.returned_ms = Date.now() - sent;
+  } else if (scenario === 'quiet') {
+    const sent = Date.now();
+    await callTool('countSlowly', { steps: 3, pause_ms: 1000 }, {}, 'count_slowly');
+    observed.returned_ms = Date.now() - sent;
+  } else if (scenario === 'listen') {
+    const changes = [];
+    let heard;
+    const changed = new Promise((resolve) => (heard = resolve));
+    client.setNotificationHandler('notifications/tools/list_changed', (notification) => {
+      changes.push({ method: notification.method, meta: notification.params?._meta ?? null });
+      heard();
+    });
+    let subscription;
+    await step('listen', async () => {
+      subscription = await client.listen({ toolsListChanged: true }, options);
+      return { honored: subscription.honoredFilter };
+    });
+    if (!subscription) return;
+    await callTool('trigger', {}, {}, 'test_trigger_tool_change');
+    let timer;
+    const waited = new Promise((resolve) => (timer = setTimeout(resolve, 10000)));
+    await Promise.race([changed, waited]);
+    clearTimeout(timer);
+    observed.changes = changes;
+    await step('close', () => subscription.close());
+    observed.closed = await Promise.race([subscription.closed, new Promise((r) => setTimeout(() => r('not within 5 s'), 5000))]);
+  }
+}
 
 async function main() {
   const connected = await step('connect', () => client.connect(transport, options));
@@ -120,6 +167,8 @@ async function main() {
   } else if (scenario === 'sentinel') {
     await listTools();
     await callTool('callTenant', { tenant });
+  } else if (['progress', 'quiet', 'listen'].includes(scenario)) {
+    await streams();
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }

@@ -28,6 +28,27 @@ modern_wire.py):
   Mcp-Param-Tenant is `=?base64?<UTF-8 in base64>?=`, accepted (200): the unicode tenant's two
   documents, and for Zoë 山田, not the caller's tenant, isError true (tenant_not_found).
 
+Streams that stay open, against `serve --protocol-versions 2026-07-28 --stream-keepalive-secs 1`
+(every exchange judged stateless as above):
+  progress: callTool count_slowly {steps: 3, pause_ms: 400} with `onprogress`: the callback gets
+  progress 1, 2, 3 of total 3, in that order, the first at least 600 ms before callTool returns
+  (while the server still counted), and the result is exactly "counted to 3"; on the wire one 200
+  event stream of exactly three notifications/progress, then the response;
+  quiet: callTool count_slowly {steps: 3, pause_ms: 1000} without `onprogress` (no progress token,
+  so the stream writes nothing for 3 s): on the wire at least two comment lines (`: keep-alive`),
+  every one before the response, which is the stream's last event; the SDK returns "counted to 3",
+  after at least 3 s, and reports no transport error;
+  listen: `listen({toolsListChanged: true})` resolves with the honored filter exactly
+  {toolsListChanged: true}; then callTool test_trigger_tool_change (another POST) answers "the tool
+  list changed (1 changes so far)", and the SDK's notifications/tools/list_changed handler runs
+  exactly once, its `_meta` naming the listen's id (the SDK's `listen:0`); close() ends it as
+  'local' and sends one notifications/cancelled (202; with MCP-Protocol-Version and no
+  Mcp-* field, since a notification is not a request); on the wire the listen is one POST
+  answered 200 whose stream carries exactly the acknowledgement, then the list change, both
+  tagged `listen:0`, and no response (the client closed it); serve's `stats` then shows no listen
+  and no stream open, one tool list change, and the two count_slowly calls finished, none
+  cancelled.
+
 Usage: python ts_modern_check.py PATH_TO_BINARY NODE22 NPM_DIR
 NPM_DIR is where package.json was installed (its node_modules holds the SDK). Exits 0 when every
 check passed.
@@ -38,6 +59,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import urllib.parse
 
 import modern_wire as wire
@@ -45,6 +67,9 @@ from harness import Checks, Serve, run
 from proxy import Proxy
 
 CLIENT_TIMEOUT_S = 60
+STREAMS = ["progress", "quiet", "listen"]
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+LISTEN_ID = "listen:0"  # the SDK's first listen id (`listen:` and a counter from 0)
 SDK_VERSION = "2.4.0"
 UNICODE_TENANT = "Ünïcødé/東京?#tenant"
 OTHER_TENANT = "Zoë 山田"
@@ -93,6 +118,123 @@ def tools_of(observed):
     return observed.get("steps", {}).get("listTools", {}).get("value")
 
 
+def stream_of(log, rpc):
+    return next((r for r in log if r["rpc"] == rpc), None)
+
+
+def judge_progress(label, observed, log):
+    progress = observed.get("progress") or []
+    returned = observed.get("returned_ms") or 0
+    checks.check(
+        f"{label}: onprogress got 1, 2, 3 of 3, in order",
+        [(p.get("progress"), p.get("total")) for p in progress] == [(1, 3), (2, 3), (3, 3)],
+        str(progress),
+    )
+    early = returned - progress[0]["ms"] if progress else 0
+    checks.check(
+        f"{label}: the first at least 600 ms before callTool returned (while the server counted)",
+        early >= 600,
+        f"{early} ms",
+    )
+    call = call_of(observed, "countSlowly")
+    checks.check(
+        f"{label}: the result is exactly 'counted to 3'",
+        call == {"ok": True, "is_error": False, "texts": ["counted to 3"]},
+        str(call),
+    )
+    record = stream_of(log, "tools/call") or {}
+    methods = [e["method"] for e in record.get("events") or [] if e["method"] or e["response"]]
+    checks.check(
+        f"{label}: on the wire one 200 event stream: three notifications/progress, then the response",
+        record.get("status") == 200 and methods == ["notifications/progress"] * 3 + [None],
+        f"{record.get('status')} {methods}",
+    )
+
+
+def judge_quiet(label, observed, log):
+    record = stream_of(log, "tools/call") or {}
+    events = record.get("events") or []
+    comments = record.get("comments") or 0
+    # A block with nothing set is a comment-only block (proxy.py); the response must come last.
+    kinds = ["response" if e["response"] else (e["method"] or "comment") for e in events]
+    checks.check(
+        f"{label}: on the wire two or more comment lines, all before the response, which comes last",
+        record.get("status") == 200 and comments >= 2 and kinds == ["comment"] * (len(kinds) - 1) + ["response"],
+        f"{record.get('status')} {comments} comment lines, {kinds}",
+    )
+    call = call_of(observed, "countSlowly")
+    checks.check(
+        f"{label}: the SDK skipped them and returned exactly 'counted to 3'",
+        call == {"ok": True, "is_error": False, "texts": ["counted to 3"]},
+        str(call),
+    )
+    checks.check(
+        f"{label}: after the 3 s the server counted, with no transport error",
+        (observed.get("returned_ms") or 0) >= 3000 and observed.get("transport_errors") == [],
+        f"{observed.get('returned_ms')} ms, {observed.get('transport_errors')}",
+    )
+
+
+def judge_listen(label, observed, log):
+    listen = observed.get("steps", {}).get("listen", {})
+    checks.check(
+        f"{label}: listen() resolved with the honored filter {{toolsListChanged: true}}",
+        listen.get("ok") and listen.get("value") == {"honored": {"toolsListChanged": True}},
+        str(listen),
+    )
+    trigger = call_of(observed, "trigger")
+    checks.check(
+        f"{label}: test_trigger_tool_change answered 'the tool list changed (1 changes so far)'",
+        trigger == {"ok": True, "is_error": False, "texts": ["the tool list changed (1 changes so far)"]},
+        str(trigger),
+    )
+    changes = observed.get("changes")
+    checks.check(
+        f"{label}: the list_changed handler ran once, tagged with the listen's id {LISTEN_ID}",
+        changes
+        == [{"method": "notifications/tools/list_changed", "meta": {SUBSCRIPTION_ID_KEY: LISTEN_ID}}],
+        str(changes),
+    )
+    checks.check(
+        f"{label}: close() ended the subscription as 'local'",
+        observed.get("steps", {}).get("close", {}).get("ok") and observed.get("closed") == "local",
+        f"{observed.get('steps', {}).get('close')} {observed.get('closed')}",
+    )
+    record = stream_of(log, "subscriptions/listen") or {}
+    tagged = [(e["method"], e["subscription"]) for e in record.get("events") or [] if e["method"] or e["response"]]
+    checks.check(
+        f"{label}: on the wire the listen's JSON-RPC id is {LISTEN_ID}",
+        record.get("detail") == LISTEN_ID,
+        repr(record.get("detail")),
+    )
+    checks.check(
+        f"{label}: on the wire one 200 stream: the acknowledgement, then the list change, both tagged, no response",
+        record.get("status") == 200
+        and tagged
+        == [
+            ("notifications/subscriptions/acknowledged", LISTEN_ID),
+            ("notifications/tools/list_changed", LISTEN_ID),
+        ],
+        f"{record.get('status')} {tagged}",
+    )
+    order = [r["rpc"] for r in log if r["rpc"] != "server/discover"]
+    checks.check(
+        f"{label}: the trigger was its own POST (200), and close() sent notifications/cancelled (202)",
+        sorted(order) == ["notifications/cancelled", "subscriptions/listen", "tools/call"]
+        and [r["status"] for r in log if r["rpc"] == "tools/call"] == [200]
+        and [r["status"] for r in log if r["rpc"] == "notifications/cancelled"] == [202],
+        str([(r["rpc"], r["status"]) for r in log]),
+    )
+    # Mcp-Method is required on every request; a notification is not one, and this SDK sends its
+    # notifications/cancelled with the version field alone (the server accepts and ignores it).
+    cancelled = [(r["version"], r["mcp_fields"]) for r in log if r["rpc"] == "notifications/cancelled"]
+    checks.check(
+        f"{label}: that notifications/cancelled carries MCP-Protocol-Version {wire.MODERN} and no Mcp-* field",
+        cancelled == [(wire.MODERN, [])],
+        str(cancelled),
+    )
+
+
 def main(binary, node, npm_dir):
     code, out, _, _ = run([node, "--version"], 10)
     checks.check("Node 22 is there", code == 0 and out.startswith("v22."), out.strip())
@@ -104,7 +246,7 @@ def main(binary, node, npm_dir):
         names = ["modern", "fetch-hook", "call-headers", "unlisted", "sentinel", "sentinel-other"]
         proxies = {
             name: Proxy(record=os.path.join(work, f"{name}.jsonl"))
-            for name in names + ["dual", "default", "fallback"]
+            for name in names + ["dual", "default", "fallback"] + STREAMS
         }
 
         def hosts(*which):
@@ -242,6 +384,34 @@ def main(binary, node, npm_dir):
             deletes = [r["status"] for r in log if r["method"] == "DELETE"]
             checks.check(
                 "fallback: terminateSession sends one DELETE, answered 204", deletes == [204], str(deletes)
+            )
+
+        flags = ("--protocol-versions", wire.MODERN, "--stream-keepalive-secs", "1")
+        with Serve(binary, *flags, *hosts(*STREAMS)) as serve:
+            checks.hide(*serve.tokens.values())
+            for name, judge in zip(STREAMS, (judge_progress, judge_quiet, judge_listen)):
+                observed, log = client(serve, name, name, "full")
+                checks.check(
+                    f"{name}: the client settles on 2026-07-28 (era modern)",
+                    (observed.get("era"), observed.get("protocol_version")) == ("modern", wire.MODERN),
+                    f"{observed.get('era')} {observed.get('protocol_version')}",
+                )
+                # Every request, the notification listen's close() sends aside (judged there).
+                requests = [r for r in log if r["rpc"] != "notifications/cancelled"]
+                wire.judge_stateless(checks, name, requests)
+                judge(name, observed, log)
+            # What serve itself counts (its stdin control plane), once the listen's close reached it.
+            stats = {}
+            for _ in range(30):
+                stats = serve.control("stats")
+                if stats.get("listens_open") == 0 and stats.get("streams_open") == 0:
+                    break
+                time.sleep(0.1)
+            checks.check(
+                "listen: then serve holds no listen and no open stream; one tool list change, two calls finished",
+                [stats.get(k) for k in ("listens_open", "streams_open", "tools_changed", "calls_finished", "calls_cancelled")]
+                == [0, 0, 1, 2, 0],
+                str(stats),
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
