@@ -106,7 +106,9 @@ fn serve_announces_itself_serves_and_obeys_control_commands() {
 
 #[test]
 fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
-    let cases: [(&[&str], &str); 7] = [
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let cases: [(&[&str], &str); 8] = [
         (&["--bind", "0.0.0.0"], "binds 127.0.0.1 only"),
         (&["--workers", "0"], "workers"),
         (&["--workers", "1025"], "--workers must be 1 to 1024"),
@@ -114,6 +116,7 @@ fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
         (&["--max-sessions-per-principal", "0"], "sessions_per_principal_max"),
         (&["--port", "http"], "--port"),
         (&["--frobnicate", "1"], "unknown argument"),
+        (&["--port", &port], "Address already in use"),
     ];
     for (args, message) in cases {
         let output =
@@ -121,6 +124,9 @@ fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(stderr.contains("; usage: loopback-mcp-http serve ["), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(output.stdout.is_empty());
     }
+    drop(taken);
 }

@@ -153,9 +153,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 /// The server, its fixture and its control channel; the exit status when one did not start.
 fn start(config: ServerConfig) -> Result<(RunningServer, Fixture, control::Channel), ExitCode> {
     let (server, fixture) = start_with_fixture(config).map_err(|e| {
-        eprintln!("error: {e}");
-        // A refused configuration is a usage error; anything later is a failure.
-        if matches!(e, StartError::Bind(_)) { ExitCode::from(2) } else { ExitCode::FAILURE }
+        // A refused configuration is a usage error, with the usage line; anything later is a
+        // failure.
+        if matches!(e, StartError::Bind(_)) {
+            let serve = super::help::find(&["serve".to_owned()]);
+            eprintln!("{}", super::help::error_line(&e.to_string(), serve));
+            ExitCode::from(2)
+        } else {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     })?;
     let channel = control::open(server.shared_endpoint()).map_err(|e| {
         eprintln!("error: cannot open the control channel: {e}");
