@@ -482,7 +482,11 @@ impl SlowCall {
                     return Vec::new();
                 }
                 let mut body = SseBody::new(host.limits());
-                events.deliver_more(StreamRef::Post(*post), &mut body);
+                if events.deliver_more(StreamRef::Post(*post), &mut body).is_none() {
+                    // A message this response owed was dropped: it writes nothing more, and
+                    // the client's resumption is refused as evicted. The work goes on.
+                    self.detached = true;
+                }
                 drop(events);
                 body.finish().unwrap_or_default()
             }
@@ -546,6 +550,10 @@ impl Tail {
         let live = events.is_live(self.stream);
         drop(events);
         let bytes = body.finish().unwrap_or_default();
+        // A message it owed was dropped: it ends here, and a resumption is refused as evicted.
+        let Some(written) = written else {
+            return Step::End(bytes);
+        };
         match (written, live) {
             (_, false) => Step::End(bytes),
             (0, true) if host.live().stopping() => Step::End(bytes),

@@ -295,11 +295,21 @@ impl EventLog {
 
     /// Writes what `stream` owes and has never written, after the events already written on it
     /// (no priming event: this continues a response that has one). The number of messages
-    /// written; a message the writer refused stays owed.
-    pub fn deliver_more(&mut self, stream: StreamRef, writer: &mut dyn StreamWriter) -> usize {
+    /// written; a message the writer refused stays owed. `None`, with nothing written, when a
+    /// message this response owed was dropped from the kept budget: writing on would leave a
+    /// hole the client could not see, so the response must end, and the client's resumption is
+    /// refused as evicted.
+    pub fn deliver_more(
+        &mut self,
+        stream: StreamRef,
+        writer: &mut dyn StreamWriter,
+    ) -> Option<usize> {
         let Some(numbering) = self.numbering(stream) else {
-            return 0;
+            return Some(0);
         };
+        if numbering.lost_below > numbering.positions {
+            return None;
+        }
         let base = numbering.positions;
         let mut written = 0u64;
         for kept in self.kept.iter().filter(|k| k.stream == stream && k.written_at.is_none()) {
@@ -316,7 +326,7 @@ impl EventLog {
         if let Some(numbering) = self.numbering_mut(stream) {
             numbering.positions = base + written;
         }
-        written as usize
+        Some(written as usize)
     }
 
     /// Reads a `Last-Event-ID` value: one of this session's ids, issued and resumable.
