@@ -151,7 +151,7 @@ impl Run {
                 assert!(expected.is_empty(), "complete while the client still misses messages");
                 return;
             }
-            Ok(Delivered::Stream { messages }) => assert_eq!(messages, recorder.messages.len()),
+            Ok(Delivered::Stream { messages, .. }) => assert_eq!(messages, recorder.messages.len()),
         }
         assert!(
             !(is_post && !first && expected.is_empty()),
