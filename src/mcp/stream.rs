@@ -296,17 +296,16 @@ impl EventLog {
     /// Writes what `stream` owes and has never written, after the events already written on it
     /// (no priming event: this continues a response that has one). The number of messages
     /// written; a message the writer refused stays owed. `None`, with nothing written, when a
-    /// message this response owed was dropped from the kept budget: writing on would leave a
-    /// hole the client could not see, so the response must end, and the client's resumption is
-    /// refused as evicted.
+    /// message this response owed was dropped from the kept budget, or when the log has
+    /// forgotten the stream (its work is over and nothing of it is kept): writing on would
+    /// leave a hole the client could not see, so the response must end, and the client's
+    /// resumption is refused as evicted.
     pub fn deliver_more(
         &mut self,
         stream: StreamRef,
         writer: &mut dyn StreamWriter,
     ) -> Option<usize> {
-        let Some(numbering) = self.numbering(stream) else {
-            return Some(0);
-        };
+        let numbering = self.numbering(stream)?;
         if numbering.lost_below > numbering.positions {
             return None;
         }
@@ -746,6 +745,27 @@ mod tests {
         assert_eq!(next, 2);
         assert_eq!(log.cursor(b"ab-p1-2"), Err(CursorError::Evicted));
         assert_eq!(log.cursor(b"ab-p3-1"), Err(CursorError::NotIssued));
+    }
+
+    #[test]
+    fn an_open_response_ends_when_what_it_owes_is_dropped_or_forgotten() {
+        let mut log = log();
+        let post = log.open_live_post();
+        deliver(&mut log, Start::Opened(post), 0).unwrap(); // p1-1 prime, stays open
+        log.append(post, "r".into());
+        let mut recorder = Recorder::taking(9);
+        assert_eq!(log.deliver_more(StreamRef::Post(post), &mut recorder), Some(1));
+        assert_eq!(recorder.events, [("ab-p1-2".to_owned(), Some("r".to_owned()))]);
+        log.append(post, "s".into());
+        for m in ["a", "b", "c", "d"] {
+            log.notify(m.into()); // s, owed to the open response, is dropped
+        }
+        let mut recorder = Recorder::taking(9);
+        assert_eq!(log.deliver_more(StreamRef::Post(post), &mut recorder), None);
+        log.finish(post);
+        assert_eq!(log.open_post(["t".into()]), 2); // p1: over, nothing kept, forgotten
+        assert_eq!(log.deliver_more(StreamRef::Post(post), &mut recorder), None);
+        assert!(recorder.events.is_empty(), "an ended response writes nothing");
     }
 
     #[test]
