@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Runs README's curl session and exercises exactly as written, and checks every line they print.
+"""Runs README's course exactly as written, and checks every line it prints.
 
-The sections "A session with curl", "Exercises" and "Two eras on one endpoint" hold ```sh blocks, most of them followed by a
-```text block: what that block prints. All the sh blocks run in order in one bash process (so the
-variables and the server started by the first stay), with a marker line printed between them; the
-output is cut at the markers and each piece compared with its text block, line for line. In an
-expected line, "…" stands for any run of characters (the port, a session's random tag); every
-other character must match exactly, and the number of lines too. A block without a text block
-must run without error; what it prints is not checked.
+Every section of README from "A session with curl" on is course, except the ones in SKIPPED (each
+with the reason). Its ```sh blocks are mostly followed by a ```text block: what that block prints.
+All the sh blocks run in order in one bash process (so the variables and the server started by the
+first stay), with a marker line printed between them; the output is cut at the markers and each
+piece compared with its text block, line for line. In an expected line, "…" stands for any run of
+characters (the port, a session's random tag); every other character must match exactly, and the
+number of lines too. A block without a text block must run without error; what it prints is not
+checked.
 
-The blocks run from the repository root, whatever the current directory.
+The blocks run from the repository root, whatever the current directory, with TMPDIR set to a
+directory of this run's own; after the course's last block ("Cleaning up") that directory must be
+empty: the course leaves nothing behind.
 
-After the blocks, the script prints the `full` token and the mode of the file README's `serve
---announce` writes: that file must be 0600, and no file under the temporary directory or the
+Before the cleaning-up block, the script prints the `full` token and the mode of the file README's
+`serve --announce` writes: that file must be 0600, and no file under the temporary directory or the
 repository that holds the token may be readable by other users.
 
 At script speed (the default) two more checks follow:
@@ -44,7 +47,17 @@ import sys
 import tempfile
 import time
 
-SECTIONS = ("## A session with curl", "## Exercises", "## Two eras on one endpoint")
+FIRST_SECTION = "## A session with curl"
+# Sections the course does not run, each with the reason.
+SKIPPED = {
+    # `cargo test` and `demo` are CI's own first steps, and a test that ran `cargo test` would run
+    # itself again.
+    "## Two commands on a fresh machine",
+    # It needs the nightly toolchain and a minute; CI's fuzz smoke step runs every target.
+    "## Fuzzing",
+}
+# What the cleaning-up block holds: the token checks run before it.
+CLEANUP = 'rm -rf "$WORK"'
 MARKER = "@@ readme block {} @@"
 TIMEOUT_SECONDS = 300
 INTERACTIVE_SECONDS = 60
@@ -64,10 +77,17 @@ def section(text, heading):
     return text[start : end if end >= 0 else len(text)]
 
 
+def course_sections(text):
+    """The headings of the sections the course runs, in order."""
+    headings = re.findall(r"^## .*$", text, re.M)
+    first = headings.index(FIRST_SECTION)
+    return [h for h in headings[first:] if h not in SKIPPED]
+
+
 def blocks(text):
     """(sh source, expected lines or None) for each sh block of the sections, in order."""
     found = []
-    for heading in SECTIONS:
+    for heading in course_sections(text):
         fences = re.finditer(r"```(sh|text)\n(.*?)```", section(text, heading), re.S)
         for fence in fences:
             kind, body = fence.group(1), fence.group(2)
@@ -85,9 +105,9 @@ def matches(expected, line):
     return re.fullmatch(pattern, line) is not None
 
 
-def run_script(sources, timeout):
-    """Runs the sources in order in one bash process, a marker printed before each and after the
-    last; what each printed, by index."""
+def run_script(sources, timeout, tmpdir):
+    """Runs the sources in order in one bash process, with TMPDIR set to `tmpdir`, a marker printed
+    before each and after the last; what each printed, by index."""
     script = ["set -euo pipefail"]
     for i, source in enumerate(sources):
         script.append(f"echo '{MARKER.format(i)}'")
@@ -102,6 +122,7 @@ def run_script(sources, timeout):
             stderr=subprocess.STDOUT,
             start_new_session=True,
             cwd=ROOT,
+            env=dict(os.environ, TMPDIR=tmpdir),
         )
         try:
             session.wait(timeout=timeout)
@@ -165,12 +186,13 @@ def check_reopening(found):
     loop = (
         "for i in 1 2 3 4 5 6; do OLD=$SESSION; session > /dev/null; "
         "[ \"$SESSION\" != \"$OLD\" ] && echo fresh; "
-        "ask \"$URL\" \"${MCP[@]}\" \"${S[@]}\" -d '{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}' | head -1; done; kill %1; "
+        "ask \"$URL\" \"${MCP[@]}\" \"${S[@]}\" -d '{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}' | head -1; done; kill \"$SERVER\"; "
         # With the server gone, `ask` shows curl's own error instead of nothing.
         "wait || true; ask \"$URL\" 2>&1 | sed 's/ after .*//' || true"
     )
     sources = [source for source, _ in found[: upto + 1]] + [loop]
-    printed, returncode, stdout = run_script(sources, TIMEOUT_SECONDS)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        printed, returncode, stdout = run_script(sources, TIMEOUT_SECONDS, tmpdir)
     got = printed.get(len(sources) - 1, "").rstrip("\n").split("\n")
     expected = ["fresh", "HTTP/1.1 200 OK"] * 6 + ["curl: (7) Failed to connect to 127.0.0.1 port …"]
     same = len(got) == len(expected) and all(map(matches, expected, got))
@@ -185,9 +207,16 @@ def check_interactive(found):
     session_block = next(source for source, _ in found if "session() {" in source)
     control_block = next(source for source, _ in found if " control " in source and " revoke full" in source)
     typed = "\n".join(setup + [session_block, "jobs", control_block, "jobs", "exit"]) + "\n"
+    with tempfile.TemporaryDirectory() as tmpdir:
+        return type_into_bash(typed, tmpdir)
+
+
+def type_into_bash(typed, tmpdir):
+    """Types `typed` into an interactive bash on a pseudo-terminal; what went wrong, if anything."""
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(ROOT)
+        os.environ["TMPDIR"] = tmpdir
         os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
     transcript = b""
     # A shell whose job was stopped does not exit on `exit`: a bounded wait, then the verdict.
@@ -224,7 +253,8 @@ def check_interactive(found):
 
 
 def epilogue(found):
-    """A last source: the `full` token, then the mode of the file `serve --announce` wrote."""
+    """A source run before the cleaning-up block: the `full` token, then the mode of the file
+    `serve --announce` wrote."""
     announce = next((m.group(1) for source, _ in found for m in ANNOUNCE_FLAG.finditer(source)), None)
     if announce is None:
         sys.exit("readme_walkthrough: README starts serve without --announce")
@@ -287,10 +317,21 @@ def main():
     else:
         sources, pause = paced(found, factor)
     timeout = TIMEOUT_SECONDS + pause
-    printed, returncode, stdout = run_script(sources + [epilogue(found)], timeout)
-    failures = compare(found, printed, returncode, stdout)
-    if not failures:
-        failures += check_tokens(printed.get(len(sources), ""))
+    cleanup = next((i for i, source in enumerate(sources) if CLEANUP in source), None)
+    if cleanup is None:
+        sys.exit(f"readme_walkthrough: no block runs {CLEANUP}")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        run = sources[:cleanup] + [epilogue(found)] + sources[cleanup:]
+        printed, returncode, stdout = run_script(run, timeout, tmpdir)
+        # Back to the blocks' own indexes: the epilogue's piece is the one at `cleanup`.
+        token_check = printed.pop(cleanup, "")
+        printed = {(i - 1 if i > cleanup else i): piece for i, piece in printed.items()}
+        failures = compare(found, printed, returncode, stdout)
+        if not failures:
+            failures += check_tokens(token_check)
+        left = sorted(os.listdir(tmpdir))
+        if not failures and left:
+            failures.append("the course left behind, in its TMPDIR: " + ", ".join(left))
     if factor is None and not failures:
         failures += check_reopening(found)
         failures += check_interactive(found)
