@@ -11,6 +11,9 @@
 //!   unchecked;
 //! - every relative link leads to a file that exists, and every `#anchor` of README to one of
 //!   its headings.
+//!
+//! README itself is a course of at most [`README_LINES_MAX`] lines, with a section "Glossary" that
+//! defines each of its terms before any other part of the page uses it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -301,4 +304,45 @@ fn every_link_leads_somewhere() {
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The longest README may be: a course, not a reference.
+const README_LINES_MAX: usize = 700;
+
+/// The terms README's glossary must define.
+const GLOSSARY_TERMS: [&str; 10] = [
+    "era",
+    "revision",
+    "profile",
+    "principal",
+    "fixture role",
+    "authorization revision",
+    "priming event",
+    "smuggling",
+    "SEP",
+    "receive order",
+];
+
+/// Where `term` first occurs in `text` as a whole word (letters and digits on neither side).
+fn first_word(text: &str, term: &str) -> Option<usize> {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    text.match_indices(term).map(|(at, _)| at).find(|&at| {
+        !word(text[..at].chars().next_back()) && !word(text[at + term.len()..].chars().next())
+    })
+}
+
+#[test]
+fn readme_is_a_short_course_whose_terms_are_defined_before_use() {
+    let readme = read("README.md");
+    let lines = readme.lines().count();
+    assert!(lines <= README_LINES_MAX, "README has {lines} lines, over {README_LINES_MAX}");
+    let start = readme.find("\n## Glossary\n").expect("a section headed Glossary");
+    let end = start + 1 + readme[start + 1..].find("\n## ").expect("a section after the glossary");
+    let glossary = &readme[start..end];
+    for term in GLOSSARY_TERMS {
+        let defined = glossary.find(&format!("**{term}**"));
+        assert!(defined.is_some(), "the glossary does not define {term}");
+        let used = first_word(&readme, term);
+        assert!(used >= Some(start), "README uses {term} before its glossary");
+    }
 }
