@@ -12,6 +12,7 @@
 use std::io::Write;
 
 use crate::http::CREDENTIAL_FIELDS;
+use crate::http::chars::escape_into;
 
 /// What replaces a secret in the trace.
 pub const REDACTED: &str = "[redacted]";
@@ -178,14 +179,7 @@ impl Trace {
 fn escape(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for &b in bytes {
-        match b {
-            b'\r' => out.push_str("\\r"),
-            b'\n' => out.push_str("\\n"),
-            b'\t' => out.push_str("\\t"),
-            b'\\' => out.push_str("\\\\"),
-            0x20..=0x7e => out.push(char::from(b)),
-            _ => out.push_str(&format!("\\x{b:02x}")),
-        }
+        escape_into(b, &mut out);
     }
     out
 }

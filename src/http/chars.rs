@@ -2,8 +2,9 @@
 //!
 //! Each class is a bit in [`CLASS`]; a lookup is one load and one mask, so the parsers can test
 //! a byte against the grammar without branches on ranges. The grammar each class follows is
-//! quoted next to it; the helpers at the end read bytes by class. Nothing here decodes or
-//! allocates; non-ASCII bytes are never interpreted.
+//! quoted next to it; the helpers at the end read bytes by class, and [`escape_into`] shows any
+//! byte as visible text (for the client's traces and the server's watch), in the caller's string.
+//! Nothing here decodes; non-ASCII bytes are never interpreted.
 
 /// `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|"
 /// / "~" / DIGIT / ALPHA` (RFC 9110 §5.6.2): the bytes of a token such as a method or a field name.
@@ -149,9 +150,53 @@ pub fn ascii_str(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).unwrap_or_default()
 }
 
+/// Appends `b` to `out` as visible ASCII: CR, LF, HTAB and the backslash as `\\r`, `\\n`, `\\t`
+/// and `\\\\`, every other byte outside `%x20-7E` as `\\xHH`, the rest as itself. A line shown this
+/// way tells a bare LF from a CRLF, and no byte can move the terminal's cursor.
+pub fn escape_into(b: u8, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match b {
+        b'\r' => out.push_str("\\r"),
+        b'\n' => out.push_str("\\n"),
+        b'\t' => out.push_str("\\t"),
+        b'\\' => out.push_str("\\\\"),
+        0x20..=0x7e => out.push(char::from(b)),
+        _ => {
+            out.push_str("\\x");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escape_into_shows_every_byte_as_visible_ascii() {
+        for (byte, shown) in [
+            (b'\r', "\\r"),
+            (b'\n', "\\n"),
+            (b'\t', "\\t"),
+            (b'\\', "\\\\"),
+            (b' ', " "),
+            (b'~', "~"),
+            (0x00, "\\x00"),
+            (0x1b, "\\x1b"),
+            (0x7f, "\\x7f"),
+            (0xff, "\\xff"),
+        ] {
+            let mut out = String::new();
+            escape_into(byte, &mut out);
+            assert_eq!(out, shown, "byte {byte:#04x}");
+        }
+        for byte in 0..=255u8 {
+            let mut out = String::new();
+            escape_into(byte, &mut out);
+            assert!(out.bytes().all(|b| (0x20..=0x7e).contains(&b)), "byte {byte:#04x}");
+        }
+    }
 
     #[test]
     fn tchar_is_exactly_the_rfc_set() {

@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::auth::metadata::{PATH_FOR_MCP, PATH_ROOT};
 use crate::digest::Digest;
 use crate::endpoint::{Answer, Decided};
+use crate::http::chars::escape_into;
 use crate::http::connection::{Happened, Next, Stage};
 use crate::mcp::MCP_PATH;
 use crate::mcp::method::{Method, Revision};
@@ -205,19 +206,6 @@ impl Rendered {
         let column = self.text.chars().count();
         self.columns.extend(std::iter::repeat_n(column, raw));
         self.text.push_str(text);
-    }
-}
-
-fn escape_into(b: u8, out: &mut String) {
-    match b {
-        b'\r' => out.push_str("\\r"),
-        b'\n' => out.push_str("\\n"),
-        b'\t' => out.push_str("\\t"),
-        b'\\' => out.push_str("\\\\"),
-        0x20..=0x7e => out.push(char::from(b)),
-        _ => {
-            let _ = write!(out, "\\x{b:02x}");
-        }
     }
 }
 
