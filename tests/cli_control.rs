@@ -457,16 +457,30 @@ fn a_starting_serve_removes_only_the_control_directories_of_servers_that_are_gon
     drop(live);
 }
 
+/// Waits until `tmp` holds no control directory; false if one is still there after 5 s.
+fn control_dirs_gone(tmp: &Path) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !control_dirs(tmp).is_empty() {
+        if Instant::now() > deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
 #[test]
-fn ten_killed_servers_leave_at_most_the_last_directory_behind() {
+fn a_killed_server_leaves_no_control_directory_even_the_last_of_ten() {
     let tmp = ScratchDir::new("cycles");
     let path = tmp.0.clone();
     let mut serve = Serve::start_in(&[], tmp);
-    for _ in 0..10 {
+    for cycle in 1..=10 {
         serve.line();
         assert_eq!(control_dirs(&path).len(), 1, "{:?}", control_dirs(&path));
+        // SIGKILL: nothing in the server can run, so only its watcher can remove the directory.
         let _ = serve.child.kill();
         let _ = serve.child.wait();
+        assert!(control_dirs_gone(&path), "cycle {cycle} left {:?}", control_dirs(&path));
         let tmp = std::mem::replace(&mut serve.tmp, ScratchDir::new("unused"));
         serve = Serve::start_in(&[], tmp);
     }

@@ -58,7 +58,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{ChildStdin, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -271,6 +271,8 @@ fn run_roleless(endpoint: &Endpoint, verb: Verb) -> Value {
 /// The channel `serve` opened: the file that names it. The listener runs on its own thread.
 pub struct Channel {
     pub file: PathBuf,
+    /// The pipe to the process that removes the directory once this one is gone.
+    _watcher: Option<ChildStdin>,
 }
 
 /// Opens the channel for `endpoint`: the owner-only directory and file, the listener and its
@@ -290,12 +292,13 @@ pub fn open(endpoint: Arc<Endpoint>) -> io::Result<Channel> {
     contents.insert("secret".into(), secret.as_str().into());
     let mut out = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file)?;
     out.write_all(json::encode(&Value::Object(contents)).as_bytes())?;
+    let watcher = super::stale::remove_when_gone(&dir);
     super::stale::sweep(&temp, &dir);
     let expected = Arc::new(Digest::of(secret.as_bytes()));
     std::thread::Builder::new()
         .name("loopback-mcp-control".into())
         .spawn(move || serve_channel(&listener, &endpoint, &expected))?;
-    Ok(Channel { file })
+    Ok(Channel { file, _watcher: watcher })
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,9 +1,18 @@
-//! The control directories that killed servers left behind, removed by the next `serve`.
+//! The control directory of a `serve` that is gone: removed by a watcher process, or by the next
+//! `serve`.
 //!
-//! A `serve` stopped by a signal cannot remove its control directory: the project installs no
-//! signal handler. So each `serve`, once its own directory exists, looks through the temporary
-//! directory and removes every one that is provably stale, and nothing else. A directory is
-//! stale when all of these hold:
+//! A `serve` stopped by a signal cannot remove its control directory itself: the project installs
+//! no signal handler. Two things remove it instead:
+//!
+//! - **a watcher** ([`remove_when_gone`]): a `/bin/sh` started beside the server reads a pipe
+//!   whose other end only the server holds. However the server ends, a `kill -9` included, the
+//!   kernel closes that end, the read ends, and the watcher removes the control file and the
+//!   directory. It runs in a process group of its own, so neither a terminal's Ctrl-C nor a
+//!   shell's `kill %1`, sent to the server's group, reaches it;
+//! - **the sweep** ([`sweep`]), for a watcher that could not start or was killed itself: each
+//!   `serve`, once its own directory exists, looks through the temporary directory and removes
+//!   every one that is provably stale, and nothing else. A directory is stale when all of these
+//!   hold:
 //!
 //! - its name is a control directory's (`loopback-mcp-http-` and 16 hex digits), and it is a
 //!   directory, not a link;
@@ -13,8 +22,8 @@
 //!   `serve` always listens there; a port some other program took since keeps the directory for a
 //!   later sweep.
 //!
-//! Only that file and that directory are removed, each by its own path: nothing is followed and
-//! nothing is removed recursively. Every failure leaves the entry where it is.
+//! Both remove only that file and that directory, each by its own path: nothing is removed
+//! recursively. Every failure leaves the entry where it is.
 //!
 //! Not here: creating the directory (`control::open`).
 
@@ -22,7 +31,9 @@ use std::fs;
 use std::io::{self, Read};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
 use std::time::Duration;
 
 use loopback_mcp_http::json::{self, Value};
@@ -38,6 +49,26 @@ const ENTRIES_MAX: usize = 65_536;
 const FILE_BYTES_MAX: u64 = 4096;
 /// How long a connection to a stale port may take to be refused.
 const PROBE_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// What the watcher runs, with the directory as `$1`: wait for the end of its standard input,
+/// then remove the control file and the directory.
+const WATCHER_SCRIPT: &str = r#"cat > /dev/null; rm -f -- "$1/control"; rmdir -- "$1""#;
+
+/// Starts the watcher that removes `dir` once this process is gone (see the module docs). The
+/// pipe it returns must live as long as the server: dropping it removes the directory too.
+/// `None` when the watcher cannot start; the next `serve`'s sweep then removes the directory.
+pub fn remove_when_gone(dir: &Path) -> Option<ChildStdin> {
+    let mut watcher = Command::new("/bin/sh")
+        .args(["-c", WATCHER_SCRIPT, "loopback-mcp-http-watcher"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .ok()?;
+    watcher.stdin.take()
+}
 
 /// Removes the stale control directories under `temp` (see the module docs); `own` is the new
 /// server's directory, whose owner they must share. How many were removed.
