@@ -7,8 +7,10 @@
 //! - **a watcher** ([`remove_when_gone`]): a `/bin/sh` started beside the server reads a pipe
 //!   whose other end only the server holds. However the server ends, a `kill -9` included, the
 //!   kernel closes that end, the read ends, and the watcher removes the control file and the
-//!   directory. It runs in a process group of its own, so neither a terminal's Ctrl-C nor a
-//!   shell's `kill %1`, sent to the server's group, reaches it;
+//!   directory, but only after a read that ended cleanly, and only if the directory is still not
+//!   a link and still its user's. It runs in a process group of its own, so neither a terminal's
+//!   Ctrl-C nor a shell's `kill %1`, sent to the server's group, reaches it; a thread of the
+//!   server waits for it, so a watcher that ends early is never left a zombie;
 //! - **the sweep** ([`sweep`]), for a watcher that could not start or was killed itself: each
 //!   `serve`, once its own directory exists, looks through the temporary directory and removes
 //!   every one that is provably stale, and nothing else. A directory is stale when all of these
@@ -51,8 +53,13 @@ const FILE_BYTES_MAX: u64 = 4096;
 const PROBE_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// What the watcher runs, with the directory as `$1`: wait for the end of its standard input,
-/// then remove the control file and the directory.
-const WATCHER_SCRIPT: &str = r#"cat > /dev/null; rm -f -- "$1/control"; rmdir -- "$1""#;
+/// then, each step only if the one before succeeded, check that the directory is not a link and
+/// is the user's, and remove the control file and the directory. A `cat` that fails or is killed
+/// removes nothing: the directory stays for the sweep.
+const WATCHER_SCRIPT: &str =
+    r#"cat > /dev/null && [ ! -L "$1" ] && [ -O "$1" ] && rm -f -- "$1/control" && rmdir -- "$1""#;
+/// Where the watcher finds `cat`, `rm` and `rmdir`: the system's directories, not the caller's.
+const WATCHER_PATH: &str = "/usr/bin:/bin";
 
 /// Starts the watcher that removes `dir` once this process is gone (see the module docs). The
 /// pipe it returns must live as long as the server: dropping it removes the directory too.
@@ -61,13 +68,20 @@ pub fn remove_when_gone(dir: &Path) -> Option<ChildStdin> {
     let mut watcher = Command::new("/bin/sh")
         .args(["-c", WATCHER_SCRIPT, "loopback-mcp-http-watcher"])
         .arg(dir)
+        .env("PATH", WATCHER_PATH)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()
         .ok()?;
-    watcher.stdin.take()
+    let pipe = watcher.stdin.take();
+    // Reaps the watcher whenever it ends; without a thread the directory still goes, and a
+    // watcher that ended early stays a zombie until the server exits.
+    let _ = std::thread::Builder::new().name("control-watcher".into()).spawn(move || {
+        let _ = watcher.wait();
+    });
+    pipe
 }
 
 /// Removes the stale control directories under `temp` (see the module docs); `own` is the new
