@@ -80,6 +80,9 @@ def section(text, heading):
 def course_sections(text):
     """The headings of the sections the course runs, in order."""
     headings = re.findall(r"^## .*$", text, re.M)
+    missing = [h for h in SKIPPED if h not in headings]
+    if missing:
+        sys.exit(f"readme_walkthrough: no section {missing}: was it renamed?")
     first = headings.index(FIRST_SECTION)
     return [h for h in headings[first:] if h not in SKIPPED]
 
@@ -253,12 +256,20 @@ def type_into_bash(typed, tmpdir):
 
 
 def epilogue(found):
-    """A source run before the cleaning-up block: the `full` token, then the mode of the file
-    `serve --announce` wrote."""
+    """A source run before the cleaning-up block, once every server the course started is
+    stopped: the last token read, the mode of the file `serve --announce` wrote, the mode of the
+    directory it lies in, and how many control directories are left there after up to 5 s (each
+    server's watcher removes its own)."""
     announce = next((m.group(1) for source, _ in found for m in ANNOUNCE_FLAG.finditer(source)), None)
     if announce is None:
         sys.exit("readme_walkthrough: README starts serve without --announce")
-    return f'printf "%s\\n" "$TOKEN"; stat -c %a {announce}'
+    work = f'"$(dirname {announce})"'
+    left = f"find {work} -maxdepth 1 -name 'loopback-mcp-http-*'"
+    return (
+        f'printf "%s\\n" "$TOKEN"; stat -c %a {announce}; stat -c %a {work}\n'
+        f'for i in $(seq 50); do [ -z "$({left})" ] && break; sleep 0.1; done\n'
+        f"{left} | wc -l"
+    )
 
 
 def readable_by_others(path):
@@ -276,12 +287,17 @@ def readable_by_others(path):
 
 
 def check_tokens(printed):
-    """The announcement is 0600, and no file others can read holds the token."""
+    """The announcement is 0600 in a 0700 directory, no control directory is left in it, and no
+    file others can read holds the token."""
     lines = printed.rstrip("\n").split("\n")
-    if len(lines) != 2 or not lines[0]:
-        return [f"the epilogue printed {lines!r}, not the token and a mode"]
-    token, mode = lines
+    if len(lines) != 4 or not lines[0]:
+        return [f"the epilogue printed {lines!r}, not the token, two modes and a count"]
+    token, mode, work_mode, left = lines
     failures = [] if mode == "600" else [f"serve --announce wrote a file of mode {mode}, not 600"]
+    if work_mode != "700":
+        failures.append(f"the course's directory has mode {work_mode}, not 700")
+    if left.strip() != "0":
+        failures.append(f"{left.strip()} control directories outlived their servers")
     exposed = []
     for top in (tempfile.gettempdir(), ROOT):
         for folder, dirs, files in os.walk(top):
