@@ -28,7 +28,7 @@ use std::time::Instant;
 use crate::endpoint::modern::{self, Check, Mirrored};
 use crate::endpoint::tools::{self, Tool};
 use crate::endpoint::{Delivery, Rejection, Reply};
-use crate::http::chunked::{ChunkedDecoder, Decoded};
+use crate::http::chunked::request::{ChunkedDecoder, Decoded};
 use crate::http::connection::{
     Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request, Stage,
     Transport, drive,

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use loopback_mcp_http::http::chunked::ChunkedDecoder;
+use loopback_mcp_http::http::chunked::request::ChunkedDecoder;
 use loopback_mcp_http::http::connection::{
     Answered, Close, Connection, Departure, Handler, Happened, Io, Linger, LingerAction, Next,
     Refused, Request, Stage, Transport, drive,

@@ -6,7 +6,10 @@
 //! server_chunked.rs` sends the same cases to `serve --chunked` over a socket. Rows with a `C` id
 //! are the project's own.
 
-use loopback_mcp_http::http::chunked::{self, ChunkedDecoder, Decoded};
+use loopback_mcp_http::http::chunked::{
+    self,
+    request::{ChunkedDecoder, Decoded},
+};
 use loopback_mcp_http::http::{ChunkedError, RequestErrorKind};
 use loopback_mcp_http::limits::Limits;
 

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{Verdict, assert_split_invariant, cat, parse_once, rep};
-use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
+use loopback_mcp_http::http::chunked::request::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::writer::{ResponseWriter, WriteErrorKind};
 use loopback_mcp_http::http::{Parsed, ResponseErrorKind, ResponseParser, Status};
 use loopback_mcp_http::json::{self, JsonErrorKind};

@@ -10,7 +10,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::http::ChunkedErrorKind;
-use loopback_mcp_http::http::chunked::{ChunkBudget, ChunkReader, NextChunk};
+use loopback_mcp_http::http::chunked::response::{ChunkBudget, ChunkReader, NextChunk};
 use loopback_mcp_http::limits::{Limits, PRIMING_EVENT_BYTES_MAX, RESPONSE_HEAD_BYTES_RESERVE};
 
 /// Small budgets, so the fuzzer reaches every one of them.

@@ -13,7 +13,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
+use loopback_mcp_http::http::chunked::request::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::{ChunkedError, ChunkedErrorKind};
 use loopback_mcp_http::limits::Limits;
 

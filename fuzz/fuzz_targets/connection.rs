@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
+use loopback_mcp_http::http::chunked::request::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::connection::{
     Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request, Stage,
     Transport, drive,

@@ -439,7 +439,7 @@ const ATTACKS: [Step; 52] = [
 mod tests {
     use super::*;
     use crate::cli::case::Key;
-    use loopback_mcp_http::http::chunked::{ChunkedDecoder, Decoded};
+    use loopback_mcp_http::http::chunked::request::{ChunkedDecoder, Decoded};
     use loopback_mcp_http::http::{BodyFraming, Parsed, RequestParser, TransferCodings};
     use loopback_mcp_http::limits::Limits;
 

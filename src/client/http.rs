@@ -25,7 +25,10 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Instant;
 use std::{fmt, mem, str};
 
-use crate::http::chunked::{self, ChunkBudget, ChunkReader, NextChunk};
+use crate::http::chunked::{
+    self,
+    response::{ChunkBudget, ChunkReader, NextChunk},
+};
 use crate::http::{ChunkedError, Parsed, ResponseError, ResponseFraming, ResponseParser};
 use crate::limits::Limits;
 

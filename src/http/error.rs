@@ -74,8 +74,8 @@ impl HeadErrorKind {
 }
 
 /// What is wrong with a chunked body (RFC 9112 §7.1): a request's, decoded by
-/// [`ChunkedDecoder`](super::chunked::ChunkedDecoder), or a response's, read by
-/// [`ChunkReader`](super::chunked::ChunkReader). Every kind is one class of mistake with its own
+/// [`ChunkedDecoder`](super::chunked::request::ChunkedDecoder), or a response's, read by
+/// [`ChunkReader`](super::chunked::response::ChunkReader). Every kind is one class of mistake with its own
 /// public code; the byte offsets are counted from the body's first byte, and from the message's
 /// first byte once wrapped into a request or response error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

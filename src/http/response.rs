@@ -1,6 +1,6 @@
 //! The client's strict response parser: status line, header section, and the framing of the
 //! body, which is read here when it has a Content-Length and by
-//! [`ChunkReader`](super::chunked::ChunkReader) when it is chunked.
+//! [`ChunkReader`](super::chunked::response::ChunkReader) when it is chunked.
 //!
 //! Like the request parser it is incremental and sans-IO: [`ResponseParser::parse`] takes every
 //! byte received so far for one response and answers "need more" or "complete, `len` bytes". A
@@ -65,7 +65,7 @@ pub enum ResponseFraming {
     Length,
     /// By the chunked coding (`Transfer-Encoding: chunked`): the response's `len` ends with its
     /// head, and the chunks that follow are read with
-    /// [`ChunkReader`](super::chunked::ChunkReader).
+    /// [`ChunkReader`](super::chunked::response::ChunkReader).
     Chunked,
 }
 

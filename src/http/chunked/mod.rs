@@ -13,9 +13,9 @@
 //!
 //! Three parts:
 //!
-//! - [`request`]: [`ChunkedDecoder`], the strict decoder of request bodies under
+//! - [`request`]: [`ChunkedDecoder`](request::ChunkedDecoder), the strict decoder of request bodies under
 //!   `serve --chunked`, which decodes in place, and its verdict table;
-//! - [`response`]: [`ChunkReader`], the strict reader of response bodies that hands out one chunk
+//! - [`response`]: [`ChunkReader`](response::ChunkReader), the strict reader of response bodies that hands out one chunk
 //!   at a time, for the client;
 //! - [`encode`], here: the chunked body the client sends.
 //!
@@ -29,9 +29,6 @@
 mod line;
 pub mod request;
 pub mod response;
-
-pub use request::{ChunkedDecoder, Decoded};
-pub use response::{ChunkBudget, ChunkReader, NextChunk};
 
 /// Appends `chunks` as a chunked body: each non-empty chunk as its size in lower-case hex, CRLF,
 /// its bytes and CRLF; then the last chunk and the empty line (no extensions, no trailers). An

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::http::chunked::{ChunkedDecoder, Decoded};
+use crate::http::chunked::request::{ChunkedDecoder, Decoded};
 use crate::http::error::RequestError;
 use crate::http::framing::{BodyFraming, TransferCodings};
 use crate::http::request::{Accepted, RequestHead, RequestParser};
