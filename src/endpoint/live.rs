@@ -483,8 +483,9 @@ impl SlowCall {
                 }
                 let mut body = SseBody::new(host.limits());
                 if events.deliver_more(StreamRef::Post(*post), &mut body).is_none() {
-                    // A message this response owed was dropped: it writes nothing more, and
-                    // the client's resumption is refused as evicted. The work goes on.
+                    // A message this response owed was dropped, or the log forgot the stream:
+                    // it writes nothing more, and the client's resumption is refused as
+                    // evicted. The work goes on.
                     self.detached = true;
                 }
                 drop(events);
@@ -550,7 +551,8 @@ impl Tail {
         let live = events.is_live(self.stream);
         drop(events);
         let bytes = body.finish().unwrap_or_default();
-        // A message it owed was dropped: it ends here, and a resumption is refused as evicted.
+        // A message it owed was dropped, or the log forgot the stream: it ends here, and a
+        // resumption is refused as evicted.
         let Some(written) = written else {
             return Step::End(bytes);
         };

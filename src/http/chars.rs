@@ -150,8 +150,8 @@ pub fn ascii_str(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).unwrap_or_default()
 }
 
-/// Appends `b` to `out` as visible ASCII: CR, LF, HTAB and the backslash as `\\r`, `\\n`, `\\t`
-/// and `\\\\`, every other byte outside `%x20-7E` as `\\xHH`, the rest as itself. A line shown this
+/// Appends `b` to `out` as visible ASCII: CR, LF, HTAB and the backslash as `\r`, `\n`, `\t`
+/// and `\\`, every other byte outside `%x20-7E` as `\xHH`, the rest as itself. A line shown this
 /// way tells a bare LF from a CRLF, and no byte can move the terminal's cursor.
 pub fn escape_into(b: u8, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";

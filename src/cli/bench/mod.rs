@@ -36,6 +36,8 @@
 //! The parts: `plan` (the command line, the routes, the target), `link` (one load connection and
 //! what counts as a correct answer), `report` (what the connections measured, and the line),
 //! `histogram`, `closed` (the closed loop), `rate` (the open loop) and `codec`.
+//!
+//! Not here: the overload probe (`super::overload`), and any pass or fail on a speed.
 
 mod closed;
 mod codec;

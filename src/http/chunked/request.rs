@@ -60,7 +60,7 @@
 //! §6.5.1 forbids sending those as trailers, and a server that merged one would let it override
 //! what was checked.
 //!
-//! Not here: the chunk-size line's grammar (the parent module's scanner) and response bodies
+//! Not here: the chunk-size line's grammar (the scanner in `line`) and response bodies
 //! ([`super::response`]).
 
 use super::line::{LineBudget, LineStep, SizeLine, SizeRoom};

@@ -21,7 +21,7 @@
 //! | `0\r\nX: 1\r\n\r\n` | `trailer_section_not_empty` | only the empty trailer section: this project's server writes none, and a trailer this client dropped unread could not say anything |
 //! | `0\r\n\n`, `0\r\n\rX` | `chunk_bare_lf`, `chunk_bare_cr` | CRLF only |
 //!
-//! Not here: the chunk-size line's grammar (the parent module's scanner) and request bodies
+//! Not here: the chunk-size line's grammar (the scanner in `line`) and request bodies
 //! ([`super::request`]).
 
 use std::ops::Range;
