@@ -59,7 +59,7 @@ pub(super) fn load(target: &Target, plan: &Plan) -> Result<(Value, Option<String
 
 /// One connection's closed loop. A failed operation drops the connection and, for the session
 /// routes, the session too (it may have expired or been ended): the next operation starts over.
-pub(super) fn drive(
+fn drive(
     address: SocketAddr,
     token: &str,
     route: Route,

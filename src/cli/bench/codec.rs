@@ -17,7 +17,7 @@ use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::sse::{self, Event};
 
 /// Nanoseconds per call of `f`, over enough calls to take about `budget`.
-pub(super) fn time_per_op(budget: Duration, mut f: impl FnMut()) -> f64 {
+fn time_per_op(budget: Duration, mut f: impl FnMut()) -> f64 {
     let mut calls = 1u64;
     loop {
         let began = Instant::now();
@@ -34,7 +34,7 @@ pub(super) fn time_per_op(budget: Duration, mut f: impl FnMut()) -> f64 {
 
 /// An `initialize` as a typical client sends it, with a few capabilities: the JSON the codec
 /// benchmark decodes.
-pub(super) fn typical_initialize() -> Value {
+fn typical_initialize() -> Value {
     let capabilities =
         object([("roots", object([("listChanged", true.into())])), ("sampling", object([]))]);
     let params = members([

@@ -19,7 +19,7 @@ use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 use loopback_mcp_http::sse;
 
 /// The name of `bench`'s own load threads: outside [`SERVER_THREADS`].
-pub(super) const LOAD_THREAD: &str = "bench-load";
+const LOAD_THREAD: &str = "bench-load";
 
 /// Starts one load thread, named outside the server's names.
 pub(super) fn spawn_load<T: Send + 'static>(
@@ -29,19 +29,19 @@ pub(super) fn spawn_load<T: Send + 'static>(
 }
 
 /// A session id as long as this server's, for `raw-ping`: sent, never looked up.
-pub(super) const PLACEHOLDER_SESSION: &str = "000000000000000000000000000000000000000000000000";
+const PLACEHOLDER_SESSION: &str = "000000000000000000000000000000000000000000000000";
 
 /// One load connection: where it goes, with which token, over which kept-alive connection, in
 /// which session.
 pub(super) struct Link<'t> {
-    pub(super) address: SocketAddr,
-    pub(super) host: String,
-    pub(super) token: &'t str,
+    address: SocketAddr,
+    host: String,
+    token: &'t str,
     pub(super) conn: Option<HttpConnection>,
-    pub(super) session: Option<String>,
+    session: Option<String>,
     /// Each request's latency goes to the tally (the closed loop); at a rate, the caller times
     /// the operation from its due time instead.
-    pub(super) time_requests: bool,
+    time_requests: bool,
 }
 
 impl<'t> Link<'t> {
@@ -78,7 +78,7 @@ impl<'t> Link<'t> {
 
     /// Sends one request on the kept-alive connection (opening one if needed). Its latency is
     /// recorded only when `valid` accepts the response: errors never count as fast answers.
-    pub(super) fn timed(
+    fn timed(
         &mut self,
         spec: &RequestSpec,
         tally: &mut Tally,
@@ -122,12 +122,12 @@ impl<'t> Link<'t> {
         Some(response)
     }
 
-    pub(super) fn post(&self, session: Option<&str>, message: &Value) -> RequestSpec {
+    fn post(&self, session: Option<&str>, message: &Value) -> RequestSpec {
         RequestSpec::mcp_post(&self.host, self.token, session, json::encode(message).as_bytes())
     }
 
     /// initialize + initialized; the session id.
-    pub(super) fn open_session(&mut self, tally: &mut Tally) -> Option<String> {
+    fn open_session(&mut self, tally: &mut Tally) -> Option<String> {
         let init = self.post(None, &requests::initialize_current(&Id::from(0), CLIENT));
         let response = self.timed(&init, tally, |r| r.status == 200)?;
         let session = response.field_str("mcp-session-id")?.to_owned();
@@ -137,7 +137,7 @@ impl<'t> Link<'t> {
     }
 
     /// One ping (a JSON reply) or resources/list (an event stream) with this id.
-    pub(super) fn call(&mut self, session: &str, route: Route, id: i64, tally: &mut Tally) -> bool {
+    fn call(&mut self, session: &str, route: Route, id: i64, tally: &mut Tally) -> bool {
         let message = match route {
             Route::Ping => requests::ping(&id.into()),
             _ => requests::list_resources(&id.into()),
@@ -151,13 +151,13 @@ impl<'t> Link<'t> {
     }
 
     /// The ping of a session, without one: any 200 JSON result will do.
-    pub(super) fn raw_ping(&mut self, id: i64, tally: &mut Tally) -> bool {
+    fn raw_ping(&mut self, id: i64, tally: &mut Tally) -> bool {
         let request = self.post(Some(PLACEHOLDER_SESSION), &requests::ping(&id.into()));
         self.timed(&request, tally, json_result).is_some()
     }
 
     /// initialize then DELETE of the new session: one operation, two timed requests.
-    pub(super) fn initialize_and_delete(&mut self, id: i64, tally: &mut Tally) -> bool {
+    fn initialize_and_delete(&mut self, id: i64, tally: &mut Tally) -> bool {
         let init = self.post(None, &requests::initialize_current(&id.into(), CLIENT));
         let Some(response) = self.timed(&init, tally, |r| json_reply_with_id(r, id)) else {
             return false;
@@ -171,7 +171,7 @@ impl<'t> Link<'t> {
 }
 
 /// A 200 JSON reply with a `result`, whatever its id.
-pub(super) fn json_result(response: &ClientResponse) -> bool {
+fn json_result(response: &ClientResponse) -> bool {
     response.status == 200
         && content_type_is(response, "application/json")
         && json::decode(&response.body, Limits::DEFAULT.json_depth_max)
@@ -179,27 +179,26 @@ pub(super) fn json_result(response: &ClientResponse) -> bool {
 }
 
 /// Who `initialize` says the load generator is.
-pub(super) const CLIENT: ClientInfo<'static> =
-    ClientInfo { name: "loopback-mcp-http-bench", version: "1" };
+const CLIENT: ClientInfo<'static> = ClientInfo { name: "loopback-mcp-http-bench", version: "1" };
 
-pub(super) fn content_type_is(response: &ClientResponse, expected: &str) -> bool {
+fn content_type_is(response: &ClientResponse, expected: &str) -> bool {
     response.field_str("content-type") == Some(expected)
 }
 
 /// The id of a JSON-RPC response body.
-pub(super) fn id_of(body: &[u8]) -> Option<i64> {
+fn id_of(body: &[u8]) -> Option<i64> {
     json::decode(body, Limits::DEFAULT.json_depth_max).ok()?.get("id")?.as_number()?.as_i64()
 }
 
 /// A 200 JSON reply to request `id`.
-pub(super) fn json_reply_with_id(response: &ClientResponse, id: i64) -> bool {
+fn json_reply_with_id(response: &ClientResponse, id: i64) -> bool {
     response.status == 200
         && content_type_is(response, "application/json")
         && id_of(&response.body) == Some(id)
 }
 
 /// A 200 event stream whose first event answers request `id`.
-pub(super) fn event_reply_with_id(response: &ClientResponse, id: i64) -> bool {
+fn event_reply_with_id(response: &ClientResponse, id: i64) -> bool {
     response.status == 200
         && content_type_is(response, "text/event-stream")
         && sse::parse_stream(&response.body, &Limits::DEFAULT)

@@ -43,7 +43,7 @@ impl Route {
 }
 
 /// The most operations per second `--rate` offers.
-pub(super) const RATE_MAX: u64 = 100_000;
+const RATE_MAX: u64 = 100_000;
 
 /// What the command line asked for.
 pub(super) struct Plan {

@@ -40,31 +40,31 @@ use loopback_mcp_http::client::http::HttpConnection;
 use loopback_mcp_http::json::{Object, Value};
 
 /// The warm-up before the measured seconds of `--rate`.
-pub(super) const WARMUP: Duration = Duration::from_secs(1);
+const WARMUP: Duration = Duration::from_secs(1);
 /// The prefix of the server's thread names (`server::spawn`), as `/proc` shows them.
-pub(super) const SERVER_THREADS: &str = "loopback-mcp-";
+const SERVER_THREADS: &str = "loopback-mcp-";
 
 /// When each operation of an open loop is due, from its start: operation g (over all
 /// connections) at g/rate seconds, connection `index` taking every `connections`-th from
 /// `index` on; the warm-up before `warmup`, the measured operations until `end`.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Schedule {
-    pub(super) rate: u64,
-    pub(super) connections: u64,
-    pub(super) warmup: Duration,
-    pub(super) end: Duration,
+struct Schedule {
+    rate: u64,
+    connections: u64,
+    warmup: Duration,
+    end: Duration,
 }
 
 impl Schedule {
     /// When operation `k` of connection `index` is due.
-    pub(super) fn due(&self, index: u64, k: u64) -> Duration {
+    fn due(&self, index: u64, k: u64) -> Duration {
         let g = u128::from(k) * u128::from(self.connections) + u128::from(index);
         let ns = g * 1_000_000_000 / u128::from(self.rate);
         Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
     }
 
     /// How many operations, over all connections, are due in `[from, to)`.
-    pub(super) fn due_between(&self, from: Duration, to: Duration) -> u64 {
+    fn due_between(&self, from: Duration, to: Duration) -> u64 {
         // Operation g is due at floor(g * 1e9 / rate) ns, which is at least t ns exactly when
         // g >= ceil(t * rate / 1e9): the first operation due at or after t.
         let first_at = |t: Duration| (t.as_nanos() * u128::from(self.rate)).div_ceil(1_000_000_000);
@@ -74,21 +74,21 @@ impl Schedule {
 
 /// What one connection measured at a rate.
 #[derive(Default)]
-pub(super) struct Paced {
+struct Paced {
     /// Operations due in the warm-up: their failures count, nothing else.
-    pub(super) warm: Tally,
+    warm: Tally,
     /// Operations due in the measured seconds; latency from each one's due time.
-    pub(super) measured: Tally,
+    measured: Tally,
     /// Measured operations sent.
-    pub(super) sent: u64,
+    sent: u64,
     /// Measured operations sent after their due time (the previous one was still out).
-    pub(super) late: u64,
+    late: u64,
     /// The connection, kept open until the server's CPU time is read.
-    pub(super) conn: Option<HttpConnection>,
+    conn: Option<HttpConnection>,
 }
 
 /// One connection's open loop: every operation at its due time, or at once when it is late.
-pub(super) fn drive_at_rate(
+fn drive_at_rate(
     address: SocketAddr,
     token: &str,
     route: Route,
@@ -172,15 +172,15 @@ pub(super) fn load_at_rate(
 }
 
 /// The sums of an open loop's connections.
-pub(super) struct RateReport {
-    pub(super) route: Route,
-    pub(super) connections: usize,
-    pub(super) rate: u64,
-    pub(super) schedule: Schedule,
-    pub(super) warm: Tally,
-    pub(super) measured: Tally,
-    pub(super) sent: u64,
-    pub(super) late: u64,
+struct RateReport {
+    route: Route,
+    connections: usize,
+    rate: u64,
+    schedule: Schedule,
+    warm: Tally,
+    measured: Tally,
+    sent: u64,
+    late: u64,
 }
 
 impl RateReport {
@@ -218,11 +218,7 @@ impl RateReport {
         all.failure(allow_503)
     }
 
-    pub(super) fn line(
-        &self,
-        cpu: Option<&ServerCpu>,
-        spent: Option<Result<Ticks, String>>,
-    ) -> Value {
+    fn line(&self, cpu: Option<&ServerCpu>, spent: Option<Result<Ticks, String>>) -> Value {
         let seconds = (self.schedule.end - self.schedule.warmup).as_secs_f64();
         let offered = self.schedule.due_between(self.schedule.warmup, self.schedule.end);
         let measured = &self.measured;
@@ -260,7 +256,7 @@ impl RateReport {
 }
 
 /// The server's CPU time per operation, from the ticks it spent over `operations`.
-pub(super) fn insert_cpu(line: &mut Object, ticks: Ticks, operations: u64) {
+fn insert_cpu(line: &mut Object, ticks: Ticks, operations: u64) {
     let (hz, read) = clock_ticks_per_second();
     line.insert("clock_ticks_per_second".into(), Value::from(hz));
     if !read {
@@ -276,13 +272,13 @@ pub(super) fn insert_cpu(line: &mut Object, ticks: Ticks, operations: u64) {
 
 /// CPU time in clock ticks, user and system.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Ticks {
-    pub(super) user: u64,
-    pub(super) system: u64,
+struct Ticks {
+    user: u64,
+    system: u64,
 }
 
 impl Ticks {
-    pub(super) fn since(self, before: Ticks) -> Ticks {
+    fn since(self, before: Ticks) -> Ticks {
         Ticks {
             user: self.user.saturating_sub(before.user),
             system: self.system.saturating_sub(before.system),
@@ -291,7 +287,7 @@ impl Ticks {
 }
 
 /// Whose CPU time is the server's.
-pub(super) enum ServerCpu {
+enum ServerCpu {
     /// The threads of this process named like the server's.
     OwnThreads,
     /// A whole process.
@@ -299,7 +295,7 @@ pub(super) enum ServerCpu {
 }
 
 impl ServerCpu {
-    pub(super) fn describe(&self) -> String {
+    fn describe(&self) -> String {
         match self {
             ServerCpu::OwnThreads => format!("threads {SERVER_THREADS}* of this process"),
             ServerCpu::Process(pid) => format!("pid {pid}"),
@@ -307,7 +303,7 @@ impl ServerCpu {
     }
 
     /// The CPU time spent so far.
-    pub(super) fn read(&self) -> Result<Ticks, String> {
+    fn read(&self) -> Result<Ticks, String> {
         let stat = |path: &str| -> Result<String, String> {
             fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
         };
@@ -343,7 +339,7 @@ impl ServerCpu {
 /// The name (`comm`) and the CPU time of a `/proc/.../stat` line: `PID (COMM) STATE ...`, with
 /// `utime` and `stime` its 14th and 15th fields. The name may hold spaces and parentheses, so
 /// it runs from the first `(` to the last `)`.
-pub(super) fn parse_stat(line: &str) -> Option<(&str, Ticks)> {
+fn parse_stat(line: &str) -> Option<(&str, Ticks)> {
     let open = line.find('(')?;
     let close = line.rfind(')')?;
     let comm = line.get(open + 1..close)?;
@@ -355,7 +351,7 @@ pub(super) fn parse_stat(line: &str) -> Option<(&str, Ticks)> {
 }
 
 /// Clock ticks per second from `getconf CLK_TCK`, and whether it answered (else 100).
-pub(super) fn clock_ticks_per_second() -> (u64, bool) {
+fn clock_ticks_per_second() -> (u64, bool) {
     let read = Command::new("getconf")
         .arg("CLK_TCK")
         .output()
