@@ -69,17 +69,23 @@ import time
 HEAD_MAX = 64 * 1024
 
 
-def read_head(sock, buf):
-    """Reads until CRLF CRLF; returns (head, rest) or (None, buf) at EOF."""
-    while b"\r\n\r\n" not in buf:
+def read_until(sock, buf, end_mark):
+    """Reads until `end_mark`; returns (what came before it with the mark, rest), or (None, buf) at
+    EOF or past HEAD_MAX bytes without it."""
+    while end_mark not in buf:
         if len(buf) > HEAD_MAX:
             return None, buf
         chunk = sock.recv(65536)
         if not chunk:
             return None, buf
         buf += chunk
-    end = buf.index(b"\r\n\r\n") + 4
+    end = buf.index(end_mark) + len(end_mark)
     return buf[:end], buf[end:]
+
+
+def read_head(sock, buf):
+    """Reads until CRLF CRLF; returns (head, rest) or (None, buf) at EOF."""
+    return read_until(sock, buf, b"\r\n\r\n")
 
 
 def read_exact(sock, buf, n):
@@ -97,15 +103,7 @@ def is_chunked(head):
 
 def read_line(sock, buf):
     """Reads until CRLF; returns (line with its CRLF, rest) or (None, buf) at EOF."""
-    while b"\r\n" not in buf:
-        if len(buf) > HEAD_MAX:
-            return None, buf
-        chunk = sock.recv(65536)
-        if not chunk:
-            return None, buf
-        buf += chunk
-    end = buf.index(b"\r\n") + 2
-    return buf[:end], buf[end:]
+    return read_until(sock, buf, b"\r\n")
 
 
 class Watching:
