@@ -107,7 +107,8 @@ impl Script<'_> {
                 let bytes = write.bytes();
                 let line = bytes.split(|&b| b == b'\r').next().unwrap_or_default();
                 let line = String::from_utf8_lossy(line);
-                format!("write {line:?} {} by {}", bytes.len(), ms(write.deadline()))
+                let last = if write.closes() { " last" } else { "" };
+                format!("write {line:?} {} by {}{last}", bytes.len(), ms(write.deadline()))
             }
             Stage::Stream(produce) if produce.detached() => "produce detached".into(),
             Stage::Stream(_) => "produce".into(),
@@ -136,6 +137,9 @@ impl Transport for Peer<'_, '_> {
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
         self.0.borrow_mut().write(bytes, deadline)
     }
+
+    // The stage's description says which write is the last.
+    fn closing(&mut self) {}
 
     fn pause(&mut self, _until: Instant) {
         let mut script = self.0.borrow_mut();
@@ -470,7 +474,7 @@ fn an_error_on_the_second_request_closes_and_the_bytes_after_it_are_never_read()
             "dispatch GET /mcp body 0 keep",
             "write \"HTTP/1.1 200 OK\" 40 by 2000",
             "admit refused bare_lf",
-            "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
+            "write \"HTTP/1.1 400 Bad Request\" 66 by 2000 last",
             "close polite",
         ],
     );
@@ -491,7 +495,7 @@ fn a_refused_head_gets_its_reply_and_a_polite_close_without_100_continue() {
         &[
             &read_by(5000),
             "admit POST /mcp",
-            "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
+            "write \"HTTP/1.1 400 Bad Request\" 66 by 2000 last",
             "close polite",
         ],
     );
@@ -732,7 +736,7 @@ fn a_malformed_chunked_body_is_refused_and_nothing_after_it_is_interpreted() {
         &read_by(5000),
         "admit POST /mcp",
         "admit refused chunk_size_byte",
-        "write \"HTTP/1.1 400 Bad Request\" 66 by 2000",
+        "write \"HTTP/1.1 400 Bad Request\" 66 by 2000 last",
         "close polite",
     ];
     assert_eq!(seen, expected);
@@ -927,7 +931,7 @@ fn an_open_stream_writes_each_chunk_as_it_is_produced_and_its_end_before_the_nex
         (
             // A stream that must close: its end is written, then the connection closes politely.
             &[(2, Ev::End { close: true }), (3, Ev::WroteAll)],
-            &["write \"0\" 5 by 2002", "close polite"],
+            &["write \"0\" 5 by 2002 last", "close polite"],
         ),
         (
             // A chunk written in parts: each write again waits at most the write timeout.
@@ -948,7 +952,7 @@ fn a_quiet_stream_reads_until_its_next_step_so_a_close_is_seen_at_once() {
         (
             // The watch ends at its time: the handler produces again.
             &[(2, Ev::Wait(500)), (500, Ev::Timeout), (500, Ev::End { close: true })],
-            &[&watch, "produce", "write \"0\" 5 by 2500"],
+            &[&watch, "produce", "write \"0\" 5 by 2500 last"],
         ),
         (
             // The peer closes while the stream is quiet: the handler stops the work.

@@ -183,6 +183,8 @@ struct Run<'i> {
     state: &'static str,
     /// The bytes lent to the machine and not written yet.
     owed: Vec<u8>,
+    /// The driver said the connection's last bytes are being written: nothing is read after.
+    closing: bool,
     stream: Option<Open>,
     /// The last read or write asked: which, in what state, by when.
     last_wait: Option<(Wait, &'static str, Instant)>,
@@ -235,6 +237,7 @@ impl Run<'_> {
     }
 
     fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
+        assert!(!self.closing, "a read after the connection's last write was announced");
         let left = self.conversation.len() - self.sent;
         let n = match self.step() {
             None | Some(Step::Leave) => {
@@ -633,6 +636,11 @@ impl Transport for Peer<'_, '_> {
     fn pause(&mut self, until: Instant) {
         self.0.borrow_mut().pause(until);
     }
+    fn closing(&mut self) {
+        let mut run = self.0.borrow_mut();
+        assert!(run.state.starts_with("writing"), "a last write announced while {}", run.state);
+        run.closing = true;
+    }
 }
 
 impl Handler for Side<'_, '_> {
@@ -697,6 +705,7 @@ fn converse(
         left_stream: false,
         state: "",
         owed: Vec::new(),
+        closing: false,
         stream: None,
         last_wait: None,
         handler_now: t0,

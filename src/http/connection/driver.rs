@@ -38,6 +38,10 @@ pub trait Transport {
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io;
     /// Waits until `until` (or less), reading and writing nothing.
     fn pause(&mut self, until: Instant);
+    /// The write that follows is of the connection's last bytes: once they are out, the
+    /// connection ends. Said before every write of them (a server's pool may count the worker as
+    /// about to be free from here on).
+    fn closing(&mut self);
 }
 
 /// How a request was answered.
@@ -142,6 +146,9 @@ pub fn drive<H: Handler>(
                 moved(io, Happened::Received)
             }
             Stage::Write(write) => {
+                if write.closes() {
+                    transport.closing();
+                }
                 let io = transport.write(write.bytes(), write.deadline());
                 now = transport.now();
                 match io {

@@ -140,6 +140,16 @@ enum Then<R> {
     Close(Close),
 }
 
+impl<R> Then<R> {
+    /// The connection ends after this write.
+    fn closes(&self) -> bool {
+        match self {
+            Then::Close(_) => true,
+            Then::AwaitBody { .. } | Then::NextRequest { .. } | Then::Stream(_) => false,
+        }
+    }
+}
+
 /// One connection's lifecycle. See the module docs. `R` is what the handler decides when it
 /// admits a head (the server's route), handed back with the request it admitted.
 #[derive(Debug)]
@@ -263,8 +273,9 @@ impl<R: Copy> Connection<R> {
             State::Admitting(accepted) => Stage::Admit(Admit { connection: self, accepted }),
             State::Refusing(refused) => Stage::Refuse(Refuse { connection: self, refused }),
             State::Dispatching(request) => Stage::Dispatch(Dispatch { connection: self, request }),
-            State::Writing { write_deadline, .. } => {
-                Stage::Write(Write { connection: self, deadline: write_deadline })
+            State::Writing { write_deadline, then, .. } => {
+                let closes = then.closes();
+                Stage::Write(Write { connection: self, deadline: write_deadline, closes })
             }
             State::Closed(how) => Stage::Closed(how),
         }
@@ -700,12 +711,18 @@ fn request_view<'c, R>(connection: &'c Connection<R>, request: &Admitted<R>) -> 
 pub struct Write<'c, R> {
     connection: &'c mut Connection<R>,
     deadline: Instant,
+    closes: bool,
 }
 
 impl<R: Copy> Write<'_, R> {
     /// Wait no later than this.
     pub fn deadline(&self) -> Instant {
         self.deadline
+    }
+
+    /// These are the connection's last bytes: once they are out, it ends.
+    pub fn closes(&self) -> bool {
+        self.closes
     }
 
     /// What is still to be written.
