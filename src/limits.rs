@@ -219,6 +219,11 @@ budgets! {
     /// threads, each serving one connection at a time. One connection more: 503 with
     /// `Retry-After: 1`, answered at once.
     requests_in_processing_max: count 64, at most WORKERS_CEILING;
+    /// With every worker busy, the longest a new connection waits for a worker that is writing
+    /// its connection's last response (reckoned from the latest such write's start) before its
+    /// 503: the client that read that response may reconnect before the worker gives its place
+    /// back. A pool busy with anything else refuses at once.
+    closing_worker_wait: duration 100 ms, at most DURATION_CEILING;
     /// The longest wait for one socket read once a request has begun (its first byte arrived):
     /// a read that waits longer ends the connection, with nothing dispatched. Before a request's
     /// first byte, the idle timeout governs instead.

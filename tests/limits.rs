@@ -489,7 +489,7 @@ enum Edge {
 
 /// Every budget and the test of its edge. A budget added to the table without a row here fails
 /// `every_budget_has_an_edge_test`, which names it.
-const EDGES: [(&str, Edge); 51] = {
+const EDGES: [(&str, Edge); 52] = {
     use Edge::{Paces, Test};
     const LIMITS: &str = "tests/limits.rs";
     const CONNECTION: &str = "tests/connection.rs";
@@ -556,6 +556,13 @@ const EDGES: [(&str, Edge); 51] = {
             Test(
                 "tests/server_transport.rs",
                 "when_every_worker_is_busy_new_connections_get_a_readable_503",
+            ),
+        ),
+        (
+            "closing_worker_wait",
+            Test(
+                "src/server/pool.rs",
+                "an_offer_waits_only_for_a_closing_taker_and_only_until_the_wait_ends",
             ),
         ),
         (

@@ -1,10 +1,10 @@
 //! A client that reconnects as soon as it has read a closing answer, against a small pool: the
-//! worker that wrote that answer gives its place back before anything else, so the reconnection
-//! is taken, not refused.
+//! worker that wrote that answer told the pool before its last write, so the reconnection waits
+//! for that worker's place (a bounded wait) and is taken, not refused, even when the worker is
+//! preempted between its last write and giving its place back.
 //!
-//! In a test binary of its own: the place is given back a few instructions after the answer's
-//! last write returns, and a worker preempted exactly there for a whole exchange (two cores
-//! shared with a test flooding sixty-four workers, say) could still be counted busy.
+//! In a test binary of its own, so that the 2 000 exchanges do not share two cores with the
+//! suite's floods of sixty-four workers and take longer than they need.
 
 mod common;
 

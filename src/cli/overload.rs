@@ -6,8 +6,9 @@
 //! document on a fresh connection. A probe is *answered* when a complete response arrives (200,
 //! or 503 with `Connection: close`), a *reset* when the connection is reset before that, a
 //! *silent close* when it ends without a response, a *timeout* when nothing arrives within the
-//! client's I/O timeout. Then the idle connections are closed and one more probe, 100 ms later,
-//! shows whether the server has recovered. One JSON line of counts and times; loopback only.
+//! client's I/O timeout. Then the idle connections are closed and one more probe,
+//! 100 ms<!-- not a limit --> later, shows whether the server has recovered. One JSON line of
+//! counts and times; loopback only.
 //!
 //! Measurements, never assertions: nothing here decides pass or fail.
 

@@ -51,19 +51,21 @@ pub type SpareConnection = Connection<Route>;
 /// Serves every request of one connection, then closes it, or returns it when it ends politely
 /// (its last response written) so that it can linger. The connection runs in `spare`'s buffers
 /// when there are some (renewed: nothing of the previous connection is read again), and leaves
-/// its own there for the next one.
+/// its own there for the next one. `closing` is called before each write of the last response.
 pub fn serve(
     stream: TcpStream,
     endpoint: &Endpoint,
     fill_random: &mut FillRandom<'_>,
     spare: &mut Option<SpareConnection>,
     watch: Option<&Watch>,
+    closing: &mut dyn FnMut(),
 ) -> Option<TcpStream> {
     // Small responses must not wait for the peer's delayed ACK (Nagle).
     let _ = stream.set_nodelay(true);
     let limits = *endpoint.limits();
     let accepted = Instant::now();
-    let mut socket = Socket { stream, read_timeout: None, write_timeout: None, clock: accepted };
+    let (read_timeout, write_timeout) = (None, None);
+    let mut socket = Socket { stream, read_timeout, write_timeout, clock: accepted, closing };
     let codings = endpoint.request_codings();
     let mut connection = match spare.take() {
         Some(mut kept) => {
@@ -305,7 +307,7 @@ fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, Rejection> {
 }
 
 /// The client socket, with the timeouts it has now.
-struct Socket {
+struct Socket<'c> {
     stream: TcpStream,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
@@ -313,6 +315,8 @@ struct Socket {
     /// (the time left before a deadline is reckoned from it, so it is at most one step of pure
     /// computation old), or this socket's own, after a wait a signal interrupted.
     clock: Instant,
+    /// Called before each write of the connection's last response (the worker tells its pool).
+    closing: &'c mut dyn FnMut(),
 }
 
 /// Which way a socket operation goes, and so which of its timeouts bounds the wait.
@@ -322,7 +326,7 @@ enum Way {
     Write,
 }
 
-impl Socket {
+impl Socket<'_> {
     /// One read or write (`operation`) that waits until `deadline` at most: the socket's timeout
     /// for that way is set to the time left when it is not close enough already, and a wait a
     /// signal interrupted is tried again.
@@ -361,7 +365,7 @@ impl Socket {
     }
 }
 
-impl Transport for Socket {
+impl Transport for Socket<'_> {
     fn now(&mut self) -> Instant {
         self.clock = Instant::now();
         self.clock
@@ -373,6 +377,10 @@ impl Transport for Socket {
 
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
         self.within(Way::Write, deadline, |stream| stream.write(bytes))
+    }
+
+    fn closing(&mut self) {
+        (self.closing)();
     }
 
     fn pause(&mut self, until: Instant) {

@@ -15,9 +15,13 @@
 //! place in the pool until its connection's last response is written (or the connection is
 //! dropped); only then does the acceptor count it free, and only then does the worker hand the
 //! connection to the lingering set. So a connection that arrives while every worker is busy, one of
-//! them still writing a last response to a peer that does not read, gets its 503 at once instead of
-//! waiting behind that write; and a client that reconnects as soon as it has read a last response
-//! is never refused for a worker that is only waiting for the set's lock.
+//! them still writing answers to a peer that does not read, gets its 503 instead of waiting
+//! behind those writes: at once, or after the bounded wait below when a worker is at its last
+//! response. A client that reconnects as soon as it has read a last response
+//! is never refused for the worker that wrote it: the worker tells the pool before it writes its
+//! connection's last bytes, and a connection that finds every place held waits for such a worker
+//! (at most 100 ms<!-- limit: closing_worker_wait --> after the latest last write began; see
+//! `server::pool`) instead of being refused. Only then is a 503 written.
 //!
 //! A lingering connection has its write half shut, and the sweeper drains what the peer still
 //! sends, with non-blocking reads on every lingering socket every
@@ -243,7 +247,8 @@ impl BoundServer {
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let limits = config.limits;
         let overloaded = Overloaded::new(&limits);
-        let workers = Arc::new(Handoff::new(limits.requests_in_processing_max));
+        let workers =
+            Arc::new(Handoff::new(limits.requests_in_processing_max, limits.closing_worker_wait));
         let lingering = Arc::new(LingerSet::new(&limits));
         let stopping = Arc::new(AtomicBool::new(false));
         // Threads already started end when their hand-off closes: a server that could not
@@ -260,7 +265,9 @@ impl BoundServer {
             let worker = move || {
                 // The worker's connection buffers, kept from one connection to the next.
                 let mut spare = None;
-                let serve = |s| serve_one(s, &endpoint, &mut spare, watch.as_deref());
+                let serve = |s, closing: &mut dyn FnMut()| {
+                    serve_one(s, &endpoint, &mut spare, watch.as_deref(), closing)
+                };
                 run_worker(&handoff, serve, |done| lingering.add(done, Instant::now()))
             };
             spawn("worker", worker).map_err(abandon)?;
@@ -291,18 +298,26 @@ pub fn fill_os_random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
     getrandom::fill(buf).map_err(|e| RandomUnavailable { os_error: e.raw_os_error() })
 }
 
-/// A worker: serves one connection after another. It gives its place back once `serve` has
-/// returned, that is once the connection's last response is written, and only then lets go of a
-/// connection that `serve` returned (hands it to the lingering set): a client that reads its
-/// last response and reconnects at once finds the place free, whatever that hand-off waits for.
+/// A worker: serves one connection after another. `serve` calls its second argument before each
+/// write of the connection's last response, and the worker tells the hand-off so once: a client
+/// that reads that response and reconnects at once may wait (a bounded time) for this place
+/// rather than be refused. The worker gives its place back once `serve` has returned, that is
+/// once the last response is written, and only then lets go of a connection that `serve`
+/// returned (hands it to the lingering set), whatever that hand-off waits for.
 fn run_worker<T, L>(
     handoff: &Handoff<T>,
-    mut serve: impl FnMut(T) -> Option<L>,
+    mut serve: impl FnMut(T, &mut dyn FnMut()) -> Option<L>,
     mut let_go: impl FnMut(L),
 ) {
     while let Some(stream) = handoff.take() {
-        let done = serve(stream);
-        handoff.finished();
+        let mut closing = false;
+        let done = serve(stream, &mut || {
+            if !closing {
+                closing = true;
+                handoff.closing(Instant::now());
+            }
+        });
+        handoff.finished(closing);
         if let Some(done) = done {
             let_go(done);
         }
@@ -316,11 +331,12 @@ fn serve_one(
     endpoint: &Endpoint,
     spare: &mut Option<connection::SpareConnection>,
     watch: Option<&Watch>,
+    closing: &mut dyn FnMut(),
 ) -> Option<TcpStream> {
     // The endpoint's own panics are already answered 500; this keeps the worker alive through any
     // other one (the connection is dropped, and so are its buffers: the next one starts afresh).
     let served = panic::catch_unwind(AssertUnwindSafe(|| {
-        connection::serve(stream, endpoint, &mut fill_os_random, spare, watch)
+        connection::serve(stream, endpoint, &mut fill_os_random, spare, watch, closing)
     }));
     served.unwrap_or_else(|_| {
         *spare = None;
@@ -418,7 +434,7 @@ mod tests {
 
     #[test]
     fn a_worker_gives_its_place_back_before_it_lets_go_of_its_connection() {
-        let handoff = Arc::new(Handoff::new(1));
+        let handoff = Arc::new(Handoff::new(1, Duration::ZERO));
         let (letting_go_tx, letting_go) = mpsc::channel();
         let (release, release_rx) = mpsc::channel::<()>();
         let worker = {
@@ -429,7 +445,7 @@ mod tests {
                     letting_go_tx.send(connection).unwrap();
                     release_rx.recv().unwrap();
                 };
-                run_worker(&handoff, Some, let_go)
+                run_worker(&handoff, |connection, _: &mut dyn FnMut()| Some(connection), let_go)
             })
         };
         assert_eq!(handoff.offer(1), Ok(()));
@@ -445,14 +461,14 @@ mod tests {
 
     #[test]
     fn a_worker_holds_its_place_until_its_connection_is_done_with() {
-        let handoff = Arc::new(Handoff::new(1));
+        let handoff = Arc::new(Handoff::new(1, Duration::from_secs(60)));
         let (inside_tx, inside) = mpsc::channel();
         let (finish, finish_rx) = mpsc::channel::<()>();
         let worker = {
             let handoff = Arc::clone(&handoff);
             thread::spawn(move || {
-                let serve = |connection: u32| {
-                    // Still serving: writing its last response to a peer that does not read, say.
+                let serve = |connection: u32, _: &mut dyn FnMut()| {
+                    // Still serving, and not yet at its last response: a long request, say.
                     inside_tx.send(connection).unwrap();
                     finish_rx.recv().unwrap();
                     None::<()>
@@ -462,8 +478,9 @@ mod tests {
         };
         assert_eq!(handoff.offer(1), Ok(()));
         assert_eq!(inside.recv(), Ok(1));
-        // A connection arriving now finds no free worker: it is refused at once (the acceptor's
-        // 503), never queued behind the busy one.
+        // A connection arriving now finds no free worker, and none closing: it is refused at
+        // once (the acceptor's 503), never queued behind the busy one, however long the wait
+        // for a closing worker would be.
         assert_eq!(handoff.offer(2), Err(2));
         finish.send(()).unwrap();
         // Once `serve` returned, the place is free again: the next connection is taken.
@@ -480,5 +497,43 @@ mod tests {
         finish.send(()).unwrap();
         handoff.close();
         worker.join().unwrap();
+    }
+
+    #[test]
+    fn a_reconnect_waits_for_a_worker_writing_its_last_response_and_is_taken() {
+        let handoff = Arc::new(Handoff::new(1, Duration::from_secs(60)));
+        let (closing_tx, closing) = mpsc::channel();
+        let (finish, finish_rx) = mpsc::channel::<()>();
+        let worker = {
+            let handoff = Arc::clone(&handoff);
+            thread::spawn(move || {
+                let serve = |connection: u32, last_write: &mut dyn FnMut()| {
+                    // Its last response is going out; said before each write of it.
+                    last_write();
+                    last_write();
+                    closing_tx.send(connection).unwrap();
+                    // Preempted here: the client has its answer, the place is not back yet.
+                    finish_rx.recv().unwrap();
+                    None::<()>
+                };
+                run_worker(&handoff, serve, |()| {})
+            })
+        };
+        assert_eq!(handoff.offer(1), Ok(()));
+        assert_eq!(closing.recv(), Ok(1));
+        let release = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            finish.send(()).unwrap();
+            finish
+        });
+        // The reconnect waits for the place instead of being refused, and is taken.
+        assert_eq!(handoff.offer(2), Ok(()));
+        let finish = release.join().unwrap();
+        assert_eq!(closing.recv(), Ok(2));
+        finish.send(()).unwrap();
+        handoff.close();
+        worker.join().unwrap();
+        // Each connection said "closing" twice and counted once.
+        assert_eq!(handoff.counts(), (0, 0));
     }
 }
