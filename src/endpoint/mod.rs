@@ -916,12 +916,23 @@ fn route(head: &RequestHead<'_>) -> Result<Route, Rejection> {
             http::Method::Post => Ok(Route::McpPost),
             http::Method::Get => Ok(Route::McpGet),
             http::Method::Delete => Ok(Route::McpDelete),
-            _ => Err(Rejection::MethodNotAllowed { allow: MCP_ALLOW }),
+            http::Method::Head
+            | http::Method::Put
+            | http::Method::Connect
+            | http::Method::Options
+            | http::Method::Trace
+            | http::Method::Patch => Err(Rejection::MethodNotAllowed { allow: MCP_ALLOW }),
         },
         metadata::PATH_FOR_MCP | metadata::PATH_ROOT => match head.method {
             // HEAD is answered like GET, without content (the shell frames it).
             http::Method::Get | http::Method::Head => Ok(Route::Metadata),
-            _ => Err(Rejection::MethodNotAllowed { allow: METADATA_ALLOW }),
+            http::Method::Post
+            | http::Method::Put
+            | http::Method::Delete
+            | http::Method::Connect
+            | http::Method::Options
+            | http::Method::Trace
+            | http::Method::Patch => Err(Rejection::MethodNotAllowed { allow: METADATA_ALLOW }),
         },
         // Asterisk-form: the server as a whole (RFC 9110 §9.3.7), which the parser admits for
         // OPTIONS only.
