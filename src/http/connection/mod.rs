@@ -33,8 +33,8 @@
 //! combinations are not asserted and then survived, they do not compile.
 //!
 //! [`drive`] is the loop, the only one in the crate and the only code that steps a machine: it
-//! carries out each stage through a [`Transport`] (reads and writes with a deadline, and the clock)
-//! and a [`Handler`] (admit a head, answer a request). The server's socket loop,
+//! carries out each stage through a [`Transport`] (reads and writes with a deadline, the clock, and
+//! word that the connection's last bytes are going out) and a [`Handler`] (admit a head, answer a request). The server's socket loop,
 //! `inspect connection`, the `connection` fuzz target and the fake-clock tests are four pairs of
 //! those traits.
 //!
