@@ -298,11 +298,7 @@ fn mirroring(input: &[u8], limits: &Limits) -> Report {
         Ok(Message::Request { id, method, params }) => {
             mirrored_request(&head, &id, &method, &params)
         }
-        // The server compares no header of a notification: there is nothing to judge.
-        Ok(Message::Notification { .. }) => Report {
-            accepted: false,
-            value: object([("code", "not_a_request".into()), ("verdict", "refused".into())]),
-        },
+        Ok(Message::Notification { method, .. }) => mirrored_notification(&head, &method),
         Ok(Message::Response { .. }) => refused_early(&Rejection::UnsolicitedResponse, None),
     }
 }
@@ -341,6 +337,21 @@ fn mirrored_request(head: &RequestHead<'_>, id: &Id, method: &str, params: &Obje
     match failure {
         Some((rejection, checked)) => server_refuses(&rejection, Some(id), checked, members),
         None => {
+            members.insert("verdict".into(), "agrees".into());
+            Report { accepted: true, value: Value::Object(members) }
+        }
+    }
+}
+
+/// The one check of a notification: its `Mcp-Method`, before the token.
+fn mirrored_notification(head: &RequestHead<'_>, method: &str) -> Report {
+    let checks = modern::notification_checks(head, method);
+    let mut members = Object::new();
+    let shown = checks.iter().map(|c| check_value(head, c, Checked::BeforeAuthentication));
+    members.insert("checks".into(), Value::Array(shown.collect()));
+    match modern::first_failure(&checks) {
+        Err(rejection) => server_refuses(&rejection, None, Checked::BeforeAuthentication, members),
+        Ok(()) => {
             members.insert("verdict".into(), "agrees".into());
             Report { accepted: true, value: Value::Object(members) }
         }
@@ -687,8 +698,8 @@ mod tests {
                 r#"{"code":"bytes_after_body","offset":52,"verdict":"refused"}"#,
             ),
             (
-                b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}",
-                r#"{"code":"not_a_request","verdict":"refused"}"#,
+                b"POST /mcp HTTP/1.1\r\nHost: a\r\nMcp-Method: tools/list\r\nContent-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}",
+                r#"{"checks":[{"body":"notifications/x","checked":"before_authentication","header":"Mcp-Method","sent":["tools/list"],"verdict":"header_body_mismatch"}],"code":"header_mismatch","server_would_answer":{"body":{"error":{"code":-32020,"data":{"header":"Mcp-Method","reason":"header_body_mismatch"},"message":"header_mismatch"},"jsonrpc":"2.0"},"checked":"before_authentication","status":400},"verdict":"refused"}"#,
             ),
             (
                 b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 36\r\n\r\n{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{}}",
@@ -698,6 +709,13 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(run(Subject::Mirroring, input), (false, expected.to_owned()), "{input:?}");
         }
+        let agrees = b"POST /mcp HTTP/1.1\r\nHost: a\r\nMcp-Method: notifications/x\r\nContent-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}";
+        let expected = r#"{"checks":[{"body":"notifications/x","checked":"before_authentication","header":"Mcp-Method","sent":["notifications/x"],"verdict":"agrees"}],"verdict":"agrees"}"#;
+        assert_eq!(run(Subject::Mirroring, agrees), (true, expected.to_owned()));
+        // A notification POST need not carry the field at all: nothing to compare.
+        let unnamed = b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}";
+        let expected = r#"{"checks":[],"verdict":"agrees"}"#;
+        assert_eq!(run(Subject::Mirroring, unnamed), (true, expected.to_owned()));
     }
 
     /// The steps of a conversation, one compact line each: the event, then what comes next.

@@ -94,6 +94,68 @@ type Fields<'a> = Vec<(&'a str, &'a str)>;
 const TENANT: &[(&str, &str)] = &[("Mcp-Name", "tenant_documents"), ("Mcp-Param-Tenant", "acme")];
 
 #[test]
+fn a_notification_posts_mcp_method_if_any_must_agree_before_the_token() {
+    let t = server(MODERN);
+    let body = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+    let version = ("MCP-Protocol-Version", MODERN);
+    let named = ("Mcp-Method", "notifications/cancelled");
+    // (token, fields after the version, status, JSON-RPC code, public code, the error's data)
+    type Case<'a> = (Option<Role>, Fields<'a>, u16, i64, &'a str, &'a str);
+    let cases: [Case; 7] = [
+        (Some(Role::Full), vec![named], 202, 0, "", ""),
+        // Header requirements for notification POSTs are not defined by the revision: none is
+        // required, but one that is sent must agree.
+        (Some(Role::Full), vec![], 202, 0, "", ""),
+        (
+            Some(Role::Full),
+            vec![("Mcp-Method", "notifications/initialized")],
+            400,
+            -32020,
+            "header_mismatch",
+            r#"{"header":"Mcp-Method","reason":"header_body_mismatch"}"#,
+        ),
+        (
+            Some(Role::Full),
+            vec![named, named],
+            400,
+            -32020,
+            "header_mismatch",
+            r#"{"header":"Mcp-Method","reason":"header_repeated"}"#,
+        ),
+        // Without a token, a header that disagrees is still what is refused, as for a request:
+        // the comparison reads only what was sent.
+        (
+            None,
+            vec![("Mcp-Method", "tools/list")],
+            400,
+            -32020,
+            "header_mismatch",
+            r#"{"header":"Mcp-Method","reason":"header_body_mismatch"}"#,
+        ),
+        (None, vec![named], 401, -32000, "missing_credentials", ""),
+        (None, vec![], 401, -32000, "missing_credentials", ""),
+    ];
+    for (row, (role, extra, status, code, public, data)) in cases.into_iter().enumerate() {
+        let fields = [&[version][..], &extra].concat();
+        let response = post(&t, role, body, &fields);
+        assert_eq!(response.status, status, "row {row}");
+        assert!(response.field("mcp-session-id").is_none(), "row {row}");
+        if status == 202 {
+            assert_eq!(response.body, b"", "row {row}");
+            continue;
+        }
+        let message = last_message(&response);
+        let error = message.get("error").unwrap();
+        let got_code = error.get("code").and_then(Value::as_number).and_then(|n| n.as_i64());
+        assert_eq!(got_code, Some(code), "row {row}");
+        assert_eq!(error.get("message").and_then(Value::as_str), Some(public), "row {row}");
+        assert_eq!(message.get("id"), None, "row {row}: a notification has no id to carry");
+        let got_data = error.get("data").map(json::encode).unwrap_or_default();
+        assert_eq!(got_data, data, "row {row}");
+    }
+}
+
+#[test]
 fn each_mirrored_header_must_agree_with_the_body() {
     let t = server(MODERN);
     let call = |args: &str| format!(r#""arguments":{args},"name":"tenant_documents""#);

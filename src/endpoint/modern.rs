@@ -17,6 +17,14 @@
 //!
 //! A header with `2026-07-28` over `_meta` saying `v999` therefore gets `-32020`, not `-32022`.
 //!
+//! A notification POST meets one check, before the token: a `Mcp-Method` that is there agrees
+//! with its method (400, `-32020`, with no id: a notification has none), since an intermediary
+//! that routes on the field routes notifications too. One that is not there is not required: the
+//! transport page requires the field on requests and says that header requirements for
+//! notification POSTs are not defined by this revision, and the TypeScript SDK sends its
+//! `notifications/cancelled` without one. Then the notification is accepted (202) and ignored:
+//! this revision defines no client notification over HTTP.
+//!
 //! **Where the mirrored headers are compared, and why.** Steps 1 to 3 read only the request
 //! itself, so they run before the token: a peer without credentials learns nothing it did not
 //! send (which versions the server speaks is public, as `server/discover` says). The
@@ -79,11 +87,12 @@ pub(super) fn post(
             request(endpoint, policy, head, (&id, &method, &params), clock)
                 .unwrap_or_else(|rejection| rejection.reply_to(Some(&id), url).into())
         }
-        // This revision defines no client notification over HTTP: one is accepted and ignored,
-        // once its sender is known.
-        Message::Notification { .. } => {
+        // This revision defines no client notification over HTTP: one whose `Mcp-Method` agrees
+        // is accepted and ignored, once its sender is known.
+        Message::Notification { method, .. } => {
             let connect = requirement_of(Access::Connect);
-            Endpoint::authenticate(policy, head, clock, connect)
+            first_failure(&notification_checks(head, &method))
+                .and_then(|()| Endpoint::authenticate(policy, head, clock, connect))
                 .and_then(|principal| Endpoint::authorize(policy, principal, connect))
                 .map_or_else(|r| r.reply(url), |()| Reply::empty(Status::Accepted))
                 .into()
@@ -200,6 +209,17 @@ pub fn standard_checks<'r>(
     checks
         .extend(named.map(|named| Check::of(head, MirroredHeader::Name, Mirrored::Member(named))));
     checks
+}
+
+/// The check of a notification's POST: a `Mcp-Method` that is there agrees with its method (see
+/// the module docs on why one that is not there is not required). A notification has no `_meta`
+/// to check, and no id for the error to carry.
+pub fn notification_checks<'r>(head: &RequestHead<'_>, method: &'r str) -> Vec<Check<'r>> {
+    let header = MirroredHeader::Method;
+    match head.fields.get(&field_name(header)) {
+        Some(_) => vec![Check::of(head, header, Mirrored::Text(method))],
+        None => Vec::new(),
+    }
 }
 
 /// Step 6's checks of a `tools/call` to `tool`: every `Mcp-Param-{Name}` its schema asks for,

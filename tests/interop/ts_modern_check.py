@@ -43,7 +43,8 @@ Streams that stay open, against `serve --protocol-versions 2026-07-28 --stream-k
   list changed (1 changes so far)", and the SDK's notifications/tools/list_changed handler runs
   exactly once, its `_meta` naming the listen's id (the SDK's `listen:0`); close() ends it as
   'local' and sends one notifications/cancelled (202; with MCP-Protocol-Version and no
-  Mcp-* field, since a notification is not a request); on the wire the listen is one POST
+  Mcp-* field, which the revision does not require of a notification POST), and the SDK reports
+  no transport error; on the wire the listen is one POST
   answered 200 whose stream carries exactly the acknowledgement, then the list change, both
   tagged `listen:0`, and no response (the client closed it); serve's `stats` then shows no listen
   and no stream open, one tool list change, and the two count_slowly calls finished, none
@@ -200,6 +201,11 @@ def judge_listen(label, observed, log):
         observed.get("steps", {}).get("close", {}).get("ok") and observed.get("closed") == "local",
         f"{observed.get('steps', {}).get('close')} {observed.get('closed')}",
     )
+    checks.check(
+        f"{label}: the SDK reported no transport error",
+        observed.get("transport_errors") == [],
+        str(observed.get("transport_errors")),
+    )
     record = stream_of(log, "subscriptions/listen") or {}
     tagged = [(e["method"], e["subscription"]) for e in record.get("events") or [] if e["method"] or e["response"]]
     checks.check(
@@ -225,8 +231,9 @@ def judge_listen(label, observed, log):
         and [r["status"] for r in log if r["rpc"] == "notifications/cancelled"] == [202],
         str([(r["rpc"], r["status"]) for r in log]),
     )
-    # Mcp-Method is required on every request; a notification is not one, and this SDK sends its
-    # notifications/cancelled with the version field alone (the server accepts and ignores it).
+    # This SDK sends its notifications/cancelled with the version field alone. The revision
+    # defines no header requirement for a notification POST, so the server accepts and ignores
+    # it; one whose Mcp-Method disagreed with its body would be refused (server_modern.rs).
     cancelled = [(r["version"], r["mcp_fields"]) for r in log if r["rpc"] == "notifications/cancelled"]
     checks.check(
         f"{label}: that notifications/cancelled carries MCP-Protocol-Version {wire.MODERN} and no Mcp-* field",
