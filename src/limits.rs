@@ -217,7 +217,7 @@ budgets! {
     sse_stream_events_max: count 64, at most COUNT_CEILING;
     /// The workers: requests being processed at once. The server runs exactly this many worker
     /// threads, each serving one connection at a time. One connection more: 503 with
-    /// `Retry-After: 1`, answered at once.
+    /// `Retry-After: 1`, answered at once (or after `closing_worker_wait`).
     requests_in_processing_max: count 64, at most WORKERS_CEILING;
     /// With every worker busy, the longest a new connection waits for a worker that is writing
     /// its connection's last response (reckoned from the latest such write's start) before its

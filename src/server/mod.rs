@@ -60,7 +60,7 @@
 //!
 //! `tests/server_transport.rs` checks what the design promises: silent connections never delay
 //! another client's 503, a full lingering set closes its oldest socket and still answers a new
-//! refusal, and probes that arrive behind stalled final writes are refused at once.
+//! refusal, and probes that arrive behind stalled writes are refused at once.
 
 mod connection;
 pub mod fixture;
