@@ -459,23 +459,36 @@ mod tests {
         worker.join().unwrap();
     }
 
+    /// A worker whose `serve` says it is at its connection's last write (twice, as before each
+    /// write of it) when `at_last_write`, then reports the connection and waits until told to
+    /// finish: preempted, or writing to a peer that does not read, as far as the pool can tell.
+    fn parked_worker(
+        handoff: &Arc<Handoff<u32>>,
+        at_last_write: bool,
+    ) -> (mpsc::Receiver<u32>, mpsc::Sender<()>, JoinHandle<()>) {
+        let (inside_tx, inside) = mpsc::channel();
+        let (finish, finish_rx) = mpsc::channel::<()>();
+        let handoff = Arc::clone(handoff);
+        let worker = thread::spawn(move || {
+            let serve = |connection: u32, last_write: &mut dyn FnMut()| {
+                if at_last_write {
+                    last_write();
+                    last_write();
+                }
+                inside_tx.send(connection).unwrap();
+                finish_rx.recv().unwrap();
+                None::<()>
+            };
+            run_worker(&handoff, serve, |()| {})
+        });
+        (inside, finish, worker)
+    }
+
     #[test]
     fn a_worker_holds_its_place_until_its_connection_is_done_with() {
         let handoff = Arc::new(Handoff::new(1, Duration::from_secs(60)));
-        let (inside_tx, inside) = mpsc::channel();
-        let (finish, finish_rx) = mpsc::channel::<()>();
-        let worker = {
-            let handoff = Arc::clone(&handoff);
-            thread::spawn(move || {
-                let serve = |connection: u32, _: &mut dyn FnMut()| {
-                    // Still serving, and not yet at its last response: a long request, say.
-                    inside_tx.send(connection).unwrap();
-                    finish_rx.recv().unwrap();
-                    None::<()>
-                };
-                run_worker(&handoff, serve, |()| {})
-            })
-        };
+        // Still serving, and not yet at its last response: a long request, say.
+        let (inside, finish, worker) = parked_worker(&handoff, false);
         assert_eq!(handoff.offer(1), Ok(()));
         assert_eq!(inside.recv(), Ok(1));
         // A connection arriving now finds no free worker, and none closing: it is refused at
@@ -502,25 +515,10 @@ mod tests {
     #[test]
     fn a_reconnect_waits_for_a_worker_writing_its_last_response_and_is_taken() {
         let handoff = Arc::new(Handoff::new(1, Duration::from_secs(60)));
-        let (closing_tx, closing) = mpsc::channel();
-        let (finish, finish_rx) = mpsc::channel::<()>();
-        let worker = {
-            let handoff = Arc::clone(&handoff);
-            thread::spawn(move || {
-                let serve = |connection: u32, last_write: &mut dyn FnMut()| {
-                    // Its last response is going out; said before each write of it.
-                    last_write();
-                    last_write();
-                    closing_tx.send(connection).unwrap();
-                    // Preempted here: the client has its answer, the place is not back yet.
-                    finish_rx.recv().unwrap();
-                    None::<()>
-                };
-                run_worker(&handoff, serve, |()| {})
-            })
-        };
+        // Preempted after its last write: the client has its answer, the place is not back yet.
+        let (inside, finish, worker) = parked_worker(&handoff, true);
         assert_eq!(handoff.offer(1), Ok(()));
-        assert_eq!(closing.recv(), Ok(1));
+        assert_eq!(inside.recv(), Ok(1));
         let release = thread::spawn(move || {
             thread::sleep(Duration::from_millis(20));
             finish.send(()).unwrap();
@@ -529,7 +527,7 @@ mod tests {
         // The reconnect waits for the place instead of being refused, and is taken.
         assert_eq!(handoff.offer(2), Ok(()));
         let finish = release.join().unwrap();
-        assert_eq!(closing.recv(), Ok(2));
+        assert_eq!(inside.recv(), Ok(2));
         finish.send(()).unwrap();
         handoff.close();
         worker.join().unwrap();
