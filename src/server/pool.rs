@@ -42,6 +42,8 @@ struct HandoffState<T> {
     closing: usize,
     /// While `closing` is not zero: the latest start of such a write plus the wait.
     closing_until: Option<Instant>,
+    /// Offers waiting for a place: `finished` wakes one (and signals only when there is one).
+    offers_waiting: usize,
     pending: VecDeque<T>,
     closed: bool,
 }
@@ -81,6 +83,7 @@ impl<T> Handoff<T> {
             busy: 0,
             closing: 0,
             closing_until: None,
+            offers_waiting: 0,
             pending: VecDeque::new(),
             closed: false,
         };
@@ -102,8 +105,10 @@ impl<T> Handoff<T> {
                 Decision::Take => break,
                 Decision::Refuse => return Err(stream),
                 Decision::WaitUntil(until) => {
+                    state.offers_waiting += 1;
                     let waited = self.freed.wait_timeout(state, until.duration_since(now));
                     state = waited.unwrap_or_else(PoisonError::into_inner).0;
+                    state.offers_waiting -= 1;
                 }
             }
         }
@@ -153,8 +158,12 @@ impl<T> Handoff<T> {
                 state.closing_until = None;
             }
         }
+        // A signal is a system call: a connection's end pays for one only when an offer waits.
+        let wake = state.offers_waiting > 0;
         drop(state);
-        self.freed.notify_one();
+        if wake {
+            self.freed.notify_one();
+        }
     }
 
     /// The places held, and of those the closing ones.
@@ -205,6 +214,7 @@ mod tests {
                 busy,
                 closing,
                 closing_until,
+                offers_waiting: 0,
                 pending: (0..pending).collect(),
                 closed,
             };
