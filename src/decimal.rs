@@ -34,6 +34,73 @@ pub(crate) fn parse_u64(bytes: &[u8]) -> Option<u64> {
     }
 }
 
+/// The exponent beyond which a JSON number's digits cannot matter any more: every `i64` has at
+/// most 19 digits, so a larger exponent only says the number is too large (or, negative, that
+/// it has a fraction), and reading it further would only risk overflow.
+const EXPONENT_CAP: i64 = 1_000_000;
+
+/// The integer a JSON number's text (RFC 8259: `-? int frac? exp?`) stands for, compared as a
+/// number: `2`, `2.0`, `2e0`, `20e-1` and `0.2e1` are all 2; `2.5`, `2e-1` and anything outside
+/// an `i64` are no integer. `None` for text that is not a JSON number.
+pub(crate) fn json_integer(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    let (negative, rest) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    let exp_at = rest.iter().position(|b| matches!(b, b'e' | b'E')).unwrap_or(rest.len());
+    let (mantissa, exponent) = rest.split_at(exp_at);
+    let (whole, fraction) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(at) if at + 1 < mantissa.len() => (&mantissa[..at], &mantissa[at + 1..]),
+        Some(_) => return None,
+        None => (mantissa, &mantissa[mantissa.len()..]),
+    };
+    let digits = |part: &[u8]| part.iter().all(u8::is_ascii_digit);
+    if whole.is_empty() || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let exponent = match exponent.split_first() {
+        None => 0,
+        Some((_, exp)) => json_exponent(exp)?,
+    };
+    // The significant digits (leading and trailing zeros apart), and the decimal point's place
+    // counted from the first of them.
+    let all = || whole.iter().chain(fraction);
+    let Some(leading) = all().position(|&d| d != b'0') else {
+        return Some(0);
+    };
+    let trailing = all().rev().position(|&d| d != b'0').unwrap_or(0);
+    let count = whole.len() + fraction.len() - leading - trailing;
+    let point = i64::try_from(whole.len()).ok()? - i64::try_from(leading).ok()? + exponent;
+    let count = i64::try_from(count).ok()?;
+    // A significant digit after the point is a fraction; more than 19 digits before it are
+    // beyond an `i64`.
+    if point < count || point > 19 {
+        return None;
+    }
+    let significant = all().skip(leading).take(whole.len() + fraction.len() - leading - trailing);
+    let mut magnitude = significant.fold(0i128, |n, d| n * 10 + i128::from(d - b'0'));
+    for _ in count..point {
+        magnitude *= 10;
+    }
+    i64::try_from(if negative { -magnitude } else { magnitude }).ok()
+}
+
+/// A JSON exponent's `[+-]? 1*DIGIT`, its magnitude capped at [`EXPONENT_CAP`].
+fn json_exponent(exp: &[u8]) -> Option<i64> {
+    let (sign, digits) = match exp.split_first() {
+        Some((b'-', rest)) => (-1, rest),
+        Some((b'+', rest)) => (1, rest),
+        _ => (1, exp),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let magnitude =
+        digits.iter().fold(0i64, |n, &d| (n * 10 + i64::from(d - b'0')).min(EXPONENT_CAP));
+    Some(sign * magnitude)
+}
+
 /// The decimal digits of `n`, written at the end of `buf`.
 fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
@@ -101,6 +168,39 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(parse(input.as_bytes()), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn json_numbers_are_integers_by_value_not_by_spelling() {
+        let cases: [(&str, Option<i64>); 24] = [
+            ("1", Some(1)),
+            ("1e0", Some(1)),
+            ("1E+0", Some(1)),
+            ("10e-1", Some(1)),
+            ("0.1e1", Some(1)),
+            ("100e-2", Some(1)),
+            ("1.000", Some(1)),
+            ("-0", Some(0)),
+            ("0e999999999999999999999", Some(0)),
+            ("-2.0e1", Some(-20)),
+            ("1e18", Some(1_000_000_000_000_000_000)),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("9.223372036854775807e18", Some(i64::MAX)),
+            ("9223372036854775808", None),
+            ("1e19", None),
+            ("1e400", None),
+            ("1e-1", None),
+            ("2.5", None),
+            ("15e-1", None),
+            ("1.", None),
+            ("e1", None),
+            ("1e", None),
+            ("0x10", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(json_integer(text), expected, "{text}");
         }
     }
 

@@ -388,7 +388,7 @@ fn check_value(head: &RequestHead<'_>, check: &Check<'_>, checked: Checked) -> V
 /// is [`mirror::compare`]'s).
 fn sentinel_text(line: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(line).ok()?;
-    mirror::decode_sentinel(mirror::sentinel_payload(text)?).ok()
+    mirror::decode_sentinel(mirror::sentinel_payload(text)?.ok()?).ok()
 }
 
 /// A refusal the server answers, made `checked`: `members`, the public code, the status and body

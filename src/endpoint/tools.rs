@@ -308,16 +308,10 @@ pub fn tenant_documents(arguments: &Object, caller_tenant: &str) -> Result<Strin
     Ok(text)
 }
 
-/// A non-negative JSON number that is whole, written as an integer or with a fraction of zeros
-/// (`2`, `2.0`), as the `Mcp-Param` comparison reads it.
+/// A non-negative JSON number that is whole, however it is spelled (`2`, `2.0`, `2e0`), as the
+/// `Mcp-Param` comparison reads it.
 fn whole_number(number: &Number) -> Option<u64> {
-    let mut text = String::new();
-    number.write_to(&mut text);
-    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
-    if !fraction.bytes().all(|b| b == b'0') {
-        return None;
-    }
-    Number::parse(whole).and_then(|n| n.as_u64())
+    number.as_whole().and_then(|n| u64::try_from(n).ok())
 }
 
 #[cfg(test)]

@@ -15,14 +15,15 @@
 //!   by the field list the caller reads them from;
 //! - a header that appears twice, or whose value holds a byte outside visible ASCII, space and
 //!   tab, is malformed;
-//! - on `Mcp-Name` and `Mcp-Param-{Name}` ([`Encoding::Sentinel`]), a value of the form
-//!   `=?base64?…?=` is decoded first, strictly ([`decode_sentinel`]): the standard alphabet,
+//! - on `Mcp-Name` and `Mcp-Param-{Name}` ([`Encoding::Sentinel`]), a value of the sentinel's
+//!   shape (it starts with `=?base64?` and ends with `?=`) is decoded first, strictly
+//!   ([`decode_sentinel`]): the standard alphabet,
 //!   padding to a multiple of four and nowhere else, zero bits after the last byte, and UTF-8
 //!   after decoding. A malformed sentinel is refused, never read as a literal, so a plain value
 //!   shaped like the sentinel cannot match the same text in the body;
 //! - a text body value must equal the decoded header exactly; an integer one matches the header's
-//!   decimal integer numerically (`2` matches `2` and `2.0`, not `2.5`); a boolean matches
-//!   `true` or `false`;
+//!   decimal integer numerically, however the body spells it (`2` matches `2`, `2.0`, `2e0` and
+//!   `20e-1`, not `2.5`), as the specification asks; a boolean matches `true` or `false`;
 //! - a body value that is absent or `null` needs no header, and a header whose body value is
 //!   absent (or of another type) is a mismatch.
 //!
@@ -35,6 +36,7 @@
 use std::borrow::Cow;
 
 use super::fields::Occurrence;
+use crate::decimal;
 
 /// The sentinel's opening.
 const SENTINEL_START: &str = "=?base64?";
@@ -132,18 +134,25 @@ pub fn compare(
     if agrees(&said, body)? { Ok(()) } else { Err(MirrorError::Mismatch) }
 }
 
-/// The header's text: the sentinel's payload when it has that form, the text itself otherwise.
+/// The header's text: the sentinel's payload decoded when it has that shape, the text itself
+/// otherwise.
 fn decoded(text: &str) -> Result<Cow<'_, str>, MirrorError> {
     match sentinel_payload(text) {
-        Some(payload) => decode_sentinel(payload).map(Cow::Owned),
+        Some(payload) => decode_sentinel(payload?).map(Cow::Owned),
         None => Ok(Cow::Borrowed(text)),
     }
 }
 
-/// The base64 between `=?base64?` and `?=`, when `text` has that form.
-pub fn sentinel_payload(text: &str) -> Option<&str> {
-    let inner = text.strip_prefix(SENTINEL_START)?;
-    inner.strip_suffix(SENTINEL_END)
+/// The base64 between `=?base64?` and `?=` when `text` has the sentinel's shape (`None` when it
+/// has not). The shape is the specification's pattern: a text that starts with `=?base64?` and
+/// ends with `?=`. The two may overlap, as in `=?base64?=`, which has the shape and no room for a
+/// payload: a malformed sentinel (`Base64`).
+pub fn sentinel_payload(text: &str) -> Option<Result<&str, MirrorError>> {
+    if !text.starts_with(SENTINEL_START) || !text.ends_with(SENTINEL_END) {
+        return None;
+    }
+    let end = text.len() - SENTINEL_END.len();
+    Some(text.get(SENTINEL_START.len()..end).ok_or(MirrorError::Base64))
 }
 
 /// Whether the header's (decoded) text says what the body value says.
@@ -152,7 +161,7 @@ fn agrees(said: &str, body: BodyValue<'_>) -> Result<bool, MirrorError> {
         BodyValue::Text(text) => said == text,
         BodyValue::Number(number) => {
             let header = integer(said).ok_or(MirrorError::NotAnInteger)?;
-            integral(number) == Some(header)
+            decimal::json_integer(number) == Some(header)
         }
         BodyValue::Bool(value) => said == if value { "true" } else { "false" },
         BodyValue::Absent | BodyValue::Null | BodyValue::Other => false,
@@ -174,16 +183,6 @@ fn integer(text: &str) -> Option<i64> {
     }
     let magnitude: i128 = digits.bytes().fold(0i128, |n, d| n * 10 + i128::from(d - b'0'));
     i64::try_from(if negative { -magnitude } else { magnitude }).ok()
-}
-
-/// The integer a JSON number's text stands for: an integer, or one with a fraction of zeros
-/// (`2.0`). An exponent or a non-zero fraction is not an integer here.
-fn integral(number: &str) -> Option<i64> {
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if !fraction.bytes().all(|b| b == b'0') {
-        return None;
-    }
-    integer(whole)
 }
 
 /// Decodes a sentinel's base64 payload strictly: the standard alphabet, `=` padding to a
@@ -273,7 +272,7 @@ mod tests {
         use Encoding::{Plain, Sentinel};
         use MirrorError::*;
         type Case<'a> = (Occurrence<'a>, BodyValue<'a>, Encoding, Result<(), MirrorError>);
-        let cases: [Case; 26] = [
+        let cases: [Case; 31] = [
             (once("tools/call"), Text("tools/call"), Plain, Ok(())),
             (once("TOOLS/CALL"), Text("tools/call"), Plain, Err(Mismatch)),
             (Occurrence::Absent, Text("tools/call"), Plain, Err(Missing)),
@@ -298,6 +297,11 @@ mod tests {
             (once("2"), Number("2.0"), Sentinel, Ok(())),
             (once("002"), Number("2"), Sentinel, Ok(())),
             (once("2"), Number("2.5"), Sentinel, Err(Mismatch)),
+            (once("1"), Number("1e0"), Sentinel, Ok(())),
+            (once("1"), Number("10E-1"), Sentinel, Ok(())),
+            (once("1"), Number("1e-1"), Sentinel, Err(Mismatch)),
+            (once("=?base64?="), Text("=?base64?="), Sentinel, Err(Base64)),
+            (once("=?base64?PT9iYXNlNjQ/PQ==?="), Text("=?base64?="), Sentinel, Ok(())),
             (once("two"), Number("2"), Sentinel, Err(NotAnInteger)),
             (once("true"), Bool(true), Sentinel, Ok(())),
         ];
@@ -333,12 +337,14 @@ mod tests {
 
     #[test]
     fn a_client_encodes_exactly_what_cannot_travel_plain() {
-        let cases: [(&str, &str); 7] = [
+        let cases: [(&str, &str); 9] = [
             ("us-west1", "us-west1"),
             ("Hello, \u{4e16}\u{754c}", "=?base64?SGVsbG8sIOS4lueVjA==?="),
             (" padded ", "=?base64?IHBhZGRlZCA=?="),
             ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
             ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+            ("=?base64?=", "=?base64?PT9iYXNlNjQ/PQ==?="),
+            ("=?base64??=", "=?base64?PT9iYXNlNjQ/Pz0=?="),
             ("a b", "a b"),
             ("", ""),
         ];
@@ -346,7 +352,7 @@ mod tests {
             assert_eq!(header_value(value), written, "{value:?}");
             let header = header_value(value);
             let back = match sentinel_payload(&header) {
-                Some(payload) => decode_sentinel(payload).unwrap(),
+                Some(payload) => decode_sentinel(payload.unwrap()).unwrap(),
                 None => header.into_owned(),
             };
             assert_eq!(back, value);

@@ -206,6 +206,15 @@ impl Number {
             Repr::Text(text) => decimal::parse_u64(text.as_bytes()),
         }
     }
+
+    /// The integer the number stands for, however it is spelled (`2`, `2.0`, `2e0`, `20e-1`), when
+    /// it is whole and fits an `i64`: numbers compared as numbers.
+    pub fn as_whole(&self) -> Option<i64> {
+        match &self.0 {
+            Repr::Int(n) => Some(*n),
+            Repr::Text(text) => decimal::json_integer(text),
+        }
+    }
 }
 
 /// The `i64` an integer text (`-?DIGITS`) names, when it fits; `-0` is 0.
