@@ -182,7 +182,7 @@ fn http11probe_chunked_bodies_get_the_strict_verdicts() {
 
 #[test]
 fn own_chunked_bodies_get_the_strict_verdicts() {
-    let rows: [(&str, &[u8], Expect); 31] = [
+    let rows: [(&str, &[u8], Expect); 34] = [
         ("C01", b"A\r\nhelloworld\r\n0\r\n\r\n", Body(b"helloworld", b"")),
         ("C02", b"a\r\n0123456789\r\n0\r\n\r\n", Body(b"0123456789", b"")),
         ("C03", b"0000000000000005\r\nhello\r\n0\r\n\r\n", Body(b"hello", b"")),
@@ -226,6 +226,11 @@ fn own_chunked_bodies_get_the_strict_verdicts() {
         ("C29", b"0\r\nX : a\r\n\r\n", Refuse(400, "trailer_whitespace_before_colon", 4)),
         ("C30", b"0\r\nX: a\x00\r\n\r\n", Refuse(400, "trailer_value_byte", 7)),
         ("C31", b"5\r\nhel", Partial),
+        // Every `Mcp-Param-{Name}`, whatever its name and case: the mirroring checks read them.
+        ("C32", b"0\r\nMcp-Param-Limit: 1\r\n\r\n", Refuse(400, "trailer_field_forbidden", 3)),
+        ("C33", b"0\r\nX: 1\r\nmCP-pARAM-x: 1\r\n\r\n", Refuse(400, "trailer_field_forbidden", 9)),
+        // The prefix alone, or a name that only starts like it, is no mirrored field.
+        ("C34", b"0\r\nMcp-Param-: 1\r\nMcp-Paramx: 1\r\n\r\n", Body(b"", b"")),
     ];
     check(&rows, &Limits::DEFAULT);
 }

@@ -51,6 +51,9 @@ pub(crate) struct FieldSpan {
     pub known: KnownName,
 }
 
+/// The prefix of every `Mcp-Param-{Name}` field, in lower case.
+pub(crate) const MCP_PARAM_PREFIX: &[u8] = b"mcp-param-";
+
 /// The field names the framing rules, the endpoint and the client look up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum KnownName {
@@ -144,6 +147,15 @@ impl KnownName {
             // A field this crate never reads: checked by the field rules, then dropped.
             KnownName::Other => false,
         }
+    }
+
+    /// Whether a trailer line named `name` (which is `self`) is refused: a known name the
+    /// receive order reads ([`KnownName::forbidden_in_trailer`]), or any `Mcp-Param-{Name}`,
+    /// since the 2026-07-28 mirroring checks read those from the head too, whatever the name.
+    pub(crate) fn forbidden_as_trailer(self, name: &[u8]) -> bool {
+        let param = name.len() > MCP_PARAM_PREFIX.len()
+            && lowered_is(&name[..MCP_PARAM_PREFIX.len()], MCP_PARAM_PREFIX);
+        self.forbidden_in_trailer() || param
     }
 
     /// Which known name `name`, a field name the scanner has read (`tchar` bytes only), is,

@@ -43,7 +43,7 @@
 //! | `5\rhello` | `chunk_bare_cr` | a CR must be followed by LF |
 //! | `5\r\nhello!!`, `5\r\nhello0` | `chunk_data_unterminated` | after exactly its size, a chunk's data ends with CRLF |
 //! | trailer lines with a bare LF, obs-fold, a space before the colon, … | `trailer_bare_lf`, `trailer_line_starts_with_whitespace`, … | trailers follow the header section's own field rules |
-//! | a trailer named `Content-Length`, `Host`, `Authorization`, `MCP-Session-Id`, … | `trailer_field_forbidden` | see below |
+//! | a trailer named `Content-Length`, `Host`, `Authorization`, `MCP-Session-Id`, `Mcp-Param-Limit`, … | `trailer_field_forbidden` | see below |
 //! | more than 256<!-- limit: chunks_per_body_max --> chunks, or more than 256<!-- limit: chunk_extension_bytes_max --> extension bytes on one line | `chunks_too_many`, `chunk_extension_too_large` (400) | framing budgets |
 //! | a size that would take the body past 16 KiB<!-- limit: request_body_bytes_max --> | `chunked_body_too_large` (413) | decided when the size ends, before its data |
 //! | more than 8<!-- limit: trailer_fields_max --> trailer lines or 1 KiB<!-- limit: trailer_section_bytes_max --> of them | `trailer_fields_too_many`, `trailer_section_too_large` (431) | trailer budgets |
@@ -56,7 +56,8 @@
 //! scanner and rules, under their own budgets, and hands none of them on: nothing after the body
 //! reaches the endpoint, so a trailer cannot supply a field the receive order reads. One that names
 //! such a field (framing, `Host`, `Origin`, `Accept`, `Content-Type`, credentials, the MCP fields:
-//! exactly the names the field scanner tags for lookups) is refused outright, because RFC 9110
+//! exactly the names the field scanner tags for lookups, and every `Mcp-Param-{Name}`, which the
+//! 2026-07-28 mirroring checks read) is refused outright, because RFC 9110
 //! §6.5.1 forbids sending those as trailers, and a server that merged one would let it override
 //! what was checked.
 //!
@@ -65,7 +66,7 @@
 
 use super::line::{LineBudget, LineStep, SizeLine, SizeRoom};
 use crate::http::error::{ChunkedError, ChunkedErrorKind};
-use crate::http::fields::{FieldBudget, FieldScanner};
+use crate::http::fields::{FieldBudget, FieldScanner, FieldSpan};
 use crate::limits::Limits;
 
 /// The budgets of one chunked request body, read from [`Limits`].
@@ -309,7 +310,7 @@ impl ChunkedDecoder {
         let scanned = self.trailer.scan(section, &mut self.trailer_scanned);
         self.raw = self.trailer_start + self.trailer_scanned;
         // A line that ended before a refused byte was read first: its name is judged first.
-        self.check_trailer_names()?;
+        self.check_trailer_names(section)?;
         let to_error = |kind, offset| ChunkedError { kind, offset: self.trailer_start + offset };
         match scanned {
             Err(e) => Err(to_error(ChunkedErrorKind::Trailer(e.kind), e.offset)),
@@ -320,11 +321,14 @@ impl ChunkedDecoder {
         }
     }
 
-    /// Refuses the first newly completed trailer line whose name the crate reads from a head.
-    fn check_trailer_names(&mut self) -> Result<(), ChunkedError> {
+    /// Refuses the first newly completed trailer line (of `section`) whose name the crate reads
+    /// from a head.
+    fn check_trailer_names(&mut self, section: &[u8]) -> Result<(), ChunkedError> {
         let lines = &self.trailer.fields()[self.trailer_checked..];
         self.trailer_checked += lines.len();
-        match lines.iter().find(|line| line.known.forbidden_in_trailer()) {
+        let forbidden =
+            |line: &&FieldSpan| line.known.forbidden_as_trailer(&section[line.name.clone()]);
+        match lines.iter().find(forbidden) {
             Some(line) => Err(ChunkedError {
                 kind: ChunkedErrorKind::TrailerFieldForbidden,
                 offset: self.trailer_start + line.line_start,
