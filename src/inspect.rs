@@ -467,6 +467,9 @@ impl Transport for Arrivals<'_> {
 
     // The steps show the last write as a write; nothing here counts workers.
     fn closing(&mut self) {}
+
+    // Every dispatch is answered whole: no stream is ever open to hang up.
+    fn hang_up(&mut self) {}
 }
 
 /// The server side of the conversation, and the record of its steps.

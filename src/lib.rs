@@ -35,7 +35,8 @@
 //! - [`endpoint`]: the receive order, from a parsed head (admission) and body (the token, the
 //!   session, the method) to a reply: `rejection` (every refusal's status and code, in one table),
 //!   `reply`, `methods`, `stream` (the SSE writer a session's event log writes through),
-//!   `published` (the token policy as the control plane last left it).
+//!   `published` (the token policy as the control plane last left it), `live` (streams that
+//!   stay open), `share` (the places they take, per principal and in all).
 //! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
 //!
 //! The shell, the only modules that touch sockets, threads, clocks and the operating system's
@@ -163,7 +164,8 @@
 //!   32<!-- limit: sse_events_kept_per_session_max --> kept messages
 //!   (64 KiB<!-- limit: sse_bytes_kept_per_session_max -->) per session, lost on restart;
 //! - chunked request bodies by default (`--chunked` decodes them, and only them: no other transfer
-//!   coding, no kept trailers; responses are chunked only for streams written as they happen), and
+//!   coding, no kept trailers; responses are chunked only for streams written as they happen, and
+//!   only to HTTP/1.1: to HTTP/1.0 the close ends them), and
 //!   any body or header beyond the small budgets.
 //!
 //! If you take the boundaries studied here into a real service, replace the parts in roughly this

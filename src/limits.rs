@@ -308,12 +308,17 @@ budgets! {
     /// How often a quiet open stream looks for news (a change to announce, a revocation, the
     /// server stopping) between its own events. It paces a wait and decides nothing.
     stream_poll_interval: duration 25 ms, at most DURATION_CEILING;
-    /// The share of the workers, in percent, that open streams (listens, and slow calls while
-    /// they stream) may hold at once, at least one worker. A stream past it is refused with 503
-    /// and `Retry-After`, so that plain requests always find workers.
+    /// The share of the workers, in percent, that open streams (listens, slow calls while they
+    /// stream or their work goes on, resumptions' tails) may hold at once: at least one worker,
+    /// and never the last one. A stream past it is refused with 503 and `Retry-After`, so that
+    /// plain requests always find a worker.
     stream_share_percent: count 50, at most PERCENT_CEILING;
-    /// Open `subscriptions/listen` streams one principal may hold at once. One more: 429 with
-    /// `Retry-After`, as the session quota answers.
+    /// Open streams of every kind one principal (subject and tenant) may hold at once, and never
+    /// more than a quarter of the share (at least one): the default is a quarter of the default
+    /// share. One more: 429 with `Retry-After`, and other principals keep their places.
+    open_streams_per_principal_max: count 8, at most COUNT_CEILING;
+    /// Open `subscriptions/listen` streams one principal (subject and tenant) may hold at once,
+    /// within its open streams. One more: 429 with `Retry-After`, as the session quota answers.
     listens_per_principal_max: count 4, at most COUNT_CEILING;
     /// The longest a `subscriptions/listen` stream stays open. At its end the server tears it
     /// down gracefully (`notifications/cancelled`, then the completion result), and the client

@@ -23,7 +23,7 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 fn server(keepalive: Duration) -> TestServer {
     let limits =
-        Limits { requests_in_processing_max: 8, stream_keepalive: keepalive, ..Limits::DEFAULT };
+        Limits { requests_in_processing_max: 16, stream_keepalive: keepalive, ..Limits::DEFAULT };
     start_with(ServerConfig { limits, versions: Versions::BOTH, ..ServerConfig::default() })
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use loopback_mcp_http::http::chunked::request::ChunkedDecoder;
 use loopback_mcp_http::http::connection::{
     Answered, Close, Connection, Departure, Handler, Happened, Io, Linger, LingerAction, Next,
-    Refused, Request, Stage, Transport, drive,
+    Refused, Request, Stage, Transport, Why, drive,
 };
 use loopback_mcp_http::http::{RequestHead, TransferCodings};
 use loopback_mcp_http::limits::Limits;
@@ -113,7 +113,10 @@ impl Script<'_> {
             Stage::Stream(produce) if produce.detached() => "produce detached".into(),
             Stage::Stream(_) => "produce".into(),
             Stage::Pause(pause) => format!("pause until {}", ms(pause.until())),
-            Stage::Gone(_) => "depart".into(),
+            Stage::Gone(departed) => match departed.why() {
+                Why::PeerLeft => "depart".into(),
+                Why::OverBudget => "depart over budget".into(),
+            },
             Stage::Closed(Close::Polite) => "close polite".into(),
             Stage::Closed(Close::Now) => "close now".into(),
         }
@@ -140,6 +143,13 @@ impl Transport for Peer<'_, '_> {
 
     // The stage's description says which write is the last.
     fn closing(&mut self) {}
+
+    fn hang_up(&mut self) {
+        let mut script = self.0.borrow_mut();
+        if !script.exhausted {
+            script.seen.push("hang up".into());
+        }
+    }
 
     fn pause(&mut self, _until: Instant) {
         let mut script = self.0.borrow_mut();
@@ -190,7 +200,7 @@ impl Handler for Endpoint<'_, '_> {
         }
     }
 
-    fn depart(&mut self, _now: Instant) -> Departure {
+    fn depart(&mut self, _now: Instant, _why: Why) -> Departure {
         let mut script = self.0.borrow_mut();
         match script.take() {
             Some(Ev::Depart(departure)) => departure,
@@ -889,8 +899,9 @@ fn a_renewed_connection_behaves_exactly_like_a_fresh_one_whatever_the_last_one_l
     }
 }
 
-/// The machine's buffer under the default budgets: a head and a body at most.
-const BUFFER: usize = HEAD_MAX + D.request_body_bytes_max;
+/// The machine's buffer under the default budgets: a head and a body at most, and one byte
+/// more, which only a stream's watch reaches.
+const BUFFER: usize = HEAD_MAX + D.request_body_bytes_max + 1;
 
 /// A ping answered with a stream, its head written at 1 ms.
 const STREAM_OPENED: [(u64, Ev); 4] =
@@ -946,23 +957,42 @@ fn an_open_stream_writes_each_chunk_as_it_is_produced_and_its_end_before_the_nex
 
 #[test]
 fn a_quiet_stream_reads_until_its_next_step_so_a_close_is_seen_at_once() {
-    let room = BUFFER - PING.len();
+    // The stream's request left the buffer when the stream opened: the watch has all of it.
+    let room = BUFFER;
     let watch = format!("read {room} by 500");
-    let cases: [StreamCase; 4] = [
+    let cases: [StreamCase; 5] = [
         (
             // The watch ends at its time: the handler produces again.
             &[(2, Ev::Wait(500)), (500, Ev::Timeout), (500, Ev::End { close: true })],
             &[&watch, "produce", "write \"0\" 5 by 2500 last"],
         ),
         (
-            // The peer closes while the stream is quiet: the handler stops the work.
+            // The peer closes while the stream is quiet: the handler stops the work, and the
+            // connection is hung up.
             &[(2, Ev::Wait(500)), (40, Ev::PeerClosed), (40, Ev::Depart(Departure::Stop))],
-            &[&watch, "depart", "close now"],
+            &[&watch, "depart", "hang up", "close now"],
         ),
         (
             // Bytes that arrive meanwhile are the next request, kept: the stream goes on.
             &[(2, Ev::Wait(500)), (40, Ev::Recv(GET)), (41, Ev::Wait(900))],
             &[&watch, "produce", &format!("read {} by 900", room - GET.len())],
+        ),
+        (
+            // ... and that request is answered once the stream has ended.
+            &[
+                (2, Ev::Wait(500)),
+                (40, Ev::Recv(GET)),
+                (41, Ev::End { close: false }),
+                (42, Ev::WroteAll),
+                (42, Ev::Admitted),
+            ],
+            &[
+                &watch,
+                "produce",
+                "write \"0\" 5 by 2041",
+                "admit GET /mcp",
+                "dispatch GET /mcp body 0 keep",
+            ],
         ),
         (
             // A watch cut short (a signal) before its time waits on, to the same time.
@@ -991,8 +1021,9 @@ fn a_peer_gone_from_a_stream_stops_it_or_lets_its_work_go_on_unwritten() {
                 (700, Ev::End { close: false }),
             ],
             &[
-                &format!("read {} by 500", BUFFER - PING.len()),
+                &format!("read {BUFFER} by 500"),
                 "depart",
+                "hang up",
                 "produce detached",
                 "produce detached",
                 "pause until 700",
@@ -1003,12 +1034,12 @@ fn a_peer_gone_from_a_stream_stops_it_or_lets_its_work_go_on_unwritten() {
         (
             // A chunk write that fails: the peer is gone.
             &[(2, Ev::Chunk), (3, Ev::PeerClosed), (3, Ev::Depart(Departure::Stop))],
-            &["write \"5\" 10 by 2002", "depart", "close now"],
+            &["write \"5\" 10 by 2002", "depart", "hang up", "close now"],
         ),
         (
             // A peer that stops reading: the chunk stalls past the write timeout.
             &[(2, Ev::Chunk), (2002, Ev::Timeout), (2002, Ev::Depart(Departure::Stop))],
-            &["write \"5\" 10 by 2002", "depart", "close now"],
+            &["write \"5\" 10 by 2002", "depart", "hang up", "close now"],
         ),
     ];
     for (then, expected) in cases {
@@ -1017,14 +1048,65 @@ fn a_peer_gone_from_a_stream_stops_it_or_lets_its_work_go_on_unwritten() {
 }
 
 #[test]
-fn a_stream_whose_buffer_is_full_pauses_instead_of_reading() {
-    // The buffer holds a head and a body at most: here 14384 + 2 bytes.
+fn a_peer_that_fills_the_buffer_while_a_stream_is_open_is_over_budget() {
+    // The buffer holds a head and a body at most, and one byte more: here 14384 + 2 + 1 bytes.
+    // Bytes up to one request of the largest size wait for the stream's end; the byte past it
+    // is over budget, whatever the handler then decides, and the connection is hung up.
     let limits = Limits { request_body_bytes_max: 2, ..D };
-    let room = limits.request_head_bytes_max() + 2 - PING.len();
-    let filler: &'static [u8] = Box::leak(vec![b'x'; room].into_boxed_slice());
-    let then = [(2, Ev::Wait(500)), (3, Ev::Recv(filler)), (3, Ev::Wait(600)), (600, Ev::Paused)];
-    let mut expected =
-        stream_stages(&[&format!("read {room} by 500"), "produce", "pause until 600", "produce"]);
-    expected[3] = "write \"HTTP/1.1 200 OK\" 47 by 2000".into();
-    assert_eq!(run(&limits, &stream_script(&then)), expected);
+    let buffer = limits.request_head_bytes_max() + 2 + 1;
+    let largest: &'static [u8] = Box::leak(vec![b'x'; buffer - 1].into_boxed_slice());
+    let opened = |expected: &[&str]| {
+        let mut stages = stream_stages(expected);
+        stages[3] = "write \"HTTP/1.1 200 OK\" 47 by 2000".into();
+        stages
+    };
+    let cases: [StreamCase; 3] = [
+        (
+            &[(2, Ev::Wait(500)), (3, Ev::Recv(largest)), (3, Ev::Wait(600))],
+            &[&format!("read {buffer} by 500"), "produce", "read 1 by 600"],
+        ),
+        (
+            &[
+                (2, Ev::Wait(500)),
+                (3, Ev::Recv(largest)),
+                (3, Ev::Wait(600)),
+                (4, Ev::Recv(b"x")),
+                (4, Ev::Depart(Departure::Stop)),
+            ],
+            &[
+                &format!("read {buffer} by 500"),
+                "produce",
+                "read 1 by 600",
+                "depart over budget",
+                "hang up",
+                "close now",
+            ],
+        ),
+        (
+            &[
+                (2, Ev::Wait(500)),
+                (3, Ev::Recv(largest)),
+                (3, Ev::Wait(600)),
+                (4, Ev::Recv(b"x")),
+                (4, Ev::Depart(Departure::Continue)),
+                (5, Ev::Wait(700)),
+                (700, Ev::Paused),
+                (700, Ev::End { close: false }),
+            ],
+            &[
+                &format!("read {buffer} by 500"),
+                "produce",
+                "read 1 by 600",
+                "depart over budget",
+                "hang up",
+                "produce detached",
+                "pause until 700",
+                "produce detached",
+                "close now",
+            ],
+        ),
+    ];
+    for (then, expected) in cases {
+        assert_eq!(run(&limits, &stream_script(then)), opened(expected), "{then:?}");
+    }
 }

@@ -489,7 +489,7 @@ enum Edge {
 
 /// Every budget and the test of its edge. A budget added to the table without a row here fails
 /// `every_budget_has_an_edge_test`, which names it.
-const EDGES: [(&str, Edge); 52] = {
+const EDGES: [(&str, Edge); 53] = {
     use Edge::{Paces, Test};
     const LIMITS: &str = "tests/limits.rs";
     const CONNECTION: &str = "tests/connection.rs";
@@ -679,6 +679,7 @@ const EDGES: [(&str, Edge); 52] = {
             ),
         ),
         ("stream_share_percent", Test(LIVE, SHARE)),
+        ("open_streams_per_principal_max", Test(LIVE, STREAM_QUOTA)),
         ("listens_per_principal_max", Test(LIVE, SHARE)),
         (
             "listen_lifetime",
@@ -693,6 +694,7 @@ const EDGES: [(&str, Edge); 52] = {
 const LIVE: &str = "tests/server_live.rs";
 const SLOW_ARGUMENTS: &str = "slow_call_arguments_hold_at_their_budgets_and_are_refused_one_past";
 const SHARE: &str = "open_streams_hold_at_most_their_share_and_one_principal_its_listens";
+const STREAM_QUOTA: &str = "one_principals_abandoned_calls_hold_its_part_and_others_still_stream";
 
 #[test]
 fn every_budget_has_an_edge_test() {

@@ -24,8 +24,9 @@ fn server(limits: Limits) -> TestServer {
     start_with(ServerConfig { limits, versions: Versions::BOTH, ..ServerConfig::default() })
 }
 
+/// 16 workers: a share of 8 streams, 2 of them for one principal.
 fn limits() -> Limits {
-    Limits { requests_in_processing_max: 8, ..Limits::DEFAULT }
+    Limits { requests_in_processing_max: 16, ..Limits::DEFAULT }
 }
 
 /// One connection read as the bytes come.
@@ -343,27 +344,32 @@ fn refused(wire: &mut Wire) -> (String, String) {
     (format!("{status} {retry}"), seen.lines().last().unwrap_or_default().to_owned())
 }
 
+/// A listen of `role` that opted in to nothing.
+fn listen(t: &TestServer, role: Role) -> Vec<u8> {
+    modern(t, role, "subscriptions/listen", r#""notifications":{}"#, "")
+}
+
+/// A stream opened and acknowledged (a listen) or begun (a slow call): its connection, held.
+fn opened(t: &TestServer, request: &[u8], first: &str) -> Wire {
+    let mut wire = Wire::open(t, request);
+    wire.until(first, 1);
+    wire
+}
+
 #[test]
 fn open_streams_hold_at_most_their_share_and_one_principal_its_listens() {
-    // 8 workers: a share of 4; alice may hold 4 listens.
-    let t = server(limits());
-    let listen = |role| modern(&t, role, "subscriptions/listen", r#""notifications":{}"#, "");
-    let held: Vec<Wire> = (0..4)
-        .map(|_| {
-            let mut wire = Wire::open(&t, &listen(Role::Full));
-            wire.until("acknowledged", 1);
-            wire
-        })
-        .collect();
-    assert_eq!((stats(&t).streams_open, stats(&t).listens_open), (4, 4));
-    // One listen more for alice: her quota (429), before the share is looked at.
-    let (line, body) = refused(&mut Wire::open(&t, &listen(Role::Full)));
+    // 4 workers: a share of 2 (never the last worker), one stream for each principal.
+    let t = server(Limits { requests_in_processing_max: 4, ..limits() });
+    let held = [opened(&t, &listen(&t, Role::Full), "acknowledged")];
+    // One more for alice: her part of the share (429), before the share is looked at.
+    let (line, body) = refused(&mut Wire::open(&t, &listen(&t, Role::Full)));
     assert_eq!(line, "HTTP/1.1 429 Too Many Requests Retry-After: 1");
-    assert!(body.contains(r#""message":"listen_quota""#), "{body}");
-    // Another principal's listen, or a slow call: the share is taken (503).
-    for request in
-        [listen(Role::OtherSubject), modern(&t, Role::Full, "tools/call", &count_slowly(1, 0), "")]
-    {
+    assert!(body.contains(r#""message":"stream_quota""#), "{body}");
+    let mallory = opened(&t, &listen(&t, Role::OtherSubject), "acknowledged");
+    assert_eq!((stats(&t).streams_open, stats(&t).listens_open), (2, 2));
+    // A third principal's listen, or its slow call: the share is taken (503).
+    let carol_call = modern(&t, Role::TenantDenied, "tools/call", &count_slowly(1, 0), "");
+    for request in [listen(&t, Role::TenantDenied), carol_call] {
         let (line, body) = refused(&mut Wire::open(&t, &request));
         assert_eq!(line, "HTTP/1.1 503 Service Unavailable Retry-After: 1");
         assert!(body.contains(r#""message":"stream_share_taken""#), "{body}");
@@ -372,10 +378,58 @@ fn open_streams_hold_at_most_their_share_and_one_principal_its_listens() {
     let discover = t.raw(&modern(&t, Role::Full, "server/discover", "", "")).unwrap();
     assert_eq!(discover.status, 200);
     // A stream that ends gives its place back.
-    drop(held);
+    drop((held, mallory));
     assert_eq!(eventually(&t, |s| s.streams_open == 0).listens_open, 0);
-    let mut again = Wire::open(&t, &listen(Role::OtherSubject));
-    again.until("acknowledged", 1);
+    opened(&t, &listen(&t, Role::TenantDenied), "acknowledged");
+
+    // The default share of 64 workers (32), and alice's default part of it (8): 4 listens at
+    // most, then any stream up to 8; another principal still streams.
+    let t = server(Limits::DEFAULT);
+    let mut held: Vec<Wire> =
+        (0..4).map(|_| opened(&t, &listen(&t, Role::Full), "acknowledged")).collect();
+    let (line, body) = refused(&mut Wire::open(&t, &listen(&t, Role::Full)));
+    assert_eq!(line, "HTTP/1.1 429 Too Many Requests Retry-After: 1");
+    assert!(body.contains(r#""message":"listen_quota""#), "{body}");
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(20, 1000), "");
+    held.extend((0..4).map(|_| opened(&t, &call, "\r\n\r\n")));
+    assert_eq!((stats(&t).streams_open, stats(&t).listens_open), (8, 4));
+    let (line, body) = refused(&mut Wire::open(&t, &call));
+    assert_eq!(line, "HTTP/1.1 429 Too Many Requests Retry-After: 1");
+    assert!(body.contains(r#""message":"stream_quota""#), "{body}");
+    opened(&t, &listen(&t, Role::OtherSubject), "acknowledged");
+}
+
+#[test]
+fn one_principals_abandoned_calls_hold_its_part_and_others_still_stream() {
+    // alice's session: 40 slow calls of 20 steps of 1000 ms, each on a connection closed once its
+    // head is read. In 2025-11-25 the work goes on without a reader, within her part.
+    let t = server(Limits::DEFAULT);
+    let part = Limits::DEFAULT.open_streams_per_principal_max;
+    let session = t.open_session(Role::Full);
+    let call = format!(
+        r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{{}}}}}"#,
+        count_slowly(20, 1000)
+    );
+    let request = t.post_bytes(Role::Full, Some(&session), &call, &[]);
+    let mut statuses = Vec::new();
+    for _ in 0..40 {
+        let seen = Wire::open(&t, &request).until("\r\n\r\n", 1);
+        statuses.push(seen.lines().next().unwrap_or_default().to_owned());
+    }
+    // At her part, and one past it.
+    assert!(statuses[..part].iter().all(|s| s == "HTTP/1.1 200 OK"), "{statuses:?}");
+    assert!(statuses[part..].iter().all(|s| s == "HTTP/1.1 429 Too Many Requests"), "{statuses:?}");
+    assert_eq!(eventually(&t, |s| s.streams_open == part).streams_open, part);
+    // Another principal's listen and slow call open meanwhile.
+    let mallory = [
+        opened(&t, &listen(&t, Role::OtherSubject), "acknowledged"),
+        opened(
+            &t,
+            &modern(&t, Role::OtherSubject, "tools/call", &count_slowly(1, 0), ""),
+            "counted to 1",
+        ),
+    ];
+    assert!(mallory.iter().all(|wire| text(&wire.seen).starts_with("HTTP/1.1 200 OK\r\n")));
 }
 
 #[test]
@@ -399,4 +453,88 @@ fn slow_call_arguments_hold_at_their_budgets_and_are_refused_one_past() {
         let seen = wire.until(expected, 1);
         assert!(seen.starts_with("HTTP/1.1 200 OK\r\n"), "{seen}");
     }
+}
+
+/// `request` sent as HTTP/1.0.
+fn http10(request: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8(request.to_vec()).unwrap();
+    text.replacen(" HTTP/1.1\r\n", " HTTP/1.0\r\n", 1).into_bytes()
+}
+
+/// A response's head and body.
+fn split_head(seen: &str) -> (&str, &str) {
+    seen.split_once("\r\n\r\n").unwrap_or((seen, ""))
+}
+
+#[test]
+fn a_stream_answered_to_http_1_0_is_delimited_by_the_close_and_written_as_it_happens() {
+    let t = server(limits());
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(3, 300), PROGRESS_TOKEN);
+    let mut wire = Wire::open(&t, &http10(&call));
+    let first = wire.until("notifications/progress", 1);
+    // The first step is on the wire while the call still runs, unframed.
+    assert_eq!(stats(&t).calls_finished, 0, "{first}");
+    let whole = wire.until_close();
+    let (head, body) = split_head(&whole);
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert!(head.contains("\r\nConnection: close"), "{head}");
+    assert!(!head.contains("Transfer-Encoding") && !head.contains("Content-Length"), "{head}");
+    let expected = [
+        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":"p","total":3}}"#,
+        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2,"progressToken":"p","total":3}}"#,
+        r#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3,"progressToken":"p","total":3}}"#,
+        r#"data: {"id":7,"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"loopback-mcp-http","version":"0.1.0"}},"content":[{"text":"counted to 3","type":"text"}],"isError":false,"resultType":"complete"}}"#,
+    ];
+    assert_eq!(body, expected.map(|e| format!("{e}\n\n")).concat());
+    assert_eq!(eventually(&t, |s| s.streams_open == 0).calls_finished, 1);
+
+    // A listen, and a 2025-11-25 slow call in a session: the same framing, by the request's
+    // version whatever the era.
+    let session = t.open_session(Role::Full);
+    let legacy = format!(
+        r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{"_meta":{{"progressToken":5}},{}}}}}"#,
+        count_slowly(2, 100)
+    );
+    let legacy = t.post_bytes(Role::Full, Some(&session), &legacy, &[]);
+    for (request, first) in [(listen(&t, Role::Full), "acknowledged"), (legacy, "counted to 2")] {
+        let mut wire = Wire::open(&t, &http10(&request));
+        let seen = wire.until(first, 1);
+        let (head, body) = split_head(&seen);
+        assert!(head.contains("\r\nConnection: close"), "{head}");
+        assert!(!head.contains("Transfer-Encoding") && !head.contains("Content-Length"), "{head}");
+        let events = loopback_mcp_http::sse::parse_stream(body.as_bytes(), &Limits::DEFAULT);
+        assert!(events.is_ok_and(|events| !events.is_empty()), "{body}");
+        assert!(!body.contains("\r\n"), "no chunk framing: {body:?}");
+    }
+}
+
+#[test]
+fn bytes_pipelined_behind_an_open_stream_are_budgeted_like_any_other() {
+    // A 2026-07-28 call of 20 steps of 1000 ms without a progress token writes nothing between
+    // its steps. 64 KiB pipelined behind it fill the read buffer (one request of the largest
+    // size and a byte): the stream is over budget, the call cancelled, the connection hung up.
+    let t = server(Limits::DEFAULT);
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(20, 1000), "");
+    let mut wire = Wire::open(&t, &call);
+    wire.until("\r\n\r\n", 1);
+    let _ = wire.stream.write_all(&vec![b'x'; 64 * 1024]);
+    std::thread::sleep(Duration::from_millis(300));
+    let seen = wire.until_close();
+    drop(wire);
+    // Counted long before the call's own end (20 s), and never finished.
+    let after = eventually(&t, |s| s.calls_cancelled == 1);
+    assert_eq!((after.calls_cancelled, after.calls_finished, after.streams_open), (1, 0, 0));
+    let (_, body) = split_head(&seen);
+    assert_eq!(body, "", "nothing is written after the head");
+
+    // A request pipelined within the buffer is answered once the stream has ended.
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(2, 200), "");
+    let discover = modern(&t, Role::Full, "server/discover", "", "");
+    let mut wire = Wire::open(&t, &call);
+    wire.until("\r\n\r\n", 1);
+    wire.stream.write_all(&discover).unwrap();
+    let seen = wire.until("supportedVersions", 1);
+    let ended = seen.find("counted to 2").unwrap();
+    assert!(seen[ended..].contains("\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n"), "{seen}");
+    assert_eq!(eventually(&t, |s| s.calls_finished == 1).calls_cancelled, 1);
 }

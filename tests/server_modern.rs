@@ -361,7 +361,7 @@ fn discovery_lists_and_tools_answer_with_the_modern_result_fields() {
     assert_eq!(result.get("ttlMs").and_then(Value::as_number).and_then(|n| n.as_u64()), Some(ttl));
     let info = result.get("_meta").and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
     assert!(info.and_then(|i| i.get("name")).is_some());
-    for (method, scope) in [("tools/list", "public"), ("resources/list", "private")] {
+    for (method, scope) in [("tools/list", "private"), ("resources/list", "private")] {
         let listed = modern(&t, method, "", &[]);
         expect(&listed, 200, 0, "");
         let result = last_message(&listed).get("result").cloned().unwrap();

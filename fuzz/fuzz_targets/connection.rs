@@ -22,17 +22,19 @@
 //!   after the end of a stream but its last bytes, nothing at all once its peer is gone, and the
 //!   handler is asked nothing more of a stream after its end;
 //! - a peer that leaves an open stream (a close read while it is quiet, a chunk write that
-//!   fails or does not go out by its deadline) is reported to the handler at once, and only
-//!   then; after `Stop` the connection closes at once and no further step is asked; after
-//!   `Continue` every step is asked detached, nothing is read or written, waits are pauses, and
+//!   fails or does not go out by its deadline), or fills the read buffer while it is open, is
+//!   reported to the handler at once, and only then, with the reason; the transport is then hung
+//!   up, and nothing more is read or written; after `Stop` the connection closes at once and no
+//!   further step is asked; after `Continue` every step is asked detached, waits are pauses, and
 //!   the end closes the connection at once;
 //! - time never goes backwards: the time handed to the handler only grows, a wait cut short is
 //!   asked again with exactly the same deadline, a write that progressed gets a deadline no
 //!   earlier than before, a quiet stream is watched (or, its buffer full or its peer gone,
 //!   paused) until exactly the handler's time, and the handler is asked again before that time
 //!   only when bytes arrived or a pause ended;
-//! - while a stream is quiet, a read takes at most the rest of the buffer, and with
-//!   `Content-Length` framing exactly that, the connection pausing exactly when it is full;
+//! - once a stream opens its request's bytes leave the buffer; while it is quiet, a read takes
+//!   at most the rest of the buffer (one request of the largest size and a byte), and with
+//!   `Content-Length` framing exactly that; the read that fills it is over budget;
 //! - a stream's end is followed by a polite close exactly when it said close or its request
 //!   could not keep the connection, and otherwise by the next request, read from where the
 //!   streamed request ended (bytes that arrived during the stream included);
@@ -48,7 +50,7 @@ use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::http::chunked::request::{ChunkedDecoder, Decoded};
 use loopback_mcp_http::http::connection::{
     Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request, Stage,
-    Transport, drive,
+    Transport, Why, drive,
 };
 use loopback_mcp_http::http::{BodyFraming, Parsed, RequestHead, RequestParser, TransferCodings};
 use loopback_mcp_http::limits::Limits;
@@ -147,7 +149,8 @@ struct Open {
     ended: Option<bool>,
     /// Chunks produced, numbering their data.
     chunks: usize,
-    /// Where its request starts in the conversation.
+    /// Where its request ends in the conversation: what the peer sent after it waits in the
+    /// buffer.
     start: usize,
 }
 
@@ -179,6 +182,10 @@ struct Run<'i> {
     /// The peer left an open stream (its close read while watching, or a chunk's write failed
     /// or ran out): the handler is told next.
     left_stream: bool,
+    /// The peer filled the read buffer while a stream was open: the handler is told next.
+    over_budget: bool,
+    /// The transport was hung up: nothing more is read or written.
+    hung_up: bool,
     /// The state the machine was in at the last stage.
     state: &'static str,
     /// The bytes lent to the machine and not written yet.
@@ -238,6 +245,7 @@ impl Run<'_> {
 
     fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
         assert!(!self.closing, "a read after the connection's last write was announced");
+        assert!(!self.hung_up, "a read after the connection was hung up");
         let left = self.conversation.len() - self.sent;
         let n = match self.step() {
             None | Some(Step::Leave) => {
@@ -260,10 +268,19 @@ impl Run<'_> {
         }
         buf[..n].copy_from_slice(&self.conversation[self.sent..self.sent + n]);
         self.sent += n;
+        // A watch's read that fills the buffer: more than one request can be is over budget.
+        if let Some(open) = self.stream.as_ref()
+            && self.state == "watching"
+            && n > 0
+            && self.sent - open.start == buffer_bytes(&self.limits, self.codings)
+        {
+            self.over_budget = true;
+        }
         Io::Done(n)
     }
 
     fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
+        assert!(!self.hung_up, "a write after the connection was hung up");
         if self.state == "writing_continue" {
             assert!(CONTINUE.ends_with(bytes), "a 100 Continue that is not the machine's");
         } else {
@@ -348,7 +365,6 @@ impl Run<'_> {
     ) -> Answered {
         self.handler_at(now);
         assert!(self.stream.is_none(), "a request dispatched while a stream is open");
-        let start = self.next_request;
         self.next_request = check_request(
             &self.limits,
             self.codings,
@@ -356,6 +372,7 @@ impl Run<'_> {
             self.conversation,
             self.next_request,
         );
+        let start = self.next_request;
         let close = !keep_alive || matches!(self.step(), None | Some(Step::Reply(true)));
         if let Some(Decision::Open { first }) = self.decide() {
             reply.extend_from_slice(if keep_alive { STREAM_HEAD } else { STREAM_HEAD_CLOSE });
@@ -417,8 +434,8 @@ impl Run<'_> {
         next
     }
 
-    /// The open stream's peer is gone.
-    fn depart(&mut self, now: Instant) -> Departure {
+    /// The open stream's peer is gone, or over budget.
+    fn depart(&mut self, now: Instant, why: Why) -> Departure {
         self.handler_at(now);
         let departure = match self.decide() {
             Some(Decision::Continue) => Departure::Continue,
@@ -429,7 +446,10 @@ impl Run<'_> {
         };
         assert!(open.ended.is_none(), "a departure after the stream's end");
         assert!(open.departed.is_none(), "a second departure");
-        assert!(self.left_stream, "a departure while the peer is still there");
+        match why {
+            Why::PeerLeft => assert!(self.left_stream, "a departure while the peer is still there"),
+            Why::OverBudget => assert!(self.over_budget, "over budget with room in the buffer"),
+        }
         open.departed = Some(departure);
         // What was being written is abandoned.
         self.owed.clear();
@@ -459,9 +479,13 @@ impl Run<'_> {
             assert!(write || close, "{} after a refusal", name(next));
         }
         let departed = self.stream.as_ref().and_then(|open| open.departed);
-        if self.left_stream && departed.is_none() {
+        if (self.left_stream || self.over_budget) && departed.is_none() {
             assert!(matches!(next, Stage::Gone(_)), "the peer left a stream, then {}", name(next));
         }
+        if let Stage::Gone(gone) = next {
+            assert_eq!(gone.why() == Why::OverBudget, self.over_budget && !self.left_stream);
+        }
+        assert_eq!(self.hung_up, departed.is_some(), "hung up exactly when a stream departed");
         if departed.is_some() {
             assert!(
                 matches!(next, Stage::Stream(_) | Stage::Pause(_) | Stage::Closed(Close::Now)),
@@ -524,21 +548,17 @@ impl Run<'_> {
                 self.last_wait = None;
             }
             Stage::Pause(pause) => {
-                // A watch whose buffer is full is a pause.
-                self.state = "pausing";
+                // Only a stream whose peer is gone pauses.
                 let open = self.stream.as_ref().expect("a pause without a stream");
                 assert!(open.ended.is_none());
                 assert_eq!(Some(pause.until()), open.until, "a pause until another time");
-                if departed.is_none() && self.codings == TransferCodings::LengthOnly {
-                    let held = self.sent - open.start;
-                    assert_eq!(held, buffer_bytes(limits, self.codings), "a pause with room left");
-                }
+                assert_eq!(departed, Some(Departure::Continue), "a pause of a stream with a peer");
                 self.last_wait = None;
             }
             Stage::Gone(_) => {
                 let open = self.stream.as_ref().expect("a departure without a stream");
                 assert!(open.ended.is_none() && open.departed.is_none());
-                assert!(self.left_stream, "a departure while the peer is still there");
+                assert!(self.left_stream || self.over_budget, "a departure with the peer there");
                 self.last_wait = None;
             }
             Stage::Closed(how) => {
@@ -641,6 +661,12 @@ impl Transport for Peer<'_, '_> {
         assert!(run.state.starts_with("writing"), "a last write announced while {}", run.state);
         run.closing = true;
     }
+    fn hang_up(&mut self) {
+        let mut run = self.0.borrow_mut();
+        assert!(!run.hung_up, "hung up twice");
+        assert!(matches!(run.state, "peer_gone" | "over_budget"), "hung up while {}", run.state);
+        run.hung_up = true;
+    }
 }
 
 impl Handler for Side<'_, '_> {
@@ -664,21 +690,22 @@ impl Handler for Side<'_, '_> {
     fn next(&mut self, now: Instant, out: &mut Vec<u8>) -> Next {
         self.0.borrow_mut().next(now, out)
     }
-    fn depart(&mut self, now: Instant) -> Departure {
-        self.0.borrow_mut().depart(now)
+    fn depart(&mut self, now: Instant, why: Why) -> Departure {
+        self.0.borrow_mut().depart(now, why)
     }
     fn observe(&mut self, happened: Option<Happened>, state: &'static str, next: &Stage<'_, ()>) {
         self.0.borrow_mut().observe(happened, state, next);
     }
 }
 
-/// The machine's buffer: a head and a body, or a head and what the chunked decoder may keep.
+/// The machine's buffer: a head and a body, or a head and what the chunked decoder may keep,
+/// and one byte more.
 fn buffer_bytes(limits: &Limits, codings: TransferCodings) -> usize {
     let body = match codings {
         TransferCodings::LengthOnly => limits.request_body_bytes_max,
         TransferCodings::Chunked => ChunkedDecoder::kept_bytes_max(limits) + 1,
     };
-    limits.request_head_bytes_max() + body
+    limits.request_head_bytes_max() + body + 1
 }
 
 fn converse(
@@ -703,6 +730,8 @@ fn converse(
         cut_short: false,
         gone: false,
         left_stream: false,
+        over_budget: false,
+        hung_up: false,
         state: "",
         owed: Vec::new(),
         closing: false,

@@ -23,24 +23,28 @@
 //! writes nothing. Hostile cursors never panic and never change anything.
 //!
 //! **Streams that stay open** (`endpoint::live::OpenStream`), under a fake host and a fake
-//! clock: slow calls of both eras (with and without progress, either scale), listens of three
-//! principals, and 2025-11-25 resumptions (tails) of slow calls that still run, stepped in any
-//! order at any time, with arbitrary time advances, departures at any step, token revocation, the
-//! server stopping and tool-list changes. Every step is checked exactly against a model of the
+//! clock: slow calls of both eras (with and without progress, either scale), listens, and
+//! 2025-11-25 resumptions (tails) of slow calls that still run, each of one of three principals
+//! (two of them in one tenant), stepped in any order at any time, with arbitrary time advances,
+//! departures at any step, token revocation, the server stopping and tool-list changes for
+//! everyone or for one tenant. Every step is checked exactly against a model of the
 //! stream: what it writes (events parsed back and compared message by message), when it waits
 //! (exactly the time the model says), when it ends. In particular: a 2026-07-28 call whose peer
 //! departs stops (`Stop`), is never stepped again, and `calls_cancelled` moves by exactly one;
 //! a 2025-11-25 call whose peer departs goes on (`Continue`), writes nothing more, sends no
 //! keep-alive, finishes, and its messages, the result last, come back through a resumption
-//! exactly once and in order; a keep-alive comment is sent only after at least
+//! exactly once and in order; a slow call whose token stopped being valid ends at its next step
+//! with the `token_revoked` error and no result (through the log, in 2025-11-25), is counted
+//! cancelled, and closes its connection (`Ending::Revoked`); a tail whose token stopped being
+//! valid ends with nothing, and closes its connection; a keep-alive comment is sent only after at least
 //! `stream_keepalive` of quiet, so never more often, and a quiet stream never waits past it; a
 //! listen starts with its acknowledgement (even when its token is already revoked), tags every
 //! later message with its subscription id, reports a tool-list change exactly when it opted in
-//! and the list changed since, ends on revocation with `notifications/cancelled`
+//! and the list its tenant sees changed since, ends on revocation with `notifications/cancelled`
 //! (`token_revoked`) and no result, and at its lifetime or the server's stop with
-//! `notifications/cancelled` then the completion result. The share of open streams and each
-//! principal's listens refuse exactly past their budgets, and the counters (`stats`) agree with
-//! the model after every operation; once every stream has ended and been dropped, the open
+//! `notifications/cancelled` then the completion result. Each principal's listens, then its part
+//! of the share, then the share (never the last worker) refuse exactly past their budgets, in
+//! that order, and the counters (`stats`) agree with the model after every operation; once every stream has ended and been dropped, the open
 //! streams and listens are back to zero and every slow call was counted exactly once, finished
 //! or cancelled.
 #![no_main]
@@ -52,8 +56,8 @@ use std::time::{Duration, Instant, SystemTime};
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::endpoint::live::{
-    Filter, Host, KEEPALIVE, Live, NoStream, OpenStream, SUBSCRIPTION_ID_KEY, Scale, SlowRequest,
-    Stats, Step, TOKEN_REVOKED,
+    Ending, Filter, Host, KEEPALIVE, Kind as Place, Live, NoStream, OpenStream, Opening,
+    PrincipalKey, SUBSCRIPTION_ID_KEY, Scale, Slot, SlowRequest, Stats, Step, TOKEN_REVOKED,
 };
 use loopback_mcp_http::http::connection::Departure;
 use loopback_mcp_http::json::{self, Value};
@@ -472,6 +476,8 @@ struct Setup {
     share: u8,
     /// Listens per principal, 1 to 4.
     listens: u8,
+    /// Open streams per principal, 1 to 8 (and a quarter of the share at most).
+    per_principal: u8,
     /// The keep-alive interval, 5 to 3000 ms.
     keepalive: u16,
     /// The poll interval, 1 to 100 ms.
@@ -484,9 +490,10 @@ struct Setup {
 
 #[derive(Arbitrary, Debug)]
 enum LiveOp {
-    /// A slow call of `1 + steps % 20` steps, `pause % 1001` ms apart, in 2026-07-28 (`modern`)
-    /// or 2025-11-25, with a progress token or not, counting steps or percent.
-    Slow { modern: bool, steps: u8, pause: u16, progress: bool, percent: bool },
+    /// A slow call of principal `principal % 3`, of `1 + steps % 20` steps, `pause % 1001` ms
+    /// apart, in 2026-07-28 (`modern`) or 2025-11-25, with a progress token or not, counting
+    /// steps or percent.
+    Slow { principal: u8, modern: bool, steps: u8, pause: u16, progress: bool, percent: bool },
     /// A listen of principal `principal % 3`, opted in to tool-list changes or not.
     Listen { principal: u8, tools: bool },
     /// The client of a 2025-11-25 call resumes it from its last id.
@@ -503,11 +510,20 @@ enum LiveOp {
     Revoke { principal: u8 },
     /// The server stops.
     Stop,
-    /// The fixture's tool list changes.
+    /// The fixture's tool list changes for everyone.
     ChangeTools,
+    /// The fixture's tool list changes for the tenant of principal `principal % 3`.
+    ChangeToolsFor { principal: u8 },
 }
 
 const PRINCIPALS: usize = 3;
+/// The principals' tenants: the first two share one.
+const TENANTS: [usize; PRINCIPALS] = [0, 0, 1];
+
+/// A principal's key, as the endpoint builds it.
+fn key_of(principal: usize) -> PrincipalKey {
+    PrincipalKey::of(&format!("p{principal}"), &format!("t{}", TENANTS[principal]))
+}
 
 /// The server as an open stream sees it.
 struct Fake {
@@ -525,7 +541,7 @@ impl Host for Fake {
     }
     fn token_still_valid(&self, authorization: &[u8], _wall: SystemTime) -> bool {
         let principal = (0..PRINCIPALS).find(|&p| authorization == authorization_of(p).as_bytes());
-        !self.revoked[principal.expect("a listen's own authorization")]
+        !self.revoked[principal.expect("a stream's own authorization")]
     }
 }
 
@@ -536,14 +552,23 @@ fn authorization_of(principal: usize) -> String {
 /// A message of a slow call, as parsed back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Msg {
-    Progress { progress: i64, total: i64 },
-    Result { text: String, error: bool },
+    Progress {
+        progress: i64,
+        total: i64,
+    },
+    Result {
+        text: String,
+        error: bool,
+    },
+    /// The `token_revoked` error that ends a call whose token stopped being valid.
+    Revoked,
 }
 
 /// A slow call, as the model follows it.
 #[derive(Debug)]
 struct Slow {
     id: Id,
+    principal: usize,
     modern: bool,
     steps: u64,
     pause: Duration,
@@ -561,6 +586,7 @@ struct Slow {
 struct Call {
     /// The call's request id.
     id: Id,
+    principal: usize,
     session: Arc<Session>,
     post: u64,
     /// Every message the call queued, in order.
@@ -597,6 +623,17 @@ enum Kind {
     },
 }
 
+impl Kind {
+    /// Whose stream it is.
+    fn principal(&self, calls: &[Call]) -> usize {
+        match self {
+            Kind::Slow(slow) => slow.principal,
+            Kind::Listen(listen) => listen.principal,
+            Kind::Tail { call } => calls[*call].principal,
+        }
+    }
+}
+
 struct Watched {
     stream: OpenStream,
     kind: Kind,
@@ -614,7 +651,7 @@ enum Expect<T> {
     KeepAlive,
     /// These messages (none: nothing at all).
     Write(Vec<T>),
-    End(Vec<T>),
+    End(Vec<T>, Ending),
 }
 
 /// The open streams and their model.
@@ -626,9 +663,13 @@ struct Streams {
     streams: Vec<Watched>,
     calls: Vec<Call>,
     share: usize,
+    per_principal: usize,
     /// The model's counters.
     stats: Stats,
     listens: [usize; PRINCIPALS],
+    /// The tool list's changes for everyone, and for each tenant.
+    changes: u64,
+    tenant_changes: [u64; 2],
     stopping: bool,
     ids: i64,
     slow_calls: u64,
@@ -639,12 +680,16 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
         requests_in_processing_max: 1 + usize::from(setup.workers % 8),
         stream_share_percent: 1 + usize::from(setup.share % 100),
         listens_per_principal_max: 1 + usize::from(setup.listens % 4),
+        open_streams_per_principal_max: 1 + usize::from(setup.per_principal % 8),
         stream_keepalive: Duration::from_millis(5 + u64::from(setup.keepalive % 2996)),
         stream_poll_interval: Duration::from_millis(1 + u64::from(setup.poll % 100)),
         listen_lifetime: Duration::from_millis(1 + u64::from(setup.lifetime % 2000)),
         ..Limits::DEFAULT
     };
-    let share = (limits.requests_in_processing_max * limits.stream_share_percent / 100).max(1);
+    // Never the last worker; a principal's part a quarter of that, at least one.
+    let workers = limits.requests_in_processing_max;
+    let share = (workers * limits.stream_share_percent / 100).max(1).min(workers - 1);
+    let per_principal = limits.open_streams_per_principal_max.min((share / 4).max(1));
     let t0 = Instant::now();
     let kept = KeptBudget { messages_max: 64, bytes_max: 1 << 16 };
     let budget =
@@ -657,6 +702,7 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
         streams: Vec::new(),
         calls: Vec::new(),
         share,
+        per_principal,
         stats: Stats {
             calls_finished: 0,
             calls_cancelled: 0,
@@ -665,15 +711,18 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
             tools_changed: 0,
         },
         listens: [0; PRINCIPALS],
+        changes: 0,
+        tenant_changes: [0; 2],
         stopping: false,
         ids: 0,
         slow_calls: 0,
     };
     for op in ops.into_iter().take(64) {
         match op {
-            LiveOp::Slow { modern, steps, pause, progress, percent } => {
+            LiveOp::Slow { principal, modern, steps, pause, progress, percent } => {
                 let pause = Duration::from_millis(u64::from(pause % 1001));
-                s.open_slow(modern, 1 + u64::from(steps % 20), pause, progress, percent);
+                let asked = (1 + u64::from(steps % 20), pause, progress, percent);
+                s.open_slow(usize::from(principal) % 3, modern, asked);
             }
             LiveOp::Listen { principal, tools } => s.open_listen(usize::from(principal) % 3, tools),
             LiveOp::Resume { call } => {
@@ -704,7 +753,15 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
             }
             LiveOp::ChangeTools => {
                 s.stats.tools_changed += 1;
-                assert_eq!(s.host.live.change_tools(), s.stats.tools_changed);
+                s.changes += 1;
+                assert_eq!(s.host.live.change_tools(), s.changes);
+            }
+            LiveOp::ChangeToolsFor { principal } => {
+                let tenant = TENANTS[usize::from(principal) % 3];
+                s.stats.tools_changed += 1;
+                s.tenant_changes[tenant] += 1;
+                let seen = s.host.live.change_tools_for(&format!("t{tenant}"));
+                assert_eq!(seen, s.changes + s.tenant_changes[tenant]);
             }
         }
         s.check_stats();
@@ -742,7 +799,8 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
         let call = &s.calls[index];
         assert!(call.finished && !call.reader);
         assert_eq!(call.received, call.produced, "a call's messages, as its client has them");
-        assert!(matches!(call.received.last(), Some(Msg::Result { .. })), "no result last");
+        let last = call.received.last();
+        assert!(matches!(last, Some(Msg::Result { .. } | Msg::Revoked)), "no result last");
     }
 }
 
@@ -768,27 +826,33 @@ impl Streams {
         assert_eq!(self.host.live.stats(), expected, "the counters");
     }
 
-    /// A place for a stream, as `Live::open_slot` must give it or refuse it.
-    fn slot(&mut self, listener: Option<usize>) -> Option<loopback_mcp_http::endpoint::live::Slot> {
-        let subject = listener.map(|p| format!("p{p}"));
-        let slot = self.host.live.open_slot(subject.as_deref());
-        let quota =
-            listener.is_some_and(|p| self.listens[p] >= self.host.limits.listens_per_principal_max);
-        let full = self.streams.len() >= self.share;
-        match &slot {
-            Err(NoStream::ListenQuota) => assert!(quota, "a listen refused within its quota"),
-            Err(NoStream::ShareTaken) => {
-                assert!(!quota && full, "a stream refused within the share")
+    /// A place for a stream of `principal`, as `Live::open_slot` must give it or refuse it: its
+    /// listens, its part, then the share.
+    fn slot(&mut self, principal: usize, place: Place) -> Option<Slot> {
+        let slot = self.host.live.open_slot(&key_of(principal), place);
+        let held = (0..self.streams.len())
+            .filter(|&i| self.streams[i].kind.principal(&self.calls) == principal)
+            .count();
+        let listens = self.listens[principal] >= self.host.limits.listens_per_principal_max;
+        let expected = match place {
+            Place::Listen if listens => Err(NoStream::ListenQuota),
+            Place::Listen | Place::Work if held >= self.per_principal => Err(NoStream::StreamQuota),
+            Place::Listen | Place::Work if self.streams.len() >= self.share => {
+                Err(NoStream::ShareTaken)
             }
-            Ok(_) => assert!(!quota && !full, "a stream past its budgets"),
-        }
-        if slot.is_ok()
-            && let Some(p) = listener
-        {
-            self.listens[p] += 1;
+            Place::Listen | Place::Work => Ok(()),
+        };
+        assert_eq!(slot.as_ref().map(drop).map_err(|e| *e), expected, "a place for {principal}");
+        if slot.is_ok() && place == Place::Listen {
+            self.listens[principal] += 1;
         }
         self.check_stats_with(slot.is_ok());
         slot.ok()
+    }
+
+    /// What a stream of `principal` opens with, its place taken.
+    fn opening(&self, slot: Slot, principal: usize) -> Opening {
+        Opening { slot, authorization: authorization_of(principal).into_bytes(), now: self.now }
     }
 
     /// The counters, with one more stream open (its slot taken, its stream not built yet).
@@ -800,15 +864,14 @@ impl Streams {
 
     fn open_slow(
         &mut self,
+        principal: usize,
         modern: bool,
-        steps: u64,
-        pause: Duration,
-        progress: bool,
-        percent: bool,
+        (steps, pause, progress, percent): (u64, Duration, bool, bool),
     ) {
-        let Some(slot) = self.slot(None) else {
+        let Some(slot) = self.slot(principal, Place::Work) else {
             return;
         };
+        let opening = self.opening(slot, principal);
         let id = self.next_id();
         let request = SlowRequest {
             id: id.clone(),
@@ -819,7 +882,7 @@ impl Streams {
         };
         let limits = self.host.limits;
         let (stream, call) = if modern {
-            (OpenStream::slow_modern(request, modern_result, slot, &limits, self.now), None)
+            (OpenStream::slow_modern(request, modern_result, opening, &limits), None)
         } else {
             let n = self.calls.len();
             let owner = OwnerRef { subject: "s", tenant: "t", authorization_revision: 0 };
@@ -838,6 +901,7 @@ impl Streams {
             let position = position_of(&cursor, post);
             self.calls.push(Call {
                 id: id.clone(),
+                principal,
                 session: Arc::clone(&session),
                 post,
                 produced: Vec::new(),
@@ -847,12 +911,13 @@ impl Streams {
                 reader: true,
                 finished: false,
             });
-            let stream = OpenStream::slow_legacy(request, (session, post), slot, &limits, self.now);
+            let stream = OpenStream::slow_legacy(request, (session, post), opening, &limits);
             (stream, Some(n))
         };
         self.slow_calls += 1;
         let slow = Slow {
             id,
+            principal,
             modern,
             steps,
             pause,
@@ -868,22 +933,23 @@ impl Streams {
         self.streams.push(watched);
     }
 
+    /// How many times the tool list changed as `principal`'s tenant sees it.
+    fn generation_of(&self, principal: usize) -> u64 {
+        self.changes + self.tenant_changes[TENANTS[principal]]
+    }
+
     fn open_listen(&mut self, principal: usize, tools: bool) {
-        let Some(slot) = self.slot(Some(principal)) else {
+        let Some(slot) = self.slot(principal, Place::Listen) else {
             return;
         };
+        let opening = self.opening(slot, principal);
         let id = self.next_id();
-        let authorization = authorization_of(principal);
         let filter = Filter { tools_list_changed: tools };
-        let generation = self.host.live.tools_generation();
+        let generation = self.generation_of(principal);
+        let tenant = format!("t{}", TENANTS[principal]);
+        assert_eq!(self.host.live.tools_generation_for(&tenant), generation);
         let limits = self.host.limits;
-        let stream = OpenStream::listen(
-            (&id, authorization.as_bytes(), filter),
-            generation,
-            slot,
-            &limits,
-            self.now,
-        );
+        let stream = OpenStream::listen((&id, filter), generation, opening, &limits);
         let listening = Listening {
             id,
             principal,
@@ -916,10 +982,10 @@ impl Streams {
             return;
         }
         assert_eq!(delivered, Ok(Delivered::Stream { messages: owed.len(), live }));
-        let (post, position) = (call.post, call.position);
+        let (post, position, principal) = (call.post, call.position, call.principal);
         let mut slot = None;
         if live {
-            slot = self.slot(None);
+            slot = self.slot(principal, Place::Work);
             if slot.is_none() {
                 return;
             }
@@ -943,7 +1009,12 @@ impl Streams {
             call.reader = true;
             let limits = self.host.limits;
             let session = Arc::clone(&call.session);
-            let stream = OpenStream::tail(session, StreamRef::Post(post), slot, &limits, self.now);
+            let opening = Opening {
+                slot,
+                authorization: authorization_of(principal).into_bytes(),
+                now: self.now,
+            };
+            let stream = OpenStream::tail(session, StreamRef::Post(post), opening, &limits);
             let kind = Kind::Tail { call: index };
             self.streams.push(Watched { stream, kind, last_written: self.now, until: None });
         }
@@ -976,6 +1047,24 @@ impl Streams {
         }
         let ended;
         match &mut watched.kind {
+            Kind::Slow(slow) if self.host.revoked[slow.principal] => {
+                // No result: the error that names why, through the log in 2025-11-25.
+                self.stats.calls_cancelled += 1;
+                let mut messages = vec![Msg::Revoked];
+                if let Some(call) = slow.call {
+                    let call = &mut self.calls[call];
+                    call.produced.push(Msg::Revoked);
+                    call.finished = true;
+                    if slow.detached {
+                        messages.clear();
+                    }
+                }
+                let expected = Expect::End(messages, Ending::Revoked);
+                let (id, call) = (slow.id.clone(), slow.call);
+                ended = check_step(&step, &expected, |bytes| {
+                    slow_events(bytes, &self.host.limits, call, &mut self.calls, &id)
+                });
+            }
             Kind::Slow(slow) => {
                 let due = slow.started + slow.pause.saturating_mul(slow.done as u32 + 1);
                 let expected = if now < due && !stopping {
@@ -1004,24 +1093,11 @@ impl Streams {
                             messages.clear();
                         }
                     }
-                    if last { Expect::End(messages) } else { Expect::Write(messages) }
+                    if last { Expect::End(messages, Ending::Done) } else { Expect::Write(messages) }
                 };
                 let (id, call) = (slow.id.clone(), slow.call);
                 ended = check_step(&step, &expected, |bytes| {
-                    let events = parse_events(bytes, &self.host.limits);
-                    match call {
-                        None => events
-                            .iter()
-                            .map(|event| {
-                                assert_eq!(event.id, None, "a 2026-07-28 event with an id");
-                                modern_message(event.data.as_deref().unwrap_or_default(), &id)
-                            })
-                            .collect(),
-                        Some(call) => {
-                            let call = &mut self.calls[call];
-                            legacy_events(call, &events)
-                        }
-                    }
+                    slow_events(bytes, &self.host.limits, call, &mut self.calls, &id)
                 });
             }
             Kind::Listen(listen) => {
@@ -1029,13 +1105,13 @@ impl Streams {
                     listen.acknowledged = true;
                     Expect::Write(vec![Note::Acknowledged { tools: listen.tools }])
                 } else if self.host.revoked[listen.principal] {
-                    Expect::End(vec![Note::Cancelled(TOKEN_REVOKED.into())])
+                    Expect::End(vec![Note::Cancelled(TOKEN_REVOKED.into())], Ending::Done)
                 } else if now >= listen.ends_at || stopping {
                     let reason =
                         if now >= listen.ends_at { "listen_lifetime" } else { "server_stopping" };
-                    Expect::End(vec![Note::Cancelled(reason.into()), Note::Complete])
+                    Expect::End(vec![Note::Cancelled(reason.into()), Note::Complete], Ending::Done)
                 } else {
-                    let generation = self.stats.tools_changed;
+                    let generation = self.changes + self.tenant_changes[TENANTS[listen.principal]];
                     let changed = generation > listen.seen_generation;
                     listen.seen_generation = generation;
                     if changed && listen.tools {
@@ -1056,8 +1132,11 @@ impl Streams {
                 let owed = call.produced[call.received.len()..].to_vec();
                 let live = !call.finished;
                 let expected = match (owed.is_empty(), live) {
-                    (_, false) => Expect::End(owed),
-                    (true, true) if stopping => Expect::End(Vec::new()),
+                    _ if self.host.revoked[call.principal] => {
+                        Expect::End(Vec::new(), Ending::Revoked)
+                    }
+                    (_, false) => Expect::End(owed, Ending::Done),
+                    (true, true) if stopping => Expect::End(Vec::new(), Ending::Done),
                     (true, true) => quiet(now + poll, false, now, quiet_until),
                     (false, true) => Expect::Write(owed),
                 };
@@ -1077,7 +1156,7 @@ impl Streams {
                 watched.until = Some(*until);
             }
             Step::Write(bytes) if bytes.is_empty() => {}
-            Step::Write(_) | Step::End(_) => watched.last_written = now,
+            Step::Write(_) | Step::End(..) => watched.last_written = now,
         }
         if ended {
             if let Kind::Slow(Slow { call: Some(call), detached: false, .. }) = &watched.kind {
@@ -1166,7 +1245,8 @@ fn check_step<T: PartialEq + std::fmt::Debug>(
             assert_eq!(&messages(bytes), wanted, "a step that writes other messages");
             false
         }
-        (Step::End(bytes), Expect::End(wanted)) => {
+        (Step::End(bytes, ending), Expect::End(wanted, expected)) => {
+            assert_eq!(ending, expected, "an end of another kind");
             assert_eq!(&messages(bytes), wanted, "an end with other messages");
             true
         }
@@ -1179,7 +1259,9 @@ fn shown(step: &Step) -> String {
     match step {
         Step::Wait(until) => format!("Wait({until:?})"),
         Step::Write(bytes) => format!("Write({:?})", String::from_utf8_lossy(bytes)),
-        Step::End(bytes) => format!("End({:?})", String::from_utf8_lossy(bytes)),
+        Step::End(bytes, ending) => {
+            format!("End({:?}, {ending:?})", String::from_utf8_lossy(bytes))
+        }
     }
 }
 
@@ -1187,6 +1269,28 @@ fn parse_events(bytes: &[u8], limits: &Limits) -> Vec<sse::Event> {
     let events = sse::parse_stream(bytes, limits).expect("whole SSE events");
     assert!(bytes.is_empty() || bytes.ends_with(b"\n\n"), "events that do not end");
     events
+}
+
+/// The messages a slow call's step wrote: plain events in 2026-07-28, the events of its
+/// 2025-11-25 call `call` otherwise.
+fn slow_events(
+    bytes: &[u8],
+    limits: &Limits,
+    call: Option<usize>,
+    calls: &mut [Call],
+    id: &Id,
+) -> Vec<Msg> {
+    let events = parse_events(bytes, limits);
+    match call {
+        None => events
+            .iter()
+            .map(|event| {
+                assert_eq!(event.id, None, "a 2026-07-28 event with an id");
+                modern_message(event.data.as_deref().unwrap_or_default(), id)
+            })
+            .collect(),
+        Some(call) => legacy_events(&mut calls[call], &events),
+    }
 }
 
 /// The messages of `events` on a 2025-11-25 call's stream, read by its client: each with an id
@@ -1250,6 +1354,9 @@ fn slow_message(data: &str, id: &Id) -> Msg {
         };
     }
     assert!(same_id(value.get("id"), id), "a result for another request");
+    if let Some(error) = revoked(&value) {
+        return error;
+    }
     let result = value.get("result").expect("a result");
     let content = result.get("content").and_then(Value::as_array).expect("content");
     assert_eq!(content.len(), 1);
@@ -1265,10 +1372,24 @@ fn modern_message(data: &str, id: &Id) -> Msg {
         return slow_message(data, id);
     }
     assert!(same_id(value.get("id"), id), "a result for another request");
+    if let Some(error) = revoked(&value) {
+        return error;
+    }
     let result = value.get("result").expect("a result");
     let text = result.get("text").and_then(Value::as_str).expect("text");
     let ok = result.get("ok") == Some(&Value::Bool(true));
     Msg::Result { text: text.to_owned(), error: !ok }
+}
+
+/// The error that ends a call whose token stopped being valid, when `value` is one: no result,
+/// the public code, the server-error code.
+fn revoked(value: &Value) -> Option<Msg> {
+    let error = value.get("error")?;
+    assert!(value.get("result").is_none(), "an error with a result");
+    assert_eq!(error.get("message").and_then(Value::as_str), Some(TOKEN_REVOKED));
+    let code = error.get("code").and_then(Value::as_number).and_then(|n| n.as_i64());
+    assert_eq!(code, Some(jsonrpc::code::SERVER_ERROR));
+    Some(Msg::Revoked)
 }
 
 /// A message of a listen, as parsed back.

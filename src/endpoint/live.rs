@@ -1,5 +1,4 @@
-//! Streams that stay open: responses whose events are written as they happen, and the shared
-//! state that bounds them.
+//! Streams that stay open: responses whose events are written as they happen.
 //!
 //! An [`OpenStream`] is produced step by step ([`OpenStream::next`], time passed in): an event to
 //! write now, a time to come back, or the end. Three kinds exist:
@@ -35,28 +34,32 @@
 //! ends after a `notifications/cancelled` whose reason is the public code `token_revoked`,
 //! without a result: the client must not simply listen again with the same token.
 //!
-//! **Bounded by the pool** ([`Live`]). Open streams hold workers, so at most
-//! `stream_share_percent` of them (at least one) may be open at once: one more is refused with
-//! 503 and `Retry-After`, and plain requests keep finding workers. One principal may hold at most
-//! `listens_per_principal_max` listens: one more gets 429 and `Retry-After`. A stream's place is
-//! given back when the stream is dropped, however it ended.
+//! **Every stream re-checks its token at each step** ([`Host::token_still_valid`]). A slow call or
+//! a tail whose token stopped being valid (revoked, or its subject moved to a new authorization
+//! revision) stops there: a slow call writes no result but an in-band error whose message is the
+//! public code `token_revoked` (in 2025-11-25 through the event log, as the call's response), is
+//! counted cancelled, and its connection closes ([`Ending::Revoked`]); a tail just ends, and its
+//! connection closes. A listen keeps its own teardown (above).
 //!
-//! Not here: opening a stream (the endpoint's, which refuses one past the budgets), the chunked
-//! framing of the events (the server's), or any clock or sleep: a stream reads its server
-//! through [`Host`], and the time is handed in.
+//! **Bounded by the pool** ([`Live`], in `share`): each stream holds a place for as long as it
+//! runs, and gives it back when it is dropped, however it ended.
+//!
+//! Not here: opening a stream (the endpoint's, which refuses one past the budgets), the framing
+//! of the events (the server's, by the request's HTTP version), or any clock or sleep: a stream
+//! reads its server through [`Host`], and the time is handed in.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant, SystemTime};
 
-use std::time::SystemTime;
-
+pub use super::share::{Kind, Live, NoStream, PrincipalKey, Slot, Stats};
 use super::stream::SseBody;
+use crate::auth::policy::Principal;
+use crate::http::RequestHead;
 use crate::http::connection::Departure;
 use crate::json::{ObjectWriter, Value};
 use crate::limits::Limits;
-use crate::mcp::jsonrpc::{self, Id};
+use crate::mcp::jsonrpc::{self, Id, code};
 use crate::mcp::method::{
     Method, NOTIFICATIONS_PROGRESS, NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
@@ -69,141 +72,10 @@ use crate::sse::{self, EventRef};
 pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// What a keep-alive writes: one comment line, then the empty line.
 pub const KEEPALIVE: &[u8] = b": keep-alive\n\n";
-/// The public code a listen's cancellation names when its token stopped being valid.
+/// The public code a stream names when its token stopped being valid.
 pub const TOKEN_REVOKED: &str = "token_revoked";
 /// Room reserved for one message of a stream.
 const MESSAGE_BYTES: usize = 256;
-
-/// The shared state of the open streams: their counts, the listens of each principal, what has
-/// changed, and whether the server is stopping.
-#[derive(Debug)]
-pub struct Live {
-    calls_finished: AtomicU64,
-    calls_cancelled: AtomicU64,
-    open: AtomicUsize,
-    /// The most streams open at once.
-    share: usize,
-    listens: Mutex<HashMap<String, usize>>,
-    listens_max: usize,
-    tools_generation: AtomicU64,
-    stopping: AtomicBool,
-}
-
-/// What the counters say, for `control … stats`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stats {
-    pub calls_finished: u64,
-    pub calls_cancelled: u64,
-    pub streams_open: usize,
-    pub listens_open: usize,
-    /// How many times the tool list changed.
-    pub tools_changed: u64,
-}
-
-/// Why a stream could not open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoStream {
-    /// The share of the workers open streams may hold is taken.
-    ShareTaken,
-    /// The principal holds as many listens as it may.
-    ListenQuota,
-}
-
-impl Live {
-    /// The shared state for a server of `limits`.
-    pub fn new(limits: &Limits) -> Live {
-        let workers = limits.requests_in_processing_max;
-        let share = (workers * limits.stream_share_percent / 100).max(1);
-        Live {
-            calls_finished: AtomicU64::new(0),
-            calls_cancelled: AtomicU64::new(0),
-            open: AtomicUsize::new(0),
-            share,
-            listens: Mutex::new(HashMap::new()),
-            listens_max: limits.listens_per_principal_max,
-            tools_generation: AtomicU64::new(0),
-            stopping: AtomicBool::new(false),
-        }
-    }
-
-    /// The counters now.
-    pub fn stats(&self) -> Stats {
-        let listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
-        Stats {
-            calls_finished: self.calls_finished.load(Ordering::Relaxed),
-            calls_cancelled: self.calls_cancelled.load(Ordering::Relaxed),
-            streams_open: self.open.load(Ordering::Relaxed),
-            listens_open: listens.values().sum(),
-            tools_changed: self.tools_generation.load(Ordering::Relaxed),
-        }
-    }
-
-    /// The fixture's tool list changes (flips its spare tool): every listen that opted in is
-    /// told. The new generation.
-    pub fn change_tools(&self) -> u64 {
-        self.tools_generation.fetch_add(1, Ordering::AcqRel) + 1
-    }
-
-    /// How many times the tool list changed: odd while the spare tool is listed.
-    pub fn tools_generation(&self) -> u64 {
-        self.tools_generation.load(Ordering::Acquire)
-    }
-
-    /// The server stops: open listens end gracefully, slow calls at their next step.
-    pub fn stop(&self) {
-        self.stopping.store(true, Ordering::Release);
-    }
-
-    fn stopping(&self) -> bool {
-        self.stopping.load(Ordering::Acquire)
-    }
-
-    /// A place for one more open stream, and for a listen of `listener` when it is one.
-    pub fn open_slot(self: &Arc<Live>, listener: Option<&str>) -> Result<Slot, NoStream> {
-        if let Some(subject) = listener {
-            let mut listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
-            let held = listens.entry(subject.to_owned()).or_insert(0);
-            if *held >= self.listens_max {
-                return Err(NoStream::ListenQuota);
-            }
-            *held += 1;
-        }
-        // Dropped, the slot gives the listen back if the share is taken.
-        let mut slot =
-            Slot { live: Arc::clone(self), listener: listener.map(str::to_owned), open: false };
-        let taken = self.open.fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-            (open < self.share).then_some(open + 1)
-        });
-        slot.open = taken.is_ok();
-        if slot.open { Ok(slot) } else { Err(NoStream::ShareTaken) }
-    }
-}
-
-/// One open stream's place in the share (and in its principal's listens): given back on drop.
-#[derive(Debug)]
-pub struct Slot {
-    live: Arc<Live>,
-    listener: Option<String>,
-    /// It counts in the share.
-    open: bool,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if self.open {
-            self.live.open.fetch_sub(1, Ordering::AcqRel);
-        }
-        if let Some(subject) = &self.listener {
-            let mut listens = self.live.listens.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(held) = listens.get_mut(subject) {
-                *held = held.saturating_sub(1);
-                if *held == 0 {
-                    listens.remove(subject);
-                }
-            }
-        }
-    }
-}
 
 /// What an open stream reads of the server at each step.
 pub trait Host {
@@ -223,7 +95,34 @@ pub enum Step {
     /// Nothing before this time.
     Wait(Instant),
     /// The stream is over; these bytes (perhaps none) are its last.
-    End(Vec<u8>),
+    End(Vec<u8>, Ending),
+}
+
+/// How a stream ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// By itself (its result, a listen's teardown): the connection may carry the next request.
+    Done,
+    /// Its token stopped being valid: the connection closes after its last bytes.
+    Revoked,
+}
+
+/// Who opens a stream, and with which request: whose place it takes, and the `Authorization`
+/// field whose token it re-checks at each step.
+#[derive(Clone, Copy)]
+pub(super) struct Opener<'o> {
+    pub principal: &'o Principal,
+    pub head: &'o RequestHead<'o>,
+    pub now: Instant,
+}
+
+/// What every stream is opened with: its place, the request's `Authorization` field (to tell
+/// when its token stops being valid), and the time it opened.
+#[derive(Debug)]
+pub struct Opening {
+    pub slot: Slot,
+    pub authorization: Vec<u8>,
+    pub now: Instant,
 }
 
 /// A response whose events are written as they happen. See the module docs.
@@ -231,6 +130,7 @@ pub enum Step {
 pub struct OpenStream {
     source: Source,
     _slot: Slot,
+    authorization: Vec<u8>,
     keepalive: Duration,
     poll: Duration,
     /// When something was last written (or the stream opened).
@@ -250,79 +150,79 @@ impl OpenStream {
     pub fn slow_legacy(
         request: SlowRequest,
         (session, post): (Arc<Session>, u64),
-        slot: Slot,
+        opening: Opening,
         limits: &Limits,
-        now: Instant,
     ) -> OpenStream {
-        OpenStream::slow(request, Era::Legacy { session, post }, slot, limits, now)
+        OpenStream::slow(request, Outlet::Log { session, post }, opening, limits)
     }
 
     /// A slow call in 2026-07-28, its result written by `result`.
     pub fn slow_modern(
         request: SlowRequest,
         result: fn(&Id, Result<String, &'static str>) -> String,
-        slot: Slot,
+        opening: Opening,
         limits: &Limits,
-        now: Instant,
     ) -> OpenStream {
-        OpenStream::slow(request, Era::Modern { result }, slot, limits, now)
+        OpenStream::slow(request, Outlet::Plain { result }, opening, limits)
     }
 
-    fn slow(request: SlowRequest, era: Era, slot: Slot, limits: &Limits, now: Instant) -> Self {
+    fn slow(request: SlowRequest, outlet: Outlet, opening: Opening, limits: &Limits) -> Self {
         let event_bytes_max = limits.sse_event_bytes_max;
-        let call =
-            SlowCall { request, era, started: now, done: 0, detached: false, event_bytes_max };
-        OpenStream::new(Source::Slow(call), slot, limits, now)
+        let started = opening.now;
+        let call = SlowCall { request, outlet, started, done: 0, detached: false, event_bytes_max };
+        OpenStream::new(Source::Slow(call), opening, limits)
     }
 
     /// A 2025-11-25 resumption of `stream`, a POST stream of `session` whose work still runs.
     pub fn tail(
         session: Arc<Session>,
         stream: StreamRef,
-        slot: Slot,
+        opening: Opening,
         limits: &Limits,
-        now: Instant,
     ) -> Self {
-        OpenStream::new(Source::Tail(Tail { session, stream }), slot, limits, now)
+        OpenStream::new(Source::Tail(Tail { session, stream }), opening, limits)
     }
 
-    /// A listen for the request `id` (which carried `authorization`), with `filter` as
-    /// acknowledged, which has seen the tool list's changes up to `generation`.
+    /// A listen for the request `id`, with `filter` as acknowledged, which has seen its tenant's
+    /// tool list change up to `generation`.
     pub fn listen(
-        (id, authorization, filter): (&Id, &[u8], Filter),
+        (id, filter): (&Id, Filter),
         generation: u64,
-        slot: Slot,
+        opening: Opening,
         limits: &Limits,
-        now: Instant,
     ) -> OpenStream {
         let listen = Listen {
             id: id.clone(),
             filter,
-            authorization: authorization.to_vec(),
-            ends_at: now + limits.listen_lifetime,
+            tenant: opening.slot.principal().tenant.clone(),
+            ends_at: opening.now + limits.listen_lifetime,
             seen_generation: generation,
             acknowledged: false,
             event_bytes_max: limits.sse_event_bytes_max,
         };
-        OpenStream::new(Source::Listen(listen), slot, limits, now)
+        OpenStream::new(Source::Listen(listen), opening, limits)
     }
 
-    fn new(source: Source, slot: Slot, limits: &Limits, now: Instant) -> OpenStream {
+    fn new(source: Source, opening: Opening, limits: &Limits) -> OpenStream {
         OpenStream {
             source,
-            _slot: slot,
+            _slot: opening.slot,
+            authorization: opening.authorization,
             keepalive: limits.stream_keepalive,
             poll: limits.stream_poll_interval,
-            last_written: now,
+            last_written: opening.now,
         }
     }
 
     /// The next step at `now` (`wall` on the wall clock).
     pub fn next(&mut self, host: &dyn Host, now: Instant, wall: SystemTime) -> Step {
+        let valid = || host.token_still_valid(&self.authorization, wall);
         let step = match &mut self.source {
+            Source::Slow(call) if !valid() => call.revoked(host),
             Source::Slow(call) => call.next(host, now),
+            Source::Tail(_) if !valid() => Step::End(Vec::new(), Ending::Revoked),
             Source::Tail(tail) => tail.next(host, now, self.poll),
-            Source::Listen(listen) => listen.next(host, (now, wall), self.poll),
+            Source::Listen(listen) => listen.next(host, (now, valid), self.poll),
         };
         let Step::Wait(until) = step else {
             // A step that wrote nothing (a slow call's step without a progress token) leaves
@@ -369,7 +269,7 @@ impl OpenStream {
                     wall += until.saturating_duration_since(now);
                     now = until.max(now);
                 }
-                Step::End(bytes) => {
+                Step::End(bytes, _) => {
                     body.extend_from_slice(&bytes);
                     return body;
                 }
@@ -398,19 +298,19 @@ pub struct SlowRequest {
     pub progress_token: Option<Value>,
 }
 
-/// Where a slow call's messages go.
+/// Where a slow call's messages go: the era decides.
 #[derive(Debug)]
-enum Era {
-    /// Through the session's event log, on POST stream `post`.
-    Legacy { session: Arc<Session>, post: u64 },
-    /// Straight out, as plain events; the result is written by `result`.
-    Modern { result: fn(&Id, Result<String, &'static str>) -> String },
+enum Outlet {
+    /// 2025-11-25: through the session's event log, on POST stream `post`.
+    Log { session: Arc<Session>, post: u64 },
+    /// 2026-07-28: straight out, as plain events; the result is written by `result`.
+    Plain { result: fn(&Id, Result<String, &'static str>) -> String },
 }
 
 #[derive(Debug)]
 struct SlowCall {
     request: SlowRequest,
-    era: Era,
+    outlet: Outlet,
     started: Instant,
     done: u64,
     /// The peer is gone (2025-11-25): what is produced stays in the log.
@@ -438,7 +338,15 @@ impl SlowCall {
             host.live().calls_finished.fetch_add(1, Ordering::Relaxed);
         }
         let bytes = self.emit(host, messages, last);
-        if last { Step::End(bytes) } else { Step::Write(bytes) }
+        if last { Step::End(bytes, Ending::Done) } else { Step::Write(bytes) }
+    }
+
+    /// Its token stopped being valid: no result, but an in-band error naming why, and the call
+    /// counts as cancelled.
+    fn revoked(&mut self, host: &dyn Host) -> Step {
+        host.live().calls_cancelled.fetch_add(1, Ordering::Relaxed);
+        let error = jsonrpc::error_text(Some(&self.request.id), code::SERVER_ERROR, TOKEN_REVOKED);
+        Step::End(self.emit(host, vec![error], true), Ending::Revoked)
     }
 
     /// The progress notification of the step just done, when progress was asked for.
@@ -460,17 +368,17 @@ impl SlowCall {
     }
 
     fn result(&self, outcome: Result<String, &'static str>) -> String {
-        match &self.era {
-            Era::Legacy { .. } => legacy_tool_result(&self.request.id, outcome),
-            Era::Modern { result } => result(&self.request.id, outcome),
+        match &self.outlet {
+            Outlet::Log { .. } => legacy_tool_result(&self.request.id, outcome),
+            Outlet::Plain { result } => result(&self.request.id, outcome),
         }
     }
 
     /// The bytes of `messages`: in 2025-11-25 queued in the log, and written from it unless the
     /// peer is gone; in 2026-07-28 plain events.
     fn emit(&mut self, host: &dyn Host, messages: Vec<String>, last: bool) -> Vec<u8> {
-        match &self.era {
-            Era::Legacy { session, post } => {
+        match &self.outlet {
+            Outlet::Log { session, post } => {
                 let mut events = session.events();
                 for message in messages {
                     events.append(*post, message);
@@ -491,17 +399,17 @@ impl SlowCall {
                 drop(events);
                 body.finish().unwrap_or_default()
             }
-            Era::Modern { .. } => plain_events(&messages, self.event_bytes_max),
+            Outlet::Plain { .. } => plain_events(&messages, self.event_bytes_max),
         }
     }
 
     fn depart(&mut self, host: &dyn Host) -> Departure {
-        match self.era {
-            Era::Legacy { .. } => {
+        match self.outlet {
+            Outlet::Log { .. } => {
                 self.detached = true;
                 Departure::Continue
             }
-            Era::Modern { .. } => {
+            Outlet::Plain { .. } => {
                 host.live().calls_cancelled.fetch_add(1, Ordering::Relaxed);
                 Departure::Stop
             }
@@ -554,11 +462,11 @@ impl Tail {
         // A message it owed was dropped, or the log forgot the stream: it ends here, and a
         // resumption is refused as evicted.
         let Some(written) = written else {
-            return Step::End(bytes);
+            return Step::End(bytes, Ending::Done);
         };
         match (written, live) {
-            (_, false) => Step::End(bytes),
-            (0, true) if host.live().stopping() => Step::End(bytes),
+            (_, false) => Step::End(bytes, Ending::Done),
+            (0, true) if host.live().stopping() => Step::End(bytes, Ending::Done),
             (0, true) => Step::Wait(now + poll),
             (_, true) => Step::Write(bytes),
         }
@@ -576,8 +484,8 @@ pub struct Filter {
 struct Listen {
     id: Id,
     filter: Filter,
-    /// The request's `Authorization` field, to tell when its token stops being valid.
-    authorization: Vec<u8>,
+    /// Its principal's tenant: the tool list it hears about is that tenant's.
+    tenant: String,
     ends_at: Instant,
     seen_generation: u64,
     acknowledged: bool,
@@ -585,24 +493,26 @@ struct Listen {
 }
 
 impl Listen {
+    /// The next step at `now`; `valid` tells whether its token still is.
     fn next(
         &mut self,
         host: &dyn Host,
-        (now, wall): (Instant, SystemTime),
+        (now, valid): (Instant, impl Fn() -> bool),
         poll: Duration,
     ) -> Step {
         if !self.acknowledged {
             self.acknowledged = true;
             return Step::Write(self.events(&[self.acknowledgement()]));
         }
-        if !host.token_still_valid(&self.authorization, wall) {
-            return Step::End(self.events(&[self.cancelled(TOKEN_REVOKED)]));
+        if !valid() {
+            return Step::End(self.events(&[self.cancelled(TOKEN_REVOKED)]), Ending::Done);
         }
         if now >= self.ends_at || host.live().stopping() {
             let reason = if now >= self.ends_at { "listen_lifetime" } else { "server_stopping" };
-            return Step::End(self.events(&[self.cancelled(reason), self.completion()]));
+            let teardown = self.events(&[self.cancelled(reason), self.completion()]);
+            return Step::End(teardown, Ending::Done);
         }
-        let generation = host.live().tools_generation();
+        let generation = host.live().tools_generation_for(&self.tenant);
         if generation > self.seen_generation {
             self.seen_generation = generation;
             if self.filter.tools_list_changed {

@@ -61,6 +61,7 @@ mod open;
 mod published;
 pub mod rejection;
 pub mod reply;
+mod share;
 pub mod stage;
 mod stream;
 pub mod tools;
@@ -86,7 +87,7 @@ use crate::mcp::session::{
 use crate::mcp::stream::{CursorError, Delivered, KeptBudget, Start};
 use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
 use crate::random::{self, FillRandom};
-use live::{Live, OpenStream, Scale, SlowRequest};
+use live::{Live, OpenStream, Opener, Scale, SlowRequest};
 use stream::{PrimeOnly, SseBody};
 use tools::Tool;
 
@@ -471,17 +472,17 @@ impl Endpoint {
 
     /// Stages 5 to 7 of a GET or a DELETE, which need only the connect scope: who is asking, their
     /// live session, and the scope.
-    fn connected_session<'l>(
+    fn connected_session<'l, 'p>(
         &self,
-        policy: &OfflineTokenPolicy,
+        policy: &'p OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
         last: &'l mut LastSession,
-    ) -> Result<(SessionKey, &'l Arc<Session>), Rejection> {
+    ) -> Result<(&'p Principal, (SessionKey, &'l Arc<Session>)), Rejection> {
         let principal = Endpoint::authenticate(policy, head, clock, scope::CONNECT)?;
         let found = self.session_for(head, principal, clock, last)?;
         Endpoint::authorize(policy, principal, scope::CONNECT)?;
-        Ok(found)
+        Ok((principal, found))
     }
 
     /// A POST, under `policy` (one state of it for the whole request: stages 5 to 8 see the
@@ -566,7 +567,7 @@ impl Endpoint {
                 Endpoint::authorize(policy, principal, requirement)?;
                 match named {
                     MethodName::Request(method, answer) => {
-                        let called = LegacyCall { session, id: &id, principal, clock };
+                        let called = LegacyCall { session, id: &id, principal, head, clock };
                         self.call(&called, (method, answer), &params)
                     }
                     MethodName::Notification(_) | MethodName::Unknown => {
@@ -611,7 +612,7 @@ impl Endpoint {
         (method, answer): (Method, method::Answer),
         params: &Object,
     ) -> Result<Answer, Rejection> {
-        let LegacyCall { session, id, principal, clock } = *called;
+        let LegacyCall { session, id, principal, .. } = *called;
         let result = |capacity, write: &dyn Fn(&mut ObjectWriter<'_>)| {
             Ok(jsonrpc::result_text(id, capacity, |result| write(result)))
         };
@@ -639,10 +640,7 @@ impl Endpoint {
             Method::ToolsCall => match tools::tool_called(params, Revision::V2025_11_25) {
                 Ok(Tool::TestReconnection) => return self.test_reconnection(session, id),
                 Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress)) => {
-                    match slow_request(id, tool, params, self.limits()) {
-                        Ok(request) => return self.slow_call(session, request, clock.now),
-                        Err(message) => Err((code::INVALID_PARAMS, message)),
-                    }
+                    return self.slow_call(called, tool, params);
                 }
                 // Tools of 2026-07-28 alone: `tool_called` finds none of them here.
                 Ok(
@@ -675,15 +673,25 @@ impl Endpoint {
         }
     }
 
-    /// A slow call in a session: a live POST stream, its priming event first, its messages
-    /// written as they come and kept for a resumption.
+    /// A slow call of `tool` in a session: a live POST stream, its priming event first, its
+    /// messages written as they come and kept for a resumption; or the `-32602` of arguments
+    /// out of bounds.
     fn slow_call(
         &self,
-        session: &Arc<Session>,
-        request: SlowRequest,
-        now: Instant,
+        called: &LegacyCall<'_>,
+        tool: Tool,
+        params: &Object,
     ) -> Result<Answer, Rejection> {
-        let (first, stream) = self.open_slow_legacy(session, request, now)?;
+        let LegacyCall { session, id, principal, head, clock } = *called;
+        let request = match slow_request(id, tool, params, self.limits()) {
+            Ok(request) => request,
+            Err(message) => {
+                let error = jsonrpc::error_text(Some(id), code::INVALID_PARAMS, message);
+                return Ok(Reply::json_text(error).into());
+            }
+        };
+        let opener = Opener { principal, head, now: clock.now };
+        let (first, stream) = self.open_slow_legacy(session, request, opener)?;
         Ok(Answer::Open { head: Reply::event_stream_body(first), stream: Box::new(stream) })
     }
 
@@ -731,7 +739,7 @@ impl Endpoint {
         clock: Clock,
         last: &mut LastSession,
     ) -> Result<Answer, Rejection> {
-        let (_, session) = self.connected_session(policy, head, clock, last)?;
+        let (principal, (_, session)) = self.connected_session(policy, head, clock, last)?;
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
         let start = match head.fields.single("last-event-id") {
@@ -748,7 +756,8 @@ impl Endpoint {
         match (first, start) {
             // A POST stream whose work still runs: the rest is written as the work queues it.
             ((first, true), Start::Resume(id)) => {
-                let stream = self.open_tail(session, id.stream, clock.now)?;
+                let opener = Opener { principal, head, now: clock.now };
+                let stream = self.open_tail(session, id.stream, opener)?;
                 Ok(Answer::Open { head: Reply::event_stream_body(first), stream: Box::new(stream) })
             }
             ((first, _), _) => Ok(Reply::event_stream_body(first).into()),
@@ -763,7 +772,7 @@ impl Endpoint {
         clock: Clock,
         last: &mut LastSession,
     ) -> Result<Reply, Rejection> {
-        let (session_id, session) = self.connected_session(policy, head, clock, last)?;
+        let (_, (session_id, session)) = self.connected_session(policy, head, clock, last)?;
         // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
         // 404 as any later request for the id.
         if !self.sessions.end(session_id, session) {
@@ -789,6 +798,7 @@ struct LegacyCall<'c> {
     session: &'c Arc<Session>,
     id: &'c Id,
     principal: &'c Principal,
+    head: &'c RequestHead<'c>,
     clock: Clock,
 }
 

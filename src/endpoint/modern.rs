@@ -55,7 +55,7 @@
 //! JSON; `notifications/message` is sent only when the request's `_meta` asks for a log level.
 
 use super::Answer as Reached;
-use super::live::{Filter, SlowRequest};
+use super::live::{Filter, Opener, SlowRequest};
 use super::methods::{self, SERVER_NAME};
 use super::rejection::MirroredHeader;
 use super::tools::{self, Tool};
@@ -132,6 +132,13 @@ struct Called<'c> {
     principal: &'c Principal,
     revision: Revision,
     clock: Clock,
+}
+
+impl Called<'_> {
+    /// Who opens a stream for this request.
+    fn opener(&self) -> Opener<'_> {
+        Opener { principal: self.principal, head: self.head, now: self.clock.now }
+    }
 }
 
 /// What a tool call comes to.
@@ -303,7 +310,9 @@ fn call(
     let (endpoint, id, revision) = (called.endpoint, called.id, called.revision);
     let (notes, response) = match method {
         Method::ServerDiscover => (Vec::new(), discover_result(endpoint, id, revision)),
-        Method::ToolsList => (Vec::new(), tools_list_result(endpoint, id, revision)),
+        Method::ToolsList => {
+            (Vec::new(), tools_list_result(endpoint, id, revision, &called.principal.tenant))
+        }
         Method::ResourcesList => {
             let notes = logged(called.meta, LogLevel::Info, "resources_listed");
             (notes, resources_list_result(endpoint, id, &called.principal.tenant))
@@ -313,7 +322,7 @@ fn call(
                 ToolAnswer::Done(notes, response) => (notes, response),
                 ToolAnswer::Slow(request) => {
                     let stream =
-                        endpoint.open_slow_modern(request, tool_result, called.clock.now)?;
+                        endpoint.open_slow_modern(request, tool_result, called.opener())?;
                     return Ok(open(stream));
                 }
                 ToolAnswer::Refused(error) => return Ok(Reply::json_text(error).into()),
@@ -345,11 +354,8 @@ fn open(stream: super::live::OpenStream) -> Reached {
 fn listen(called: &Called<'_>, params: &Object) -> Result<Reached, Rejection> {
     let asked = params.get("notifications");
     let tools = asked.and_then(|n| n.get("toolsListChanged")) == Some(&Value::Bool(true));
-    let authorization = called.head.fields.get("authorization").unwrap_or_default();
     let filter = Filter { tools_list_changed: tools };
-    let (endpoint, subject) = (called.endpoint, &called.principal.subject);
-    let stream =
-        endpoint.open_listen((called.id, subject), authorization, filter, called.clock.now)?;
+    let stream = called.endpoint.open_listen(called.id, filter, called.opener())?;
     Ok(open(stream))
 }
 
@@ -402,11 +408,14 @@ fn tool_call(called: &Called<'_>, tool: Tool, params: &Object) -> Result<ToolAns
         Tool::CountSlowly | Tool::TestToolWithProgress => {
             return Ok(slow_request(called, tool, params));
         }
+        // The fixture's hook changes what the caller's own tenant sees, and no one else's.
         Tool::TestTriggerToolChange => {
-            let generation = called.endpoint.live().change_tools();
+            let generation = called.endpoint.live().change_tools_for(&principal.tenant);
             (Vec::new(), Ok(format!("the tool list changed ({generation} changes so far)")))
         }
-        Tool::SpareTool if called.endpoint.live().tools_generation() % 2 == 1 => {
+        Tool::SpareTool
+            if called.endpoint.live().tools_generation_for(&principal.tenant) % 2 == 1 =>
+        {
             (Vec::new(), Ok("spare".to_owned()))
         }
         // Not listed now, or a tool of 2025-11-25 alone (`tool_called` finds that in no modern
@@ -475,12 +484,13 @@ fn discover_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
     })
 }
 
-/// `tools/list` of this era.
-fn tools_list_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
+/// `tools/list` of this era, as `tenant` sees it: the list can change for one tenant alone, so
+/// only that caller may reuse it.
+fn tools_list_result(endpoint: &Endpoint, id: &Id, revision: Revision, tenant: &str) -> String {
     jsonrpc::result_text(id, 4 * RESULT_BYTES, |result| {
         server_meta(result);
-        result.string("cacheScope", "public").string("resultType", "complete");
-        let changed = endpoint.live().tools_generation() % 2 == 1;
+        result.string("cacheScope", "private").string("resultType", "complete");
+        let changed = endpoint.live().tools_generation_for(tenant) % 2 == 1;
         tools::write_tools(revision, changed, result);
         result.integer("ttlMs", ttl_ms(endpoint));
     })

@@ -1,12 +1,14 @@
-//! Opening the streams that stay open: each takes its place in the share (and a listen in its
-//! principal's listens) first, and is refused past them.
+//! Opening the streams that stay open: each takes its place first (in the share, in its
+//! principal's part of it, and a listen among its principal's listens), and is refused past them.
 //!
-//! Not here: what an open stream does (`live`), or which request opens one (the methods').
+//! Not here: what an open stream does (`live`), the places themselves (`share`), or which request
+//! opens one (the methods').
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
-use super::live::{Filter, Host, Live, NoStream, OpenStream, SlowRequest};
+use super::live::{Filter, Host, Kind, Live, NoStream, OpenStream, Opener, Opening, SlowRequest};
+use super::share::PrincipalKey;
 use super::stream::SseBody;
 use super::{Endpoint, Rejection};
 use crate::limits::Limits;
@@ -29,15 +31,24 @@ impl Host for Endpoint {
 }
 
 impl Endpoint {
+    /// A place of `kind` for `opener`'s principal, and what the stream opens with.
+    fn opening(&self, opener: Opener<'_>, kind: Kind) -> Result<Opening, Rejection> {
+        let principal = opener.principal;
+        let key = PrincipalKey::of(&principal.subject, &principal.tenant);
+        let slot = Endpoint::live(self).open_slot(&key, kind).map_err(no_stream)?;
+        let authorization = opener.head.fields.get("authorization").unwrap_or_default().to_vec();
+        Ok(Opening { slot, authorization, now: opener.now })
+    }
+
     /// A slow call's stream in 2025-11-25, on a fresh live POST stream of `session`: its first
     /// bytes (the priming event) and the stream.
     pub(super) fn open_slow_legacy(
         &self,
         session: &Arc<Session>,
         request: SlowRequest,
-        now: Instant,
+        opener: Opener<'_>,
     ) -> Result<(Vec<u8>, OpenStream), Rejection> {
-        let slot = Endpoint::live(self).open_slot(None).map_err(no_stream)?;
+        let opening = self.opening(opener, Kind::Work)?;
         let mut body = SseBody::new(&self.config.limits);
         let mut events = session.events();
         let post = events.open_live_post();
@@ -45,8 +56,7 @@ impl Endpoint {
         drop(events);
         let first = body.finish().ok_or(Rejection::Internal)?;
         let limits = &self.config.limits;
-        let stream =
-            OpenStream::slow_legacy(request, (Arc::clone(session), post), slot, limits, now);
+        let stream = OpenStream::slow_legacy(request, (Arc::clone(session), post), opening, limits);
         Ok((first, stream))
     }
 
@@ -55,10 +65,10 @@ impl Endpoint {
         &self,
         request: SlowRequest,
         result: fn(&Id, Result<String, &'static str>) -> String,
-        now: Instant,
+        opener: Opener<'_>,
     ) -> Result<OpenStream, Rejection> {
-        let slot = Endpoint::live(self).open_slot(None).map_err(no_stream)?;
-        Ok(OpenStream::slow_modern(request, result, slot, &self.config.limits, now))
+        let opening = self.opening(opener, Kind::Work)?;
+        Ok(OpenStream::slow_modern(request, result, opening, &self.config.limits))
     }
 
     /// A 2025-11-25 resumption of `stream`, a POST stream of `session` whose work still runs.
@@ -66,33 +76,30 @@ impl Endpoint {
         &self,
         session: &Arc<Session>,
         stream: StreamRef,
-        now: Instant,
+        opener: Opener<'_>,
     ) -> Result<OpenStream, Rejection> {
-        let slot = Endpoint::live(self).open_slot(None).map_err(no_stream)?;
-        Ok(OpenStream::tail(Arc::clone(session), stream, slot, &self.config.limits, now))
+        let opening = self.opening(opener, Kind::Work)?;
+        Ok(OpenStream::tail(Arc::clone(session), stream, opening, &self.config.limits))
     }
 
-    /// A listen of `subject` for the request `id`, which carried `authorization`, with `filter`
-    /// as acknowledged.
+    /// A listen for the request `id`, with `filter` as acknowledged.
     pub(super) fn open_listen(
         &self,
-        (id, subject): (&Id, &str),
-        authorization: &[u8],
+        id: &Id,
         filter: Filter,
-        now: Instant,
+        opener: Opener<'_>,
     ) -> Result<OpenStream, Rejection> {
-        let live = Endpoint::live(self);
-        let slot = live.open_slot(Some(subject)).map_err(no_stream)?;
-        let generation = live.tools_generation();
-        let limits = &self.config.limits;
-        Ok(OpenStream::listen((id, authorization, filter), generation, slot, limits, now))
+        let opening = self.opening(opener, Kind::Listen)?;
+        let generation = Endpoint::live(self).tools_generation_for(&opener.principal.tenant);
+        Ok(OpenStream::listen((id, filter), generation, opening, &self.config.limits))
     }
 }
 
 /// Why a stream could not open, as the client sees it.
 fn no_stream(refused: NoStream) -> Rejection {
     match refused {
-        NoStream::ShareTaken => Rejection::StreamShareTaken,
         NoStream::ListenQuota => Rejection::ListenQuota,
+        NoStream::StreamQuota => Rejection::StreamQuota,
+        NoStream::ShareTaken => Rejection::StreamShareTaken,
     }
 }

@@ -23,10 +23,10 @@
 //! | 413, 414, 417, 431 | body (a decoded chunked one included), target, expectation and header (and trailer) budgets | |
 //! | 415 | a POST body not declared `application/json` (this project's rule) | |
 //! | 421 | the `localhost` alias, or discovery through a proxy (`host_not_canonical`); any other `Host` that is not this server's (`host_not_allowed`) | |
-//! | 429 | `initialize` by a principal that holds its quota of sessions (`session_quota`), with `Retry-After` | |
+//! | 429 | `initialize` by a principal that holds its quota of sessions (`session_quota`), a listen past its principal's listens (`listen_quota`), a stream past its principal's part of the stream share (`stream_quota`); each with `Retry-After` | |
 //! | 500 | a bug: a panic in the handler (the worker survives), a reply that would not fit its budget; or no randomness for a new session id (nothing is created) | |
 //! | 501, 505 | an unknown method, a chunked transfer coding (by default; under `--chunked`, one with other codings before it); an HTTP version other than 1.0 or 1.1 | |
-//! | 503 | no free worker (from the acceptor, at once, `Retry-After: 1`), or no free session slot (`session_capacity`, `Retry-After` until the earliest session expires) | |
+//! | 503 | no free worker (from the acceptor, at once, `Retry-After: 1`), no free session slot (`session_capacity`, `Retry-After` until the earliest session expires), or the stream share taken (`stream_share_taken`, `Retry-After: 1`) | |
 //!
 //! Every final response carries `Date` in IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`),
 //! formatted by hand from the shell's wall clock at most once a second for each connection (and for
@@ -120,6 +120,8 @@ pub enum Rejection {
     StreamShareTaken,
     /// This principal holds its quota of open listens: the listen did not open.
     ListenQuota,
+    /// This principal holds its part of the stream share: the stream did not open.
+    StreamQuota,
     /// A failure on the server's side: a panic, an event that would not encode, or a random
     /// source that could not deliver a session id.
     Internal,
@@ -242,7 +244,8 @@ impl Rejection {
             | Rejection::Cursor(_) => Stage::Session,
             Rejection::UnsolicitedResponse
             | Rejection::StreamShareTaken
-            | Rejection::ListenQuota => Stage::Method,
+            | Rejection::ListenQuota
+            | Rejection::StreamQuota => Stage::Method,
             Rejection::Overloaded => Stage::Pool,
             Rejection::Internal => Stage::Server,
             Rejection::MetaInvalid(_) => Stage::ModernMeta,
@@ -275,7 +278,9 @@ impl Rejection {
             Rejection::SessionCapacity { .. }
             | Rejection::Overloaded
             | Rejection::StreamShareTaken => Status::ServiceUnavailable,
-            Rejection::SessionQuota { .. } | Rejection::ListenQuota => Status::TooManyRequests,
+            Rejection::SessionQuota { .. } | Rejection::ListenQuota | Rejection::StreamQuota => {
+                Status::TooManyRequests
+            }
             Rejection::Internal => Status::InternalServerError,
             Rejection::AcceptInvalid
             | Rejection::BodyNotAllowed
@@ -330,6 +335,7 @@ impl Rejection {
             Rejection::Overloaded => "overloaded",
             Rejection::StreamShareTaken => "stream_share_taken",
             Rejection::ListenQuota => "listen_quota",
+            Rejection::StreamQuota => "stream_quota",
             Rejection::Internal => "internal_error",
             Rejection::MetaInvalid(e) => e.code(),
             Rejection::HeaderMismatch { .. } => "header_mismatch",
@@ -375,7 +381,8 @@ impl Rejection {
             | Rejection::Cursor(_)
             | Rejection::Overloaded
             | Rejection::StreamShareTaken
-            | Rejection::ListenQuota => code::SERVER_ERROR,
+            | Rejection::ListenQuota
+            | Rejection::StreamQuota => code::SERVER_ERROR,
         }
     }
 
@@ -417,6 +424,7 @@ impl Rejection {
             | Rejection::Overloaded
             | Rejection::StreamShareTaken
             | Rejection::ListenQuota
+            | Rejection::StreamQuota
             | Rejection::Internal
             | Rejection::MetaInvalid(_)
             | Rejection::MethodNotFound => None,
@@ -450,9 +458,10 @@ impl Rejection {
             }
             // Workers free up within a request or two, and a stream's place when it ends (a
             // listen's when its client closes it): a second is a fair wait.
-            Rejection::Overloaded | Rejection::StreamShareTaken | Rejection::ListenQuota => {
-                reply.with("Retry-After", "1")
-            }
+            Rejection::Overloaded
+            | Rejection::StreamShareTaken
+            | Rejection::ListenQuota
+            | Rejection::StreamQuota => reply.with("Retry-After", "1"),
             Rejection::Auth { denial, requirement } => {
                 match denial.challenge(metadata_url, requirement) {
                     Some(challenge) => reply.with("WWW-Authenticate", challenge),

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use super::stage::Decided;
 use crate::http::Status;
 use crate::http::date::HttpDate;
-use crate::http::writer::{FixedFields, ResponseWriter, WriteError};
+use crate::http::writer::{FixedFields, OpenFraming, ResponseWriter, WriteError};
 use crate::json::{self, Value};
 use crate::sse::{self, Event};
 
@@ -191,15 +191,17 @@ impl Reply {
     }
 
     /// The head of a stream that stays open, in `out` (cleared first): the reply's status and
-    /// fields, framed as `delivery` says, `Transfer-Encoding: chunked`, and the reply's body as
-    /// the first chunk. On error `out` is left empty.
+    /// fields, framed as `delivery` says (with `Connection: close` whatever it says when the
+    /// close delimits the body), the framing's own field, and the reply's body as the first
+    /// piece. On error `out` is left empty.
     pub fn serialize_open(
         &self,
         out: &mut Vec<u8>,
-        delivery: Delivery<'_>,
+        (delivery, framing): (Delivery<'_>, OpenFraming),
         response_bytes_max: usize,
     ) -> Result<usize, WriteError> {
-        self.head(out, delivery).finish_chunked(&self.body, response_bytes_max)
+        let delivery = Delivery { close: delivery.close || framing.closes(), ..delivery };
+        self.head(out, delivery).finish_open(framing, &self.body, response_bytes_max)
     }
 
     /// The same reply with another status.

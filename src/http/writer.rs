@@ -5,9 +5,11 @@
 //! or 204), the empty line and the body. A response to HEAD ends after its head
 //! ([`ResponseWriter::finish_without_content`]), announcing at most the length a GET would get.
 //! A response whose body is not known when it starts (an event stream written as it happens)
-//! says `Transfer-Encoding: chunked` instead ([`ResponseWriter::finish_chunked`]), and its body
-//! follows as chunks ([`chunk`]), ended by [`LAST_CHUNK`]: the recipient finds the end of a body
-//! nobody could measure in advance, and tells it from a cut. The caller cannot set `Content-Length` or
+//! is framed by the request's version ([`OpenFraming`], whose docs give the rules): to HTTP/1.1 it
+//! says `Transfer-Encoding: chunked` ([`ResponseWriter::finish_open`]) and its body follows as
+//! chunks ([`chunk`]), ended by [`LAST_CHUNK`], so the recipient finds the end of a body nobody
+//! could measure in advance and tells it from a cut; to HTTP/1.0 it carries no transfer coding
+//! and ends when the connection closes. The caller cannot set `Content-Length` or
 //! `Transfer-Encoding` itself, cannot put CR, LF or any other control byte into a field (so no
 //! value can split the head, whatever it came from), and cannot exceed the response budget. On
 //! any error the buffer is cut back to where the response started, so a half-written response is
@@ -20,6 +22,7 @@ use std::fmt;
 use super::chars;
 use super::date::HttpDate;
 use super::status::Status;
+use super::vocab::Version;
 use crate::decimal;
 
 /// Why a response could not be written.
@@ -258,24 +261,28 @@ impl<'o> ResponseWriter<'o> {
 }
 
 impl ResponseWriter<'_> {
-    /// Writes `Transfer-Encoding: chunked`, the empty line and `first` as the body's first
-    /// chunk (none when it is empty): the head of a body written as it happens, whose later
-    /// chunks and [`LAST_CHUNK`] the caller appends. Returns the length written, or leaves the
-    /// buffer as it was before [`ResponseWriter::new`] and returns the error.
-    pub fn finish_chunked(
+    /// Writes the framing of a body written as it happens, as `framing` says, the empty line
+    /// and `first` as the body's first piece (none when it is empty); the caller appends the
+    /// later pieces ([`OpenFraming::piece`]) and the end ([`OpenFraming::end`]). Chunked, the head
+    /// says `Transfer-Encoding: chunked`; delimited by the close, it says nothing of the body's
+    /// length, and the caller must have added `Connection: close`. Returns the length written, or
+    /// leaves the buffer as it was before [`ResponseWriter::new`] and returns the error.
+    pub fn finish_open(
         mut self,
+        framing: OpenFraming,
         first: &[u8],
         response_bytes_max: usize,
     ) -> Result<usize, WriteError> {
-        let result = self.finish_chunked_inner(first, response_bytes_max);
+        let result = self.finish_open_inner(framing, first, response_bytes_max);
         if result.is_err() {
             self.out.truncate(self.start);
         }
         result
     }
 
-    fn finish_chunked_inner(
+    fn finish_open_inner(
         &mut self,
+        framing: OpenFraming,
         first: &[u8],
         response_bytes_max: usize,
     ) -> Result<usize, WriteError> {
@@ -285,8 +292,12 @@ impl ResponseWriter<'_> {
         if self.status.forbids_content() {
             return Err(WriteError { kind: WriteErrorKind::ContentForbidden });
         }
-        self.out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
-        chunk(first, self.out);
+        match framing {
+            OpenFraming::Chunked => self.out.extend_from_slice(b"Transfer-Encoding: chunked\r\n"),
+            OpenFraming::UntilClose => {}
+        }
+        self.out.extend_from_slice(b"\r\n");
+        framing.piece(first, self.out);
         let len = self.out.len() - self.start;
         if len > response_bytes_max {
             let kind = WriteErrorKind::ResponseTooLarge { limit: response_bytes_max };
@@ -332,6 +343,61 @@ impl ResponseWriter<'_> {
             });
         }
         Ok(len)
+    }
+}
+
+/// How a body written as it happens is delimited, decided by the request's version alone (never
+/// by what the body is, nor by the MCP era of the request).
+///
+/// - **HTTP/1.1: chunked.** Each piece goes out as a chunk, and [`LAST_CHUNK`] ends the body: the
+///   recipient tells a complete stream from a cut one, and the connection can carry the next
+///   request.
+/// - **HTTP/1.0: delimited by the close.** RFC 9112 §6.1: a server MUST NOT send
+///   `Transfer-Encoding` unless the request indicates HTTP/1.1, since an HTTP/1.0 recipient does
+///   not know the coding and would read the chunk-size lines as content. Without it, and without
+///   `Content-Length`, the body of a response is everything up to the close of the connection
+///   (RFC 9112 §6.3, rule 8). So the head says `Connection: close`, each piece is written as it
+///   is, unframed, the moment it is produced, and closing the connection ends the body. The price
+///   is the one §6.3 names: a close cannot be told from a cut, and the connection carries
+///   nothing more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenFraming {
+    Chunked,
+    UntilClose,
+}
+
+impl OpenFraming {
+    /// The framing a response to a request of `version` gets.
+    pub const fn of(version: Version) -> OpenFraming {
+        match version {
+            Version::Http11 => OpenFraming::Chunked,
+            Version::Http10 => OpenFraming::UntilClose,
+        }
+    }
+
+    /// Appends `data` as one piece of the body: a chunk, or the bytes themselves. Nothing for
+    /// empty data.
+    pub fn piece(self, data: &[u8], out: &mut Vec<u8>) {
+        match self {
+            OpenFraming::Chunked => chunk(data, out),
+            OpenFraming::UntilClose => out.extend_from_slice(data),
+        }
+    }
+
+    /// The bytes that end the body: the last chunk, or none (the close ends it).
+    pub const fn end(self) -> &'static [u8] {
+        match self {
+            OpenFraming::Chunked => LAST_CHUNK,
+            OpenFraming::UntilClose => b"",
+        }
+    }
+
+    /// Whether the connection must close after the body: always when the close delimits it.
+    pub const fn closes(self) -> bool {
+        match self {
+            OpenFraming::Chunked => false,
+            OpenFraming::UntilClose => true,
+        }
     }
 }
 

@@ -12,29 +12,33 @@
 //! to hand to the lingering set once it has given back its place in the pool; one that ends at
 //! once is dropped here.
 //!
-//! A stream that stays open ([`OpenStream`]) is written as the chunked transfer coding, one SSE
-//! event (or keep-alive comment) per chunk, each chunk in its own write under the per-write
-//! deadline, and ended by the last chunk. Chunked rather than delimited by closing: the last
-//! chunk tells the client the stream is complete, which a close cannot tell apart from a cut
-//! connection, and the connection stays usable for the next request. A stream whose producer
-//! panics is cut without its last chunk, so the client sees it as incomplete.
+//! A stream that stays open ([`OpenStream`]) is framed by its request's version
+//! ([`OpenFraming`]): to HTTP/1.1 as the chunked transfer coding, one SSE event (or keep-alive
+//! comment) per chunk, ended by the last chunk; to HTTP/1.0 as the events themselves, ended by
+//! closing the connection. Either way each event goes out in its own write, under the per-write
+//! deadline, the moment it is produced. Chunked where the request allows it, rather than
+//! delimited by closing: the last chunk tells the client the stream is complete, which a close
+//! cannot tell apart from a cut connection, and the connection stays usable for the next
+//! request. A stream whose producer panics is cut without its end (the last chunk, or a polite
+//! close), so the client sees it as incomplete. A stream whose peer left, or filled the read
+//! buffer, is hung up at once, even when its work goes on (a 2025-11-25 call).
 
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpStream};
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::watch::{StreamEnd, Watch, Watcher};
-use crate::endpoint::live::{OpenStream, Step};
+use crate::endpoint::live::{Ending, OpenStream, Step};
 use crate::endpoint::{
     Answer, Clock, Decided, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route,
 };
 use crate::http::connection::{
     Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request,
-    Stage as MachineStage, Transport, drive,
+    Stage as MachineStage, Transport, Why, drive,
 };
 use crate::http::date::DateCache;
-use crate::http::writer::{LAST_CHUNK, chunk};
+use crate::http::writer::OpenFraming;
 use crate::http::{Method, RequestHead};
 use crate::limits::Limits;
 use crate::random::FillRandom;
@@ -84,6 +88,7 @@ pub fn serve(
         limits,
         kept,
         stream: None,
+        framing: OpenFraming::Chunked,
         stream_closes: false,
         watcher,
     };
@@ -103,6 +108,8 @@ struct Answers<'e, 'r> {
     kept: KeptByConnection,
     /// The stream the last request opened, while it is open.
     stream: Option<Box<OpenStream>>,
+    /// How its body is delimited (by its request's version).
+    framing: OpenFraming,
     /// Its head said `Connection: close`.
     stream_closes: bool,
     /// What `serve --watch` is told, when it watches.
@@ -162,7 +169,9 @@ impl Handler for Answers<'_, '_> {
             Answer::Open { head: opened, stream } => {
                 let date = self.dates.at(unix_seconds(clock.wall));
                 let delivery = Delivery { close: !keep_alive, head: false, date: Some(date) };
-                if opened.serialize_open(reply, delivery, self.limits.response_bytes_max).is_err() {
+                let framing = OpenFraming::of(head.version);
+                let max = self.limits.response_bytes_max;
+                if opened.serialize_open(reply, (delivery, framing), max).is_err() {
                     let close = self.serialize(
                         &Rejection::Internal.reply(""),
                         true,
@@ -172,7 +181,8 @@ impl Handler for Answers<'_, '_> {
                     );
                     return Answered::Whole { close };
                 }
-                (self.stream, self.stream_closes) = (Some(stream), !keep_alive);
+                self.stream = Some(stream);
+                (self.framing, self.stream_closes) = (framing, !keep_alive || framing.closes());
                 Answered::Streaming
             }
         }
@@ -183,21 +193,25 @@ impl Handler for Answers<'_, '_> {
         let Some(stream) = self.stream.as_mut() else {
             return Next::End { close: true };
         };
-        let mut chunks = 0;
+        let (framing, mut events) = (self.framing, 0);
         let next = match guarded(|| stream.next(endpoint, now, SystemTime::now())) {
             Ok(Step::Write(bytes)) => {
-                chunks = chunk_events(&bytes, out);
+                events = frame_events(framing, &bytes, out);
                 Next::Chunk
             }
             Ok(Step::Wait(until)) => Next::Wait(until),
-            Ok(Step::End(bytes)) => {
-                chunks = chunk_events(&bytes, out);
-                out.extend_from_slice(LAST_CHUNK);
+            Ok(Step::End(bytes, ending)) => {
+                events = frame_events(framing, &bytes, out);
+                out.extend_from_slice(framing.end());
                 self.stream = None;
-                Next::End { close: self.stream_closes }
+                let close = match ending {
+                    Ending::Done => self.stream_closes,
+                    Ending::Revoked => true,
+                };
+                Next::End { close }
             }
             // A panic mid-stream: the body is left unterminated, which a reader sees as a cut,
-            // and the connection closes.
+            // and the connection closes at once (a close-delimited body too: not politely).
             Err(_) => {
                 self.stream = None;
                 if let Some(watcher) = self.watcher.as_mut() {
@@ -207,12 +221,12 @@ impl Handler for Answers<'_, '_> {
             }
         };
         if let Some(watcher) = self.watcher.as_mut() {
-            watcher.produced(next, chunks, out.len());
+            watcher.produced(next, events, out.len());
         }
         next
     }
 
-    fn depart(&mut self, _now: Instant) -> Departure {
+    fn depart(&mut self, _now: Instant, why: Why) -> Departure {
         let endpoint = self.endpoint;
         let departure = match self.stream.as_mut() {
             Some(stream) => guarded(|| stream.depart(endpoint)).unwrap_or(Departure::Stop),
@@ -222,10 +236,7 @@ impl Handler for Answers<'_, '_> {
             self.stream = None;
         }
         if let Some(watcher) = self.watcher.as_mut() {
-            watcher.stream_ended(match departure {
-                Departure::Stop => StreamEnd::ClosedWorkStopped,
-                Departure::Continue => StreamEnd::ClosedWorkGoesOn,
-            });
+            watcher.stream_ended(StreamEnd::Departed(why, departure));
         }
         departure
     }
@@ -281,19 +292,19 @@ fn decided_of(rejection: &Rejection) -> Decided {
     Decided { stage: rejection.stage(), code: rejection.code() }
 }
 
-/// `events` (whole SSE events, each ending with its empty line) as chunks, one event per chunk:
-/// a reader gets each event as one piece, as it was produced. SSE data never holds an empty
-/// line (the encoder writes every line of it as a field), so an event ends at the first. How
-/// many chunks.
-fn chunk_events(events: &[u8], out: &mut Vec<u8>) -> usize {
-    let (mut rest, mut chunks) = (events, 0);
+/// `events` (whole SSE events, each ending with its empty line) framed as `framing` says, one
+/// event per piece (per chunk, when chunked): a reader gets each event as one piece, as it was
+/// produced. SSE data never holds an empty line (the encoder writes every line of it as a
+/// field), so an event ends at the first. How many events.
+fn frame_events(framing: OpenFraming, events: &[u8], out: &mut Vec<u8>) -> usize {
+    let (mut rest, mut count) = (events, 0);
     while !rest.is_empty() {
         let end = rest.windows(2).position(|w| w == b"\n\n").map_or(rest.len(), |at| at + 2);
-        chunk(&rest[..end], out);
+        framing.piece(&rest[..end], out);
         rest = &rest[end..];
-        chunks += 1;
+        count += 1;
     }
-    chunks
+    count
 }
 
 /// Seconds since the Unix epoch (0 for a clock set before it).
@@ -381,6 +392,11 @@ impl Transport for Socket<'_> {
 
     fn closing(&mut self) {
         (self.closing)();
+    }
+
+    fn hang_up(&mut self) {
+        // Already closed by the peer, or not: either way nothing more goes through it.
+        let _ = self.stream.shutdown(Shutdown::Both);
     }
 
     fn pause(&mut self, until: Instant) {

@@ -33,7 +33,7 @@ use crate::auth::metadata::{PATH_FOR_MCP, PATH_ROOT};
 use crate::digest::Digest;
 use crate::endpoint::{Answer, Decided};
 use crate::http::chars::escape_into;
-use crate::http::connection::{Happened, Next, Stage};
+use crate::http::connection::{Departure, Happened, Next, Stage, Why};
 use crate::mcp::MCP_PATH;
 use crate::mcp::method::{Method, Revision};
 
@@ -106,13 +106,12 @@ pub fn exchange_line(e: &Exchange) -> String {
 /// How an open stream ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamEnd {
-    /// Its last chunk was written.
+    /// Its end was written (the last chunk, or a close-delimited body's last event).
     Ended,
-    /// Its client closed the connection; the work goes on (a 2025-11-25 call).
-    ClosedWorkGoesOn,
-    /// Its client closed the connection; the work stopped.
-    ClosedWorkStopped,
-    /// The server failed while producing it: cut without its last chunk.
+    /// Its client left (or was dropped for filling the read buffer), and the work stopped or
+    /// goes on (a 2025-11-25 call).
+    Departed(Why, Departure),
+    /// The server failed while producing it: cut without its end.
     Cut,
 }
 
@@ -126,8 +125,18 @@ pub fn stream_line(
 ) -> String {
     let how = match end {
         StreamEnd::Ended => "ended",
-        StreamEnd::ClosedWorkGoesOn => "closed by the client; the work goes on",
-        StreamEnd::ClosedWorkStopped => "closed by the client; the work stopped",
+        StreamEnd::Departed(Why::PeerLeft, Departure::Continue) => {
+            "closed by the client; the work goes on"
+        }
+        StreamEnd::Departed(Why::PeerLeft, Departure::Stop) => {
+            "closed by the client; the work stopped"
+        }
+        StreamEnd::Departed(Why::OverBudget, Departure::Continue) => {
+            "dropped: the client filled the read buffer; the work goes on"
+        }
+        StreamEnd::Departed(Why::OverBudget, Departure::Stop) => {
+            "dropped: the client filled the read buffer; the work stopped"
+        }
         StreamEnd::Cut => "cut by a server failure",
     };
     format!("c{connection} r{request} stream {how}: {chunks} events, out {bytes} B")

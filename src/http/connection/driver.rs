@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use super::machine::{
-    Admit, Close, Connection, Departure, Dispatch, Next, Refused, Request, Stage,
+    Admit, Close, Connection, Departure, Dispatch, Next, Refused, Request, Stage, Why,
 };
 use crate::http::RequestHead;
 
@@ -42,6 +42,10 @@ pub trait Transport {
     /// connection ends. Said before every write of them (a server's pool may count the worker as
     /// about to be free from here on).
     fn closing(&mut self);
+    /// The peer of an open stream is gone, or was dropped for filling the read buffer: nothing
+    /// more is read from it or written to it, so the connection is closed both ways now, even
+    /// when the handler's work goes on without a reader.
+    fn hang_up(&mut self);
 }
 
 /// How a request was answered.
@@ -85,8 +89,9 @@ pub trait Handler {
         Next::End { close: true }
     }
 
-    /// The peer of the open stream went away at `now`: whether its work goes on.
-    fn depart(&mut self, _now: Instant) -> Departure {
+    /// The peer of the open stream went away at `now` (or was dropped for `why`): whether its
+    /// work goes on.
+    fn depart(&mut self, _now: Instant, _why: Why) -> Departure {
         Departure::Stop
     }
 
@@ -179,7 +184,8 @@ pub fn drive<H: Handler>(
                 Happened::Paused
             }
             Stage::Gone(departed) => {
-                let departure = handler.depart(now);
+                let departure = handler.depart(now, departed.why());
+                transport.hang_up();
                 departed.decided(departure);
                 Happened::Departed(departure)
             }

@@ -11,6 +11,10 @@ use crate::limits::Limits;
 
 /// The interim response to `Expect: 100-continue`, written by the machine itself.
 const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+/// The byte past one request of the largest size that the buffer also holds. Only a read while a
+/// stream is open can reach it (every other read is bounded by the head or the body budget), and a
+/// peer that does has sent more than any one request can be: the stream's read budget is spent.
+const OVERFLOW_BYTE: usize = 1;
 
 /// How a connection ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,28 +103,37 @@ enum State<R> {
         stream: Streamed,
         until: Instant,
     },
-    /// Nothing to write until `until`, and nothing to read: the peer is gone, or the buffer is
-    /// full. The driver pauses.
+    /// Nothing to write until `until`, and nothing to read: the peer is gone. The driver pauses.
     Pausing {
         stream: Streamed,
         until: Instant,
     },
-    /// The peer of an open stream went away (its close was read, or a write failed or stalled):
-    /// the handler decides whether the work goes on.
-    Gone(Streamed),
+    /// The peer of an open stream went away (its close was read, or a write failed or stalled),
+    /// or it filled the read buffer: the handler decides whether the work goes on.
+    Gone(Streamed, Why),
     Closed(Close),
 }
 
-/// An open streamed response.
+/// An open streamed response. Its request's bytes were dropped from the buffer when it opened
+/// (the handler copied what the stream needs), so the whole buffer is left for what the peer
+/// sends next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Streamed {
-    /// The request's bytes, dropped once the stream ends and the next request is read.
-    len: usize,
     /// The connection may carry another request after the stream.
     keep_alive: bool,
     /// The peer is gone: what the handler produces is dropped, and the stream ends at once when
     /// the handler ends it.
     detached: bool,
+}
+
+/// Why an open stream lost its peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Its close was read, or a chunk's write failed or did not go out by its deadline.
+    PeerLeft,
+    /// It filled the read buffer while the stream was open: more than one request of the
+    /// largest size, which is over budget. The connection is dropped.
+    OverBudget,
 }
 
 /// What follows a write.
@@ -162,7 +175,8 @@ pub struct Connection<R = ()> {
     chunked: ChunkedDecoder,
     /// Received bytes: `buf[..len]` are not yet consumed by a request (the current request, then
     /// possibly the next ones). Its size is fixed by the budgets: a head and a body at most (for
-    /// a chunked body, the decoder's kept bytes and one more, so a read always has room).
+    /// a chunked body, the decoder's kept bytes and one more, so a read always has room), and
+    /// one byte more ([`OVERFLOW_BYTE`]).
     buf: Box<[u8]>,
     len: usize,
     /// The bytes being written, and how many of them are out.
@@ -224,7 +238,7 @@ impl<R: Copy> Connection<R> {
             budget,
             parser: RequestParser::with_codings(limits, codings),
             chunked: ChunkedDecoder::new(limits),
-            buf: vec![0; budget.head_bytes_max + body_room].into_boxed_slice(),
+            buf: vec![0; budget.head_bytes_max + body_room + OVERFLOW_BYTE].into_boxed_slice(),
             len: 0,
             out: Vec::new(),
             written: 0,
@@ -254,22 +268,21 @@ impl<R: Copy> Connection<R> {
             State::AwaitHead { idle_deadline, head_deadline: None, read_deadline: idle_deadline };
     }
 
-    /// Where the connection is now, as the handle for what can happen there.
+    /// Where the connection is now, as the handle for what can happen there. Asking changes
+    /// nothing: every state names its one stage.
     pub(super) fn stage(&mut self) -> Stage<'_, R> {
         match self.state {
             State::AwaitHead { read_deadline, .. } | State::AwaitBody { read_deadline, .. } => {
                 Stage::Read(Read { connection: self, deadline: read_deadline })
             }
-            State::Watching { stream, until } if self.room() == 0 => {
-                self.state = State::Pausing { stream, until };
-                Stage::Pause(Pause { connection: self, until })
-            }
             State::Watching { until, .. } => {
                 Stage::Read(Read { connection: self, deadline: until })
             }
-            State::Pausing { until, .. } => Stage::Pause(Pause { connection: self, until }),
+            State::Pausing { stream, until } => {
+                Stage::Pause(Pause { connection: self, stream, until })
+            }
             State::Streaming(stream) => Stage::Stream(Produce { connection: self, stream }),
-            State::Gone(stream) => Stage::Gone(Departed { connection: self, stream }),
+            State::Gone(stream, why) => Stage::Gone(Departed { connection: self, stream, why }),
             State::Admitting(accepted) => Stage::Admit(Admit { connection: self, accepted }),
             State::Refusing(refused) => Stage::Refuse(Refuse { connection: self, refused }),
             State::Dispatching(request) => Stage::Dispatch(Dispatch { connection: self, request }),
@@ -300,7 +313,8 @@ impl<R: Copy> Connection<R> {
             State::Streaming(_) => "streaming",
             State::Watching { .. } => "watching",
             State::Pausing { .. } => "pausing",
-            State::Gone(_) => "peer_gone",
+            State::Gone(_, Why::PeerLeft) => "peer_gone",
+            State::Gone(_, Why::OverBudget) => "over_budget",
             State::Closed(Close::Polite) => "closed_politely",
             State::Closed(Close::Now) => "closed",
         }
@@ -316,9 +330,10 @@ impl<R: Copy> Connection<R> {
             State::AwaitHead { .. } => self.budget.head_bytes_max.saturating_sub(self.len),
             State::AwaitBody { request, .. } => match request.accepted.body() {
                 BodyFraming::Length(_) => request.len.saturating_sub(self.len),
-                BodyFraming::Chunked => self.buf.len() - self.len,
+                BodyFraming::Chunked => (self.buf.len() - OVERFLOW_BYTE).saturating_sub(self.len),
             },
-            // While a stream is open, what the peer sends is the next request, kept as it comes.
+            // While a stream is open, what the peer sends is the next request, kept as it comes,
+            // up to the byte past the largest request.
             State::Watching { .. } => self.buf.len() - self.len,
             State::Admitting(_)
             | State::Refusing(_)
@@ -326,7 +341,7 @@ impl<R: Copy> Connection<R> {
             | State::Writing { .. }
             | State::Streaming(_)
             | State::Pausing { .. }
-            | State::Gone(_)
+            | State::Gone(..)
             | State::Closed(_) => 0,
         }
     }
@@ -343,23 +358,51 @@ impl<R: Copy> Connection<R> {
             State::AwaitBody { request, body_deadline, .. } => {
                 self.await_body(now, request, body_deadline)
             }
+            // The buffer is full: the peer sent more than one request can be while the stream
+            // was open. Otherwise the handler looks again (the bytes wait for the stream's end).
+            State::Watching { stream, .. } if self.len == self.buf.len() => {
+                State::Gone(stream, Why::OverBudget)
+            }
             State::Watching { stream, .. } => State::Streaming(stream),
-            state => state,
+            // No other state reads.
+            state @ (State::Admitting(_)
+            | State::Refusing(_)
+            | State::Dispatching(_)
+            | State::Writing { .. }
+            | State::Streaming(_)
+            | State::Pausing { .. }
+            | State::Gone(..)
+            | State::Closed(_)) => state,
         };
     }
 
     /// A read or write waited until `now` without completing: at or past its deadline the peer
     /// had its time, and nothing more is owed; before it (a signal, a short timer), wait on.
     fn waited(&mut self, now: Instant, deadline: Instant) {
+        let passed = now >= deadline;
         self.state = match self.state {
             // A watch that ends is the time to produce the next chunk.
             State::Watching { stream, until } if now >= until => State::Streaming(stream),
             // A chunk the peer does not take in time: the peer is gone for the stream.
-            State::Writing { then: Then::Stream(stream), .. } if now >= deadline => {
-                State::Gone(stream)
+            State::Writing { then: Then::Stream(stream), .. } if passed => {
+                State::Gone(stream, Why::PeerLeft)
             }
-            _ if now >= deadline => State::Closed(Close::Now),
-            state => state,
+            State::AwaitHead { .. } | State::AwaitBody { .. } | State::Writing { .. } if passed => {
+                State::Closed(Close::Now)
+            }
+            // Cut short before its deadline (a signal, a short timer): wait on. No other state
+            // waits.
+            state @ (State::AwaitHead { .. }
+            | State::AwaitBody { .. }
+            | State::Writing { .. }
+            | State::Watching { .. }
+            | State::Admitting(_)
+            | State::Refusing(_)
+            | State::Dispatching(_)
+            | State::Streaming(_)
+            | State::Pausing { .. }
+            | State::Gone(..)
+            | State::Closed(_)) => state,
         };
     }
 
@@ -368,10 +411,28 @@ impl<R: Copy> Connection<R> {
     fn peer_closed(&mut self) {
         self.state = match self.state {
             State::Watching { stream, .. } | State::Writing { then: Then::Stream(stream), .. } => {
-                State::Gone(stream)
+                State::Gone(stream, Why::PeerLeft)
             }
-            _ => State::Closed(Close::Now),
+            State::AwaitHead { .. }
+            | State::AwaitBody { .. }
+            | State::Writing { .. }
+            | State::Admitting(_)
+            | State::Refusing(_)
+            | State::Dispatching(_)
+            | State::Streaming(_)
+            | State::Pausing { .. }
+            | State::Gone(..)
+            | State::Closed(_) => State::Closed(Close::Now),
         };
+    }
+
+    /// A quiet stream's wait until `until`: a read, so that the peer's close is seen at once.
+    /// A buffer already full is over budget (the peer sent more than one request can be).
+    fn watch(&self, stream: Streamed, until: Instant) -> State<R> {
+        if self.len == self.buf.len() {
+            return State::Gone(stream, Why::OverBudget);
+        }
+        State::Watching { stream, until }
     }
 
     /// Where a head stands after its bytes changed: admission when the parser has a verdict,
@@ -691,11 +752,15 @@ impl<R: Copy> Dispatch<'_, R> {
     }
 
     /// The reply in the buffer at `now` is the head (and perhaps the first chunks) of a stream
-    /// that stays open: once it is written, the handler produces the rest, chunk by chunk.
+    /// that stays open: once it is written, the handler produces the rest, chunk by chunk. The
+    /// request's bytes are dropped now (the handler took what it needs), so what the peer sends
+    /// meanwhile has the whole buffer.
     pub fn streaming(self, now: Instant) {
         let request = self.request;
         let connection = self.connection;
-        let stream = Streamed { len: request.len, keep_alive: request.keep_alive, detached: false };
+        connection.buf.copy_within(request.len..connection.len, 0);
+        connection.len -= request.len;
+        let stream = Streamed { keep_alive: request.keep_alive, detached: false };
         connection.state = connection.write(now, Then::Stream(stream), connection.budget.response);
     }
 }
@@ -794,14 +859,15 @@ impl<R: Copy> Produce<'_, R> {
                 connection.write(now, Then::Stream(stream), connection.budget.response)
             }
             (Next::Chunk, true) => State::Streaming(stream),
-            (Next::Wait(until), false) => State::Watching { stream, until },
+            (Next::Wait(until), false) => connection.watch(stream, until),
             (Next::Wait(until), true) => State::Pausing { stream, until },
             (Next::End { .. }, true) => State::Closed(Close::Now),
             (Next::End { close }, false) => {
                 let then = if close || !stream.keep_alive {
                     Then::Close(Close::Polite)
                 } else {
-                    Then::NextRequest { len: stream.len }
+                    // The stream's request left the buffer when the stream opened.
+                    Then::NextRequest { len: 0 }
                 };
                 connection.write(now, then, connection.budget.response)
             }
@@ -813,6 +879,7 @@ impl<R: Copy> Produce<'_, R> {
 #[derive(Debug)]
 pub struct Pause<'c, R> {
     connection: &'c mut Connection<R>,
+    stream: Streamed,
     until: Instant,
 }
 
@@ -825,9 +892,7 @@ impl<R: Copy> Pause<'_, R> {
     /// The wait ended at `now` (at `until`, or earlier: the stream is produced again, which
     /// waits again when it is not time yet).
     pub fn paused(self, _now: Instant) {
-        if let State::Pausing { stream, .. } = self.connection.state {
-            self.connection.state = State::Streaming(stream);
-        }
+        self.connection.state = State::Streaming(self.stream);
     }
 }
 
@@ -836,9 +901,15 @@ impl<R: Copy> Pause<'_, R> {
 pub struct Departed<'c, R> {
     connection: &'c mut Connection<R>,
     stream: Streamed,
+    why: Why,
 }
 
 impl<R: Copy> Departed<'_, R> {
+    /// Why the stream lost its peer.
+    pub fn why(&self) -> Why {
+        self.why
+    }
+
     /// What the handler decided.
     pub fn decided(self, departure: Departure) {
         self.connection.state = match departure {

@@ -75,14 +75,18 @@
 //! ([`Answered::Streaming`]). Once the head is written the machine asks the handler, stage by
 //! stage, for the stream's [`Next`] step: a chunk to write (under the same write deadlines as any
 //! response), a time to come back, or the end (its last chunk, then the next request or the
-//! close). While the stream is quiet the driver reads, with the handler's time as the deadline,
-//! so a peer's close is seen the moment it happens; bytes that arrive meanwhile are kept for the
-//! next request, and when the buffer has no room left the driver pauses instead. A close that is
-//! read, a chunk write that fails, or one that the peer does not take within the write timeout,
-//! means the peer is gone: the handler decides ([`Departure`]) whether the work stops there or
-//! goes on without a reader, its chunks dropped and its waits spent pausing, until the handler
-//! ends it and the connection closes at once. How chunks are framed is the handler's (this
-//! server's is the chunked transfer coding); the machine moves bytes and keeps time.
+//! close). The stream's request leaves the buffer when the stream opens (the handler took what
+//! it needs), and while the stream is quiet the driver reads, with the handler's time as the
+//! deadline, so a peer's close is seen the moment it happens. Bytes that arrive meanwhile are
+//! kept for the next request, up to one request of the largest size: the buffer holds one byte
+//! more, and a read that fills it is over budget, since waiting for a failed write is no
+//! defence (a write to a socket whose peer left usually succeeds). A close that is read, a chunk
+//! write that fails, one that the peer does not take within the write timeout, or a full buffer,
+//! means the peer is gone ([`Why`]): the transport is hung up, and the handler decides
+//! ([`Departure`]) whether the work stops there or goes on without a reader, its chunks dropped
+//! and its waits spent pausing, until the handler ends it and the connection closes at once. How
+//! chunks are framed is the handler's (this server's follows the request's HTTP version); the
+//! machine moves bytes and keeps time.
 //!
 //! # `inspect connection`
 //!
@@ -130,5 +134,5 @@ pub use driver::{Answered, Handler, Happened, Io, Transport, drive};
 pub use linger::{Linger, LingerAction};
 pub use machine::{
     Admit, Close, Connection, Departed, Departure, Dispatch, Next, Pause, Produce, Read, Refuse,
-    Refused, Request, Stage, Write,
+    Refused, Request, Stage, Why, Write,
 };
