@@ -54,6 +54,12 @@ pub(crate) struct FieldSpan {
 /// The prefix of every `Mcp-Param-{Name}` field, in lower case.
 pub(crate) const MCP_PARAM_PREFIX: &[u8] = b"mcp-param-";
 
+/// Whether `name` (a token, in any case) is one of the field names the framing rules, the
+/// endpoint and the client look up (`Host`, `Authorization`, `Mcp-Method`, ...).
+pub fn is_looked_up(name: &[u8]) -> bool {
+    KnownName::of(name) != KnownName::Other
+}
+
 /// The field names the framing rules, the endpoint and the client look up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum KnownName {

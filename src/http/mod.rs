@@ -110,7 +110,7 @@ pub use error::{
     ChunkedError, ChunkedErrorKind, HeadErrorKind, RequestError, RequestErrorKind, ResponseError,
     ResponseErrorKind,
 };
-pub use fields::{CREDENTIAL_FIELDS, Field, FieldList, Occurrence};
+pub use fields::{CREDENTIAL_FIELDS, Field, FieldList, Occurrence, is_looked_up};
 pub use framing::{BodyFraming, TransferCodings, is_valid_host};
 pub use request::{RequestHead, RequestParser};
 pub use response::{Response, ResponseFraming, ResponseParser};

@@ -14,9 +14,11 @@
 //! field line, CR and LF made visible (`\r`, `\n`), and for a refused head a caret under the
 //! byte where the parser stopped.
 //!
-//! **Nothing sent is repeated.** A target is shown only when it is one of the server's paths,
-//! and a field value only when it is one of the protocol's public constants (a media type, a
-//! revision, a method name, `chunked`, the server's own authority) or, for `Content-Length`, a
+//! **Nothing sent is repeated.** A target is shown only when it is one of the server's paths, a
+//! field name only when it is one this server reads (`Host`, `Authorization`, `Mcp-Method`, a
+//! tool's `Mcp-Param-{Name}`, ...; any other as its length, whitespace and the colon as they
+//! are), and a field value only when it is one of the protocol's public constants (a media type,
+//! a revision, a method name, `chunked`, the server's own authority) or, for `Content-Length`, a
 //! number. A token or a session id shows as its length and the first eight hex digits of its
 //! SHA-256 digest, so two lines can be told apart without either being readable; any other
 //! value as its length.
@@ -31,9 +33,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::auth::metadata::{PATH_FOR_MCP, PATH_ROOT};
 use crate::digest::Digest;
+use crate::endpoint::tools::Tool;
 use crate::endpoint::{Answer, Decided};
-use crate::http::chars::escape_into;
+use crate::http::chars::{self, escape_into};
 use crate::http::connection::{Departure, Happened, Next, Stage, Why};
+use crate::http::is_looked_up;
 use crate::mcp::MCP_PATH;
 use crate::mcp::method::{Method, Revision};
 
@@ -259,7 +263,7 @@ fn render_field_line(content: &[u8], authority: &str, r: &mut Rendered) {
         return;
     };
     let (name, rest) = content.split_at(colon);
-    r.verbatim(name);
+    render_field_name(name, r);
     r.verbatim(b":");
     let value = &rest[1..];
     let lead = value.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
@@ -267,6 +271,35 @@ fn render_field_line(content: &[u8], authority: &str, r: &mut Rendered) {
     let value = &value[lead..];
     let shown = String::from_utf8_lossy(name).to_ascii_lowercase();
     r.placeholder(value.len(), &redacted(&shown, value, authority));
+}
+
+/// A field name as the dump shows it: each run of token bytes itself when it is a name this
+/// server reads, else its length; whitespace as it is (a space before the colon is an error the
+/// dump points at); any other bytes as their length.
+fn render_field_name(name: &[u8], r: &mut Rendered) {
+    let mut rest = name;
+    while let Some(&first) = rest.first() {
+        let kind = |b: &u8| (chars::is(*b, chars::TCHAR), matches!(b, b' ' | b'\t'));
+        let run = rest.iter().take_while(|b| kind(b) == kind(&first)).count();
+        let (part, after) = rest.split_at(run);
+        match kind(&first) {
+            (true, _) if is_servers_field(part) => r.verbatim(part),
+            (false, true) => r.verbatim(part),
+            (true, _) | (false, false) => r.placeholder(part.len(), &format!("<{} B>", part.len())),
+        }
+        rest = after;
+    }
+}
+
+/// Whether `name` is a field this server reads: one the receive order looks up, or the
+/// `Mcp-Param-{Name}` of one of its tools' mirrored arguments.
+fn is_servers_field(name: &[u8]) -> bool {
+    let param = |header: &str| {
+        let field = format!("Mcp-Param-{header}");
+        name.eq_ignore_ascii_case(field.as_bytes())
+    };
+    let params = Tool::ALL.into_iter().flat_map(|tool| tool.row().params.iter());
+    is_looked_up(name) || params.filter_map(|p| p.header).any(param)
 }
 
 /// A field value as the dump shows it: itself when public, else its length (and, for a
@@ -443,6 +476,22 @@ mod tests {
         ];
         for (received, expected) in cases {
             assert_eq!(request_line(received), expected, "{received:?}");
+        }
+    }
+
+    #[test]
+    fn field_names_show_only_when_the_server_reads_them() {
+        let cases: [(&[u8], &str); 7] = [
+            (b"Host: 127.0.0.1:1\r\n", "Host: 127.0.0.1:1\\r\\n"),
+            (b"X-abc123secret: 1\r\n", "<14 B>: <1 B>\\r\\n"),
+            (b"Content-Type : text/plain\r\n", "Content-Type : <10 B>\\r\\n"),
+            (b"X secret: 1\r\n", "<1 B> <6 B>: <1 B>\\r\\n"),
+            (b"mcp-param-LIMIT: 2\r\n", "mcp-param-LIMIT: <1 B>\\r\\n"),
+            (b"Mcp-Param-Other: 2\r\n", "<15 B>: <1 B>\\r\\n"),
+            (b"A\x01b: 2\r\n", "<1 B><1 B><1 B>: <1 B>\\r\\n"),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(render_line(line, false, "127.0.0.1:1").text, expected, "{line:?}");
         }
     }
 
