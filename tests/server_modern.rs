@@ -156,6 +156,39 @@ fn a_notification_posts_mcp_method_if_any_must_agree_before_the_token() {
 }
 
 #[test]
+fn a_notifications_version_header_meets_the_checks_of_a_requests() {
+    let body = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+    let supported = r#""supported":["2026-07-28","2025-11-25"]"#;
+    let repeated = r#"{"header":"MCP-Protocol-Version","reason":"header_repeated"}"#;
+    let unsupported = |requested: &str| format!(r#"{{"requested":"{requested}",{supported}}}"#);
+    // (server, version field lines, status, JSON-RPC code, the error's data)
+    let cases: [(&str, &[&str], u16, i64, String); 6] = [
+        ("2025-11-25,2026-07-28", &[MODERN], 202, 0, String::new()),
+        ("2025-11-25,2026-07-28", &["1999-01-01"], 400, -32022, unsupported("1999-01-01")),
+        ("2025-11-25,2026-07-28", &["v999"], 400, -32022, unsupported("v999")),
+        ("2025-11-25,2026-07-28", &[MODERN, MODERN], 400, -32020, repeated.to_owned()),
+        ("2025-11-25,2026-07-28", &[MODERN, "2025-11-25"], 400, -32020, repeated.to_owned()),
+        // Not required: a notification's POST has no header rules in the revision.
+        (MODERN, &[], 202, 0, String::new()),
+    ];
+    for (row, (versions, lines, status, code, data)) in cases.into_iter().enumerate() {
+        let t = server(versions);
+        let fields: Fields = lines.iter().map(|line| ("MCP-Protocol-Version", *line)).collect();
+        let response = post(&t, Some(Role::Full), body, &fields);
+        assert_eq!(response.status, status, "row {row}");
+        if status == 202 {
+            continue;
+        }
+        let message = last_message(&response);
+        let error = message.get("error").unwrap();
+        let got_code = error.get("code").and_then(Value::as_number).and_then(|n| n.as_i64());
+        assert_eq!(got_code, Some(code), "row {row}");
+        assert_eq!(error.get("data").map(json::encode).unwrap_or_default(), data, "row {row}");
+        assert_eq!(message.get("id"), None, "row {row}");
+    }
+}
+
+#[test]
 fn each_mirrored_header_must_agree_with_the_body() {
     let t = server(MODERN);
     let call = |args: &str| format!(r#""arguments":{args},"name":"tenant_documents""#);

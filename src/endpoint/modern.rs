@@ -17,13 +17,18 @@
 //!
 //! A header with `2026-07-28` over `_meta` saying `v999` therefore gets `-32020`, not `-32022`.
 //!
-//! A notification POST meets one check, before the token: a `Mcp-Method` that is there agrees
-//! with its method (400, `-32020`, with no id: a notification has none), since an intermediary
-//! that routes on the field routes notifications too. One that is not there is not required: the
-//! transport page requires the field on requests and says that header requirements for
-//! notification POSTs are not defined by this revision, and the TypeScript SDK sends its
-//! `notifications/cancelled` without one. Then the notification is accepted (202) and ignored:
-//! this revision defines no client notification over HTTP.
+//! A notification POST meets two checks, before the token, each a 400 with no id (a notification
+//! has none): a `Mcp-Method` that is there agrees with its method (`-32020`), since an
+//! intermediary that routes on the field routes notifications too; and a `MCP-Protocol-Version`
+//! that is there is one field line naming a revision the server speaks in this era (`-32020`
+//! `header_repeated` for two lines, `-32022` for any other value), as for a request. Neither field
+//! is required: the transport page requires them on requests and says that header requirements
+//! for notification POSTs are not defined by this revision, and the TypeScript SDK sends its
+//! `notifications/cancelled` without `Mcp-Method`. So this is the project's own rule: a
+//! notification is held to every header check that needs neither a method's row nor a `_meta`
+//! (a notification has no `Mcp-Name` to compare and no `_meta` version to mirror). Then the
+//! notification is accepted (202) and ignored: this revision defines no client notification over
+//! HTTP.
 //!
 //! **Where the mirrored headers are compared, and why.** Steps 1 to 3 read only the request
 //! itself, so they run before the token: a peer without credentials learns nothing it did not
@@ -62,7 +67,7 @@ use super::tools::{self, Tool};
 use super::{Clock, Endpoint, Rejection, Reply, requirement_of};
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::http::mirror::{self, BodyValue, Encoding, MirrorError};
-use crate::http::{RequestHead, Status};
+use crate::http::{Occurrence, RequestHead, Status};
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::meta::{RequestMeta, SERVER_INFO_KEY};
@@ -92,6 +97,7 @@ pub(super) fn post(
         Message::Notification { method, .. } => {
             let connect = requirement_of(Access::Connect);
             first_failure(&notification_checks(head, &method))
+                .and_then(|()| notification_version(endpoint, head))
                 .and_then(|()| Endpoint::authenticate(policy, head, clock, connect))
                 .and_then(|principal| Endpoint::authorize(policy, principal, connect))
                 .map_or_else(|r| r.reply(url), |()| Reply::empty(Status::Accepted))
@@ -260,6 +266,22 @@ fn body_value<'v>(value: Option<&'v Value>, number: &'v mut String) -> BodyValue
         }
         Some(Value::Bool(b)) => BodyValue::Bool(*b),
         Some(Value::Array(_) | Value::Object(_)) => BodyValue::Other,
+    }
+}
+
+/// A notification's `MCP-Protocol-Version`, when it is there: one field line naming a revision
+/// the server speaks in this era (the module docs).
+fn notification_version(endpoint: &Endpoint, head: &RequestHead<'_>) -> Result<(), Rejection> {
+    let header = MirroredHeader::ProtocolVersion;
+    match head.fields.single(&field_name(header)) {
+        Occurrence::Absent => Ok(()),
+        Occurrence::Repeated => {
+            Err(Rejection::HeaderMismatch { header, error: MirrorError::Repeated })
+        }
+        Occurrence::Once(value) => match std::str::from_utf8(value) {
+            Ok(version) => spoken(endpoint, version).map(drop),
+            Err(_) => Err(Rejection::HeaderMismatch { header, error: MirrorError::InvalidByte }),
+        },
     }
 }
 
