@@ -156,6 +156,34 @@ fn a_notification_posts_mcp_method_if_any_must_agree_before_the_token() {
 }
 
 #[test]
+fn allow_names_what_the_resource_takes_in_the_servers_eras() {
+    let legacy = "2025-11-25";
+    let both = "2025-11-25,2026-07-28";
+    // (server, method, target, status, Allow)
+    let cases: [(&str, &str, &str, u16, &str); 12] = [
+        (MODERN, "PUT", "/mcp", 405, "POST"),
+        (MODERN, "PATCH", "/mcp", 405, "POST"),
+        (MODERN, "TRACE", "/mcp", 405, "POST"),
+        (MODERN, "OPTIONS", "/mcp", 405, "POST"),
+        (MODERN, "GET", "/mcp", 405, "POST"),
+        (MODERN, "DELETE", "/mcp", 405, "POST"),
+        (MODERN, "OPTIONS", "*", 204, "GET, HEAD, POST"),
+        (both, "PUT", "/mcp", 405, "GET, POST, DELETE"),
+        (both, "OPTIONS", "*", 204, "GET, HEAD, POST, DELETE"),
+        (legacy, "PATCH", "/mcp", 405, "GET, POST, DELETE"),
+        (legacy, "OPTIONS", "*", 204, "GET, HEAD, POST, DELETE"),
+        (MODERN, "POST", "/.well-known/oauth-protected-resource", 405, "GET, HEAD"),
+    ];
+    for (versions, method, target, status, allow) in cases {
+        let t = server(versions);
+        let host = t.host();
+        let response = t.raw(&request(method, target, &[("Host", host.as_str())], b"")).unwrap();
+        let got = (response.status, response.field_str("allow"));
+        assert_eq!(got, (status, Some(allow)), "{versions} {method} {target}");
+    }
+}
+
+#[test]
 fn a_notifications_version_header_meets_the_checks_of_a_requests() {
     let body = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
     let supported = r#""supported":["2026-07-28","2025-11-25"]"#;

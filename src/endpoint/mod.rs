@@ -98,12 +98,16 @@ pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
 pub use stage::{Decided, Stage};
 
+/// What `/mcp` takes on a server that speaks 2025-11-25 (alone or beside 2026-07-28).
 const MCP_ALLOW: &str = "GET, POST, DELETE";
-/// What `/mcp` takes in the 2026-07-28 era, which has no GET stream and no session to DELETE.
+/// What `/mcp` takes in the 2026-07-28 era, which has no GET stream and no session to DELETE:
+/// on a server of that era alone, and for a request the era decision sends there.
 const MODERN_ALLOW: &str = "POST";
 const METADATA_ALLOW: &str = "GET, HEAD";
 /// What `OPTIONS *` answers: every method some route of the server implements.
 const SERVER_ALLOW: &str = "GET, HEAD, POST, DELETE";
+/// The same, on a server of 2026-07-28 alone.
+const MODERN_SERVER_ALLOW: &str = "GET, HEAD, POST";
 /// Fields the discovery document refuses: it is public, and a client that sends credentials to
 /// it is about to leak them wherever discovery leads.
 const DISCOVERY_REFUSES: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
@@ -300,7 +304,7 @@ impl Endpoint {
     /// Stages 2 and 3, which need only the head: the server calls this before reading a body.
     pub fn admit(&self, head: &RequestHead<'_>) -> Result<Route, Rejection> {
         self.check_host_and_origin(head)?;
-        let route = route(head)?;
+        let route = route(head, self.config.versions)?;
         self.check_version_on_admission(head, route)?;
         match route {
             Route::McpPost => {
@@ -344,7 +348,10 @@ impl Endpoint {
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone()).into()),
             Route::ServerOptions => {
-                Ok(Reply::empty(Status::NoContent).with("Allow", SERVER_ALLOW).into())
+                let versions = self.config.versions;
+                let allow =
+                    if sessions_spoken(versions) { SERVER_ALLOW } else { MODERN_SERVER_ALLOW };
+                Ok(Reply::empty(Status::NoContent).with("Allow", allow).into())
             }
             Route::McpPost => self.post(policy, head, body, clock, random, last),
             Route::McpGet => self.get(policy, head, clock, last),
@@ -920,18 +927,28 @@ fn shared_word(text: &str) -> Option<&'static str> {
     method::shared_word(text).or_else(|| Tool::from_name(text).map(Tool::name))
 }
 
-fn route(head: &RequestHead<'_>) -> Result<Route, Rejection> {
+/// Whether the server speaks the era of sessions, whose GET stream and DELETE `/mcp` takes.
+fn sessions_spoken(versions: Versions) -> bool {
+    versions.speaks(Revision::V2025_11_25)
+}
+
+/// The route of a head on a server that speaks `versions`: `Allow` names what the resource
+/// takes in those eras.
+fn route(head: &RequestHead<'_>, versions: Versions) -> Result<Route, Rejection> {
+    let mcp_allow = if sessions_spoken(versions) { MCP_ALLOW } else { MODERN_ALLOW };
     match head.target {
         MCP_PATH => match head.method {
             http::Method::Post => Ok(Route::McpPost),
-            http::Method::Get => Ok(Route::McpGet),
-            http::Method::Delete => Ok(Route::McpDelete),
-            http::Method::Head
+            http::Method::Get if sessions_spoken(versions) => Ok(Route::McpGet),
+            http::Method::Delete if sessions_spoken(versions) => Ok(Route::McpDelete),
+            http::Method::Get
+            | http::Method::Delete
+            | http::Method::Head
             | http::Method::Put
             | http::Method::Connect
             | http::Method::Options
             | http::Method::Trace
-            | http::Method::Patch => Err(Rejection::MethodNotAllowed { allow: MCP_ALLOW }),
+            | http::Method::Patch => Err(Rejection::MethodNotAllowed { allow: mcp_allow }),
         },
         metadata::PATH_FOR_MCP | metadata::PATH_ROOT => match head.method {
             // HEAD is answered like GET, without content (the shell frames it).
