@@ -69,7 +69,7 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 51, "README names 51 attacks");
+    assert_eq!(blocked, 53, "README names 53 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
@@ -85,7 +85,10 @@ fn attack_blocks_every_attack_and_lists_each() {
         "Mcp-Method: tools/list over a body that calls a tool",
         "a sentinel that decodes to CR LF",
         "Mcp-Name twice",
-        "mallory's first listen, the share of 8 workers taken",
+        "alice's fifth listen (4 per principal)",
+        "stream flood by one principal",
+        "another principal's listen during the flood",
+        "HTTP/1.0 stream",
         "a client that never reads its open stream",
     ] {
         assert!(stderr.contains(named), "no attack mentions {named:?}");
@@ -104,7 +107,7 @@ fn lab_runs_every_experiment_as_predicted() {
     assert!(listed.lines().all(|l| l.chars().count() <= 100), "{listed}");
     let names: Vec<String> =
         listed.lines().filter(|l| !l.starts_with(' ')).map(str::to_owned).collect();
-    assert_eq!(names.len(), 22);
+    assert_eq!(names.len(), 23);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));

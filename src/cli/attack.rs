@@ -132,7 +132,7 @@ const fn smuggle(
     Step::Smuggle(Smuggling { what, decided, rest, expect })
 }
 
-const ATTACKS: [Step; 52] = [
+const ATTACKS: [Step; 53] = [
     // Mallory's GET stream and her tool call's POST stream hand her event ids: later, cursors of
     // another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
@@ -429,10 +429,12 @@ const ATTACKS: [Step; 52] = [
         &[Change::Without("Mcp-Param-Tenant")],
         Expect::mismatch("Mcp-Param-Tenant", "header_missing"),
     ),
-    // Streams that stay open hold workers: a flood of them takes at most their share of the
-    // pool, and a client that never reads cannot keep one.
-    Step::Watch(Watch::ListenFlood),
+    // Streams that stay open hold workers: a flood of them by one principal takes at most its
+    // part of their share, a client that never reads cannot keep one, and a stream answered to
+    // HTTP/1.0 carries no transfer coding it cannot read.
+    Step::Watch(Watch::StreamFlood),
     Step::Watch(Watch::NeverReads),
+    Step::Watch(Watch::Framing { http10: true }),
 ];
 
 #[cfg(test)]

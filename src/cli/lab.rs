@@ -61,7 +61,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 22] = [
+const EXPERIMENTS: [Experiment; 23] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -477,6 +477,14 @@ const EXPERIMENTS: [Experiment; 22] = [
         steps: &[
             Step::Watch(Watch::IdleTimer { keepalives: false }),
             Step::Watch(Watch::IdleTimer { keepalives: true }),
+        ],
+    },
+    Experiment {
+        name: "stream-framing-by-version",
+        explanation: "A stream written as it happens has no length to announce. To HTTP/1.1 it is the chunked transfer coding: a size line before each event, and a last chunk that tells a complete stream from a cut one, so the connection carries the next request. An HTTP/1.0 recipient does not know that coding (RFC 9112 section 6.1: a server MUST NOT send Transfer-Encoding unless the request is HTTP/1.1), so to HTTP/1.0 the same events go out as they are, and closing the connection ends the body (section 6.3). The same slow call, asked both ways: its bytes as they came.",
+        steps: &[
+            Step::Watch(Watch::Framing { http10: false }),
+            Step::Watch(Watch::Framing { http10: true }),
         ],
     },
     Experiment {

@@ -1,29 +1,33 @@
 //! Streams that stay open, watched from the client's side for `lab` and `attack`.
 //!
 //! A [`Watch`] is a row of data like every other step: it runs against a fresh in-process server
-//! that speaks both revisions (eight workers, so four open streams at most), reads its streams
-//! with the project's client (`client::stream`), and reports what it saw as one line of facts,
-//! compared with the line it predicted. The server's counters (`calls_finished`,
+//! that speaks both revisions (eight workers, so four open streams at most, one for each
+//! principal; a flood runs on the default 64), reads its streams with the project's client
+//! (`client::stream`, or the raw socket where the framing is the point), and reports what it saw
+//! as one line of facts, compared with the line it predicted. The server's counters (`calls_finished`,
 //! `calls_cancelled`, the open streams) are read as `control FILE stats` reads them.
 //!
 //! A watch reports [`Seen`]s, which `case` turns into its observations. Not here: the bytes of a
 //! stream (see `tests/server_live.rs`), or timing bounds: a watch waits
 //! for what must happen, up to a patience that is never a measure of speed.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::ClientResponse;
 use loopback_mcp_http::client::mcp::McpClient;
 use loopback_mcp_http::client::stream::EventReader;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::endpoint::live::{SUBSCRIPTION_ID_KEY, Stats};
 use loopback_mcp_http::http::TransferCodings;
+use loopback_mcp_http::http::chars::escape_into;
 use loopback_mcp_http::json::{self, Object, Value, members};
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::jsonrpc::Id;
 use loopback_mcp_http::mcp::method::Era;
 
 use super::local::LocalServer;
@@ -40,11 +44,16 @@ pub enum Watch {
     IdleTimer { keepalives: bool },
     /// A listen, then a change of the tool list (what `control FILE change-tools` does).
     ListenAndChange,
-    /// One principal opens four listens, its quota and the share of the workers; one more of
-    /// its own, then another principal's first; a ping meanwhile.
-    ListenFlood,
+    /// One principal opens every stream it may on the default server: four listens (its
+    /// listens), then slow calls up to eight (its part of the share); one more listen and one
+    /// more call of its own are refused, and another principal's listen and a ping are answered
+    /// meanwhile.
+    StreamFlood,
     /// A slow call whose client never reads its stream; a ping afterwards.
     NeverReads,
+    /// `count_slowly` (3 steps of 100 ms, with a progress token) asked as HTTP/1.0 (`true`) or
+    /// HTTP/1.1: the framing of its stream, and its bytes as they came.
+    Framing { http10: bool },
 }
 
 impl Watch {
@@ -53,8 +62,11 @@ impl Watch {
         match self {
             Watch::CloseAfterTwo(Era::Modern) => 1,
             Watch::CloseAfterTwo(Era::Legacy) => 2,
-            Watch::IdleTimer { .. } | Watch::ListenAndChange | Watch::NeverReads => 1,
-            Watch::ListenFlood => 3,
+            Watch::IdleTimer { .. }
+            | Watch::ListenAndChange
+            | Watch::NeverReads
+            | Watch::Framing { .. } => 1,
+            Watch::StreamFlood => 4,
         }
     }
 }
@@ -96,8 +108,18 @@ pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Seen>, String> {
             idle_timer(&start(trace, every)?, keepalives)
         }
         Watch::ListenAndChange => listen_and_change(&start(trace, None)?),
-        Watch::ListenFlood => listen_flood(&start(trace, None)?),
+        Watch::StreamFlood => {
+            let versions = Versions::BOTH;
+            let local = LocalServer::start_limited(
+                trace,
+                TransferCodings::LengthOnly,
+                versions,
+                Limits::DEFAULT,
+            )?;
+            stream_flood(&local)
+        }
         Watch::NeverReads => never_reads(&start(trace, None)?),
+        Watch::Framing { http10 } => framing(&start(trace, None)?, http10),
     }
 }
 
@@ -268,7 +290,7 @@ fn listen_and_change(local: &LocalServer) -> Result<Vec<Seen>, String> {
     Ok(vec![observation])
 }
 
-fn listen_flood(local: &LocalServer) -> Result<Vec<Seen>, String> {
+fn stream_flood(local: &LocalServer) -> Result<Vec<Seen>, String> {
     let mut alice = client(local, Era::Modern)?;
     let mut held = Vec::new();
     for _ in 0..4 {
@@ -276,30 +298,41 @@ fn listen_flood(local: &LocalServer) -> Result<Vec<Seen>, String> {
         reader.next_message(PATIENCE).map_err(|e| format!("listen: {e}"))?;
         held.push(reader);
     }
+    let listen = alice.listen().map_err(|e| format!("listen: {e}"));
+    let fifth = refused(listen, "alice's fifth listen (4 per principal)", "listen_quota", 429)?;
+    for _ in 0..4 {
+        let started = alice.call_tool_streaming("count_slowly", slow_arguments((20, 1000)), "f");
+        let (_, _, reader) = started.map_err(|e| format!("tools/call: {e}"))?;
+        held.push(reader);
+    }
+    let call = alice.call_tool_streaming("count_slowly", slow_arguments((20, 1000)), "f");
+    let call = call.map_err(|e| format!("tools/call: {e}"));
+    let flood = refused(call, "stream flood by one principal", "stream_quota", 429)?;
     let mut mallory = local.client(Role::OtherSubject);
     mallory.open(Versions::MODERN).map_err(|e| format!("open: {e}"))?;
-    let seen = vec![
-        refused(&mut alice, "alice's fifth listen (4 per principal)", "listen_quota", 429)?,
-        refused(
-            &mut mallory,
-            "mallory's first listen, the share of 8 workers taken",
-            "stream_share_taken",
-            503,
-        )?,
-        ping(local, "a ping while the stream share is full")?,
-    ];
+    let (head, _, mut reader) = mallory.listen().map_err(|e| format!("listen: {e}"))?;
+    let first = reader.next_message(PATIENCE).ok().flatten();
+    reader.close();
+    let line = first.as_ref().map_or("nothing", method).to_owned();
+    let other = facts(
+        "another principal's listen during the flood",
+        Some(head.status),
+        "notifications/subscriptions/acknowledged",
+        line,
+    );
+    let seen = vec![fifth, flood, other, ping(local, "a ping during the flood")?];
     held.into_iter().for_each(EventReader::close);
     Ok(seen)
 }
 
-/// One more listen by `client`, judged for `status`, `code` and a `Retry-After`.
+/// One more stream (its answer), judged for `status`, `code` and a `Retry-After`.
 fn refused(
-    client: &mut McpClient,
+    opened: Result<(ClientResponse, Id, EventReader), String>,
     what: &str,
     code: &'static str,
     status: u16,
 ) -> Result<Seen, String> {
-    let (response, _, reader) = client.listen().map_err(|e| format!("listen: {e}"))?;
+    let (response, _, reader) = opened?;
     reader.close();
     let seen = error_code(&response);
     let retry_after = response.field_str("retry-after").is_some();
@@ -344,4 +377,76 @@ fn never_reads(local: &LocalServer) -> Result<Vec<Seen>, String> {
     seen[0].matched &= ping(local, "")?.matched;
     drop(silent);
     Ok(seen)
+}
+
+fn framing(local: &LocalServer, http10: bool) -> Result<Vec<Seen>, String> {
+    let mut client = client(local, Era::Modern)?;
+    let meta = Value::Object(members([("progressToken", "f".into())]));
+    let params = members([
+        ("name", "count_slowly".into()),
+        ("arguments", Value::Object(slow_arguments((3, 100)))),
+        ("_meta", meta),
+    ]);
+    let (message, _) = client.modern_message("tools/call", params);
+    let mut bytes = client.modern_spec(&message).map_err(|e| format!("tools/call: {e}"))?.bytes();
+    if http10 {
+        let at = bytes.windows(10).position(|w| w == b" HTTP/1.1\r").ok_or("no version")?;
+        bytes[at + 8] = b'0';
+    }
+    let received = read_raw(local, &bytes, http10)?;
+    let text = String::from_utf8_lossy(&received).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let chunked = head.contains("\r\nTransfer-Encoding: chunked");
+    let closes = head.contains("\r\nConnection: close");
+    let events = body.matches("data: ").count();
+    let line = format!(
+        "{}, {}, {events} events, ended by {}",
+        if chunked { "Transfer-Encoding: chunked" } else { "no Transfer-Encoding" },
+        if closes { "Connection: close" } else { "no Connection: close" },
+        if body.ends_with("\r\n0\r\n\r\n") { "the last chunk" } else { "the close" },
+    );
+    let (what, predicted) = if http10 {
+        (
+            "HTTP/1.0 stream: count_slowly (3 steps) asked as HTTP/1.0",
+            "no Transfer-Encoding, Connection: close, 4 events, ended by the close",
+        )
+    } else {
+        (
+            "HTTP/1.1 stream: the same call asked as HTTP/1.1",
+            "Transfer-Encoding: chunked, no Connection: close, 4 events, ended by the last chunk",
+        )
+    };
+    let status = head.starts_with("HTTP/1.1 200 ").then_some(200);
+    let mut observation = facts(what, status, predicted, line);
+    observation.wire = Some(client.trace.redact(&visible_lines(&received)));
+    Ok(vec![observation])
+}
+
+/// Sends `bytes` on a fresh connection and reads its answer: up to the close for HTTP/1.0,
+/// up to the last chunk for HTTP/1.1.
+fn read_raw(local: &LocalServer, bytes: &[u8], until_close: bool) -> Result<Vec<u8>, String> {
+    let mut socket = TcpStream::connect(local.server.address()).map_err(|e| e.to_string())?;
+    socket.set_read_timeout(Some(PATIENCE)).map_err(|e| e.to_string())?;
+    socket.write_all(bytes).map_err(|e| e.to_string())?;
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = socket.read(&mut buf).map_err(|e| format!("read: {e}"))?;
+        received.extend_from_slice(&buf[..n]);
+        if n == 0 || (!until_close && received.ends_with(b"\r\n0\r\n\r\n")) {
+            return Ok(received);
+        }
+    }
+}
+
+/// Bytes as lines, CR and LF made visible at the end of each.
+fn visible_lines(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        for &b in line {
+            escape_into(b, &mut out);
+        }
+        out.push('\n');
+    }
+    out
 }
