@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
@@ -537,4 +537,96 @@ fn bytes_pipelined_behind_an_open_stream_are_budgeted_like_any_other() {
     let ended = seen.find("counted to 2").unwrap();
     assert!(seen[ended..].contains("\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n"), "{seen}");
     assert_eq!(eventually(&t, |s| s.calls_finished == 1).calls_cancelled, 1);
+}
+
+#[test]
+fn a_request_changes_the_tool_list_its_own_tenant_sees_and_no_other() {
+    let t = server(limits());
+    let tools = r#""notifications":{"toolsListChanged":true}"#;
+    let mut acme = opened(&t, &modern(&t, Role::Full, "subscriptions/listen", tools, ""), "ack");
+    let mut globex =
+        opened(&t, &modern(&t, Role::TenantDenied, "subscriptions/listen", tools, ""), "ack");
+    let trigger = r#""arguments":{},"name":"test_trigger_tool_change""#;
+    let changed = t.raw(&modern(&t, Role::TenantDenied, "tools/call", trigger, "")).unwrap();
+    assert!(String::from_utf8_lossy(&changed.body).contains("the tool list changed"));
+    globex.until("list_changed", 1);
+    let listed = |role| {
+        let reply = t.raw(&modern(&t, role, "tools/list", "", "")).unwrap();
+        String::from_utf8_lossy(&reply.body).contains(r#""name":"spare_tool""#)
+    };
+    assert_eq!((listed(Role::TenantDenied), listed(Role::Full)), (true, false));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!text(&acme.seen).contains("list_changed"), "another tenant's change reached acme");
+    // The control plane's change is everyone's.
+    t.server.endpoint().live().change_tools();
+    acme.until("list_changed", 1);
+    assert_eq!((listed(Role::TenantDenied), listed(Role::Full)), (false, true));
+}
+
+#[test]
+fn open_streams_never_take_the_last_worker() {
+    // One worker: no stream opens at all, and a plain request is answered.
+    let t = server(Limits { requests_in_processing_max: 1, ..limits() });
+    let (line, body) = refused(&mut Wire::open(&t, &listen(&t, Role::Full)));
+    assert_eq!(line, "HTTP/1.1 503 Service Unavailable Retry-After: 1");
+    assert!(body.contains(r#""message":"stream_share_taken""#), "{body}");
+    assert_eq!(t.raw(&modern(&t, Role::Full, "server/discover", "", "")).unwrap().status, 200);
+    // Two: one stream, and the other worker still answers while it is open.
+    let t = server(Limits { requests_in_processing_max: 2, ..limits() });
+    let _held = opened(&t, &listen(&t, Role::Full), "acknowledged");
+    let (line, _) = refused(&mut Wire::open(&t, &listen(&t, Role::OtherSubject)));
+    assert_eq!(line, "HTTP/1.1 503 Service Unavailable Retry-After: 1");
+    assert_eq!(t.raw(&modern(&t, Role::Full, "server/discover", "", "")).unwrap().status, 200);
+}
+
+#[test]
+fn listen_and_stream_quotas_are_keyed_by_subject_and_tenant() {
+    // alice of acme holds her four listens; alice of globex is another principal.
+    let t = server(Limits::DEFAULT);
+    let token = "alice-of-globex-token-0123456789abcdef";
+    {
+        let mut policy = t.server.endpoint().policy_mut();
+        let mut claims = Role::Full.claims(policy.resource(), SystemTime::now());
+        (claims.tenant, claims.token_id) = ("globex".to_owned(), "alice-globex".to_owned());
+        policy.set_revision("alice", "globex", claims.authorization_revision);
+        policy.register(token, claims).unwrap();
+    }
+    let held: Vec<Wire> =
+        (0..4).map(|_| opened(&t, &listen(&t, Role::Full), "acknowledged")).collect();
+    let (line, _) = refused(&mut Wire::open(&t, &listen(&t, Role::Full)));
+    assert_eq!(line, "HTTP/1.1 429 Too Many Requests Retry-After: 1");
+    let request = text(&listen(&t, Role::Full)).replace(t.token(Role::Full), token);
+    let other = opened(&t, request.as_bytes(), "acknowledged");
+    assert!(text(&other.seen).starts_with("HTTP/1.1 200 OK\r\n"));
+    assert_eq!(stats(&t).listens_open, 5);
+    drop(held);
+}
+
+#[test]
+fn a_slow_call_whose_token_is_revoked_stops_at_its_next_step_without_a_result() {
+    let t = server(limits());
+    let revoked =
+        r#"data: {"error":{"code":-32000,"message":"token_revoked"},"id":7,"jsonrpc":"2.0"}"#;
+    // 2026-07-28.
+    let call = modern(&t, Role::OtherSubject, "tools/call", &count_slowly(20, 100), PROGRESS_TOKEN);
+    let mut wire = Wire::open(&t, &call);
+    wire.until("notifications/progress", 1);
+    Role::OtherSubject.revoke_in(&mut t.server.endpoint().policy_mut());
+    let seen = wire.until_close();
+    assert!(seen.ends_with(&format!("{revoked}\n\n\r\n0\r\n\r\n")), "{seen}");
+    assert!(!seen.contains("counted to"), "{seen}");
+    let after = eventually(&t, |s| s.calls_cancelled == 1 && s.streams_open == 0);
+    assert_eq!((after.calls_cancelled, after.calls_finished), (1, 0));
+    // 2025-11-25: the error goes through the session's event log, as the call's response.
+    let session = t.open_session(Role::ConnectOnly);
+    let legacy = format!(
+        r#"{{"id":7,"jsonrpc":"2.0","method":"tools/call","params":{{"_meta":{{"progressToken":5}},{}}}}}"#,
+        count_slowly(20, 100)
+    );
+    let mut wire = Wire::open(&t, &t.post_bytes(Role::ConnectOnly, Some(&session), &legacy, &[]));
+    wire.until("notifications/progress", 1);
+    Role::ConnectOnly.revoke_in(&mut t.server.endpoint().policy_mut());
+    let seen = wire.until_close();
+    assert!(seen.contains("token_revoked") && !seen.contains("counted to"), "{seen}");
+    assert_eq!(eventually(&t, |s| s.calls_cancelled == 2).calls_finished, 0);
 }
