@@ -42,7 +42,8 @@ use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{Id, Message};
 use crate::mcp::meta::RequestMeta;
-use crate::mcp::method::{Method as McpMethod, MethodName, Revision};
+use crate::mcp::method::{Method as McpMethod, MethodName};
+use crate::mcp::revision::{Era, Revision};
 use crate::sse;
 
 /// Which codec to run.
@@ -312,10 +313,9 @@ fn mirrored_request(head: &RequestHead<'_>, id: &Id, method: &str, params: &Obje
     };
     let standard = modern::standard_checks(head, &meta, method, params);
     let mut members = Object::new();
-    let called = match MethodName::of_request(method, Revision::V2026_07_28) {
-        MethodName::Request(McpMethod::ToolsCall, _) => {
-            Some(tools::tool_called(params, Revision::V2026_07_28))
-        }
+    let modern = Revision::newest(Era::Modern);
+    let called = match MethodName::of_request(method, modern) {
+        MethodName::Request(McpMethod::ToolsCall, _) => Some(tools::tool_called(params, modern)),
         MethodName::Request(..) | MethodName::Notification(_) | MethodName::Unknown => None,
     };
     let params_checked = match called {

@@ -15,10 +15,9 @@ use loopback_mcp_http::client::modern::{Opened, printable};
 use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::json::{self, Object, Value, members};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::mcp::jsonrpc::Id;
-use loopback_mcp_http::mcp::method::Era;
 use loopback_mcp_http::mcp::requests::{ClientInfo, modern};
+use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
 use loopback_mcp_http::server::ServerConfig;
 
 const LEGACY: &str = "2025-11-25";
@@ -121,7 +120,8 @@ fn param_header(value: Value) -> Result<Vec<(String, String)>, Unmirrorable> {
         value => members([("v", value)]),
     };
     let params = members([("name", "t".into()), ("arguments", Value::Object(arguments))]);
-    let message = modern(&Id::from(1), "tools/call", params, &[], CLIENT);
+    let revision = Revision::newest(Era::Modern);
+    let message = modern((&Id::from(1), "tools/call", revision), params, &[], CLIENT);
     request_headers(&message, &tools)
 }
 

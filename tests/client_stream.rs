@@ -15,7 +15,7 @@ use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::endpoint::live::Stats;
 use loopback_mcp_http::json::{Object, Value, members};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::ServerConfig;
 
 /// Long enough for any event that must come; never a bound on speed.
@@ -24,7 +24,7 @@ const PATIENCE: Duration = Duration::from_secs(10);
 fn server(keepalive: Duration) -> TestServer {
     let limits =
         Limits { requests_in_processing_max: 16, stream_keepalive: keepalive, ..Limits::DEFAULT };
-    start_with(ServerConfig { limits, versions: Versions::BOTH, ..ServerConfig::default() })
+    start_with(ServerConfig { limits, versions: Versions::ALL, ..ServerConfig::default() })
 }
 
 fn client(t: &TestServer, versions: Versions) -> McpClient {

@@ -15,8 +15,7 @@ use loopback_mcp_http::endpoint::tools::Tool;
 use loopback_mcp_http::inspect::{self, Subject};
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
-use loopback_mcp_http::mcp::method::Revision;
+use loopback_mcp_http::mcp::revision::{Revision, Versions};
 use loopback_mcp_http::server::ServerConfig;
 
 const BIN: &str = env!("CARGO_BIN_EXE_loopback-mcp-http");

@@ -13,7 +13,7 @@ use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::endpoint::live::Stats;
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::ServerConfig;
 
 const MODERN: &str = "2026-07-28";
@@ -21,7 +21,7 @@ const MODERN: &str = "2026-07-28";
 const PATIENCE: Duration = Duration::from_secs(10);
 
 fn server(limits: Limits) -> TestServer {
-    start_with(ServerConfig { limits, versions: Versions::BOTH, ..ServerConfig::default() })
+    start_with(ServerConfig { limits, versions: Versions::ALL, ..ServerConfig::default() })
 }
 
 /// 16 workers: a share of 8 streams, 2 of them for one principal.

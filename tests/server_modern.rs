@@ -10,7 +10,7 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::{ClientResponse, request};
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::ServerConfig;
 
 const MODERN: &str = "2026-07-28";

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use common::server::*;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::ServerConfig;
 use loopback_mcp_http::server::watch::Watch;
 
@@ -32,7 +32,7 @@ fn watched(bytes: bool) -> Watched {
     let sink = Arc::new(move |text: &str| sink_lines.lock().unwrap().push(text.to_owned()));
     let config = ServerConfig {
         limits: Limits { requests_in_processing_max: 4, ..Limits::DEFAULT },
-        versions: Versions::BOTH,
+        versions: Versions::ALL,
         watch: Some(Arc::new(Watch::new(bytes, sink))),
         ..ServerConfig::default()
     };

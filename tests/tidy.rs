@@ -911,3 +911,55 @@ fn the_shell_check_flags_what_it_must_and_passes_the_rest() {
         assert_eq!(shell_only_uses(snippet), Vec::<String>::new(), "{snippet:?}");
     }
 }
+
+/// The revision table's rows: the variant and the wire name of each.
+fn revision_rows() -> Vec<(String, String)> {
+    let table = fs::read_to_string(root().join("src/mcp/revision.rs")).expect("the table");
+    table
+        .lines()
+        .filter_map(|line| {
+            let (variant, rest) = line.trim().split_once(" = \"")?;
+            let (name, era) = rest.split_once("\", ")?;
+            let row = variant.starts_with('V') && matches!(era, "Legacy," | "Modern,");
+            row.then(|| (variant.to_owned(), name.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_revision_is_one_row_and_nothing_else_decides_by_its_variant() {
+    let rows = revision_rows();
+    assert!(rows.len() >= 2, "the table's rows were not found: {rows:?}");
+    let mut problems = Vec::new();
+    for path in rust_files(&root().join("src")) {
+        let name = relative(&path);
+        let source = fs::read_to_string(&path).expect("read a source file");
+        let view = code_view(&source);
+        let raw_and_code = source.lines().zip(
+            without_test_items(&blank_comments_and_literals(&source))
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        );
+        for (number, (raw, code)) in raw_and_code.enumerate() {
+            for (variant, wire) in &rows {
+                let both = raw.contains(variant.as_str()) && raw.contains(&format!("\"{wire}\""));
+                let row = name == "src/mcp/revision.rs" && raw.trim().starts_with(variant.as_str());
+                if both && code.contains(variant.as_str()) && !row {
+                    problems.push(format!("{name}:{}: {variant} beside its name", number + 1));
+                }
+            }
+        }
+        if name != "src/mcp/revision.rs" {
+            for (variant, _) in &rows {
+                for at in find_all_words(&view, variant) {
+                    let after = view[at + variant.len()..].trim_start();
+                    if after.starts_with("=>") || after.starts_with('|') {
+                        problems.push(format!("{name}: a match arm on {variant}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 
 use super::case::{
     Action, Body, Case, Change, Expect, Message, Modern, Observation, Request, Scene, Sender,
@@ -382,7 +382,7 @@ const ATTACKS: [Step; 53] = [
     ),
     // 2026-07-28 on a server that speaks both revisions: a header that repeats a body field and
     // says something else (a router trusting the header, the server the body) is refused.
-    Step::Do(Action::ServeVersions(Versions::BOTH)),
+    Step::Do(Action::ServeVersions(Versions::ALL)),
     Step::Do(Action::ListToolsModern(Sender::Alice)),
     modern_attack(
         "Mcp-Method: tools/list over a body that calls a tool",

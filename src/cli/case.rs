@@ -20,9 +20,9 @@ use loopback_mcp_http::client::{ClientResponse, HttpConnection};
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{self, Object, Value, members};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
+use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
 use loopback_mcp_http::sse;
 
 use super::local::LocalServer;
@@ -507,7 +507,7 @@ impl Scene {
     /// A fresh client of the `full` role that speaks both revisions opens (see [`Step::Open`]).
     fn open_both(&self, what: &str, expected: Opened) -> Observation {
         let mut client = self.local.client(Role::Full);
-        let opened = client.open(Versions::BOTH);
+        let opened = client.open(Versions::ALL);
         let round_trips = client.round_trips();
         let (status, key_seen, matched) = match &opened {
             Ok(opened) => (
@@ -878,7 +878,8 @@ fn modern_value(modern: Modern) -> Value {
             ("tools/call", members([("name", "tenant_documents".into()), ("arguments", arguments)]))
         }
     };
-    requests::modern(&Id::from(MODERN_ID), method, params, &[], CLIENT)
+    let revision = Revision::newest(Era::Modern);
+    requests::modern((&Id::from(MODERN_ID), method, revision), params, &[], CLIENT)
 }
 
 /// The last event id of an event-stream response.

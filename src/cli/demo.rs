@@ -29,8 +29,7 @@ use loopback_mcp_http::client::modern::{Opened, modern_reply};
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{Object, Value, members};
-use loopback_mcp_http::mcp::era::Versions;
-use loopback_mcp_http::mcp::method::Revision;
+use loopback_mcp_http::mcp::revision::{Era, Versions};
 use loopback_mcp_http::mcp::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use loopback_mcp_http::sse::Event;
 
@@ -57,7 +56,7 @@ pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
 /// Every path `versions` calls for, in order; the round trips of all of them.
 fn walk(local: &LocalServer, versions: Versions) -> (usize, Result<(), String>) {
     let (legacy, modern) =
-        (versions.speaks(Revision::V2025_11_25), versions.speaks(Revision::V2026_07_28));
+        (versions.newest_in(Era::Legacy).is_some(), versions.newest_in(Era::Modern).is_some());
     let mut round_trips = 0;
     if modern {
         let mut client = local.client(Role::Full);

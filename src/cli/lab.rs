@@ -20,8 +20,7 @@ use super::case::{
 };
 use super::watch::Watch;
 use loopback_mcp_http::client::modern::Opened;
-use loopback_mcp_http::mcp::era::Versions;
-use loopback_mcp_http::mcp::method::Era;
+use loopback_mcp_http::mcp::revision::{Era, Versions};
 
 /// One experiment.
 struct Experiment {
@@ -375,7 +374,7 @@ const EXPERIMENTS: [Experiment; 23] = [
         name: "two-eras-side-by-side",
         explanation: "The same tools/list in both revisions, on a server that speaks both. 2025-11-25 rides a session: MCP-Session-Id names it and MCP-Protocol-Version repeats what initialize settled. 2026-07-28 has no session: each body carries its own _meta (the version, the client's capabilities, its name), and Mcp-Method repeats the method in the head, for a proxy that routes without reading bodies.",
         steps: &[
-            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Do(Action::ServeVersions(Versions::ALL)),
             Step::Wire(Case {
                 what: "tools/list in Alice's 2025-11-25 session",
                 sender: Sender::Alice,
@@ -394,7 +393,7 @@ const EXPERIMENTS: [Experiment; 23] = [
         name: "header-body-mismatch",
         explanation: "In 2026-07-28 a header may repeat a body field: tenant_documents marks its tenant argument with x-mcp-header, so the client sends it again as Mcp-Param-Tenant. A proxy may route on the header while the server acts on the body; when they disagree the server refuses the request (400, -32020) instead of choosing one, as it refuses Content-Length against Transfer-Encoding.",
         steps: &[
-            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Do(Action::ServeVersions(Versions::ALL)),
             Step::Do(Action::ListToolsModern(Sender::Alice)),
             baseline(
                 "tenant_documents for acme, Mcp-Param-Tenant: acme",
@@ -417,7 +416,7 @@ const EXPERIMENTS: [Experiment; 23] = [
         name: "base64-sentinel",
         explanation: "A mirrored value that is not plain visible ASCII travels as =?base64?...?=, and so does a plain value that only looks like the sentinel, or the server would decode it. Both calls below reach the tool, which answers tenant_not_found (neither is alice's tenant). The look-alike sent plain is decoded by the server to acme, which the body does not say: 400, -32020.",
         steps: &[
-            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Do(Action::ServeVersions(Versions::ALL)),
             Step::Do(Action::ListToolsModern(Sender::Alice)),
             Step::Wire(Case {
                 what: "tenant \"acmé\": not ASCII, so the client encodes it",
@@ -453,7 +452,7 @@ const EXPERIMENTS: [Experiment; 23] = [
                 expect: Expect::code(400, "protocol_version_unsupported"),
             }),
             Step::Open("a dual-era client at the default server", Opened::FellBack),
-            Step::Do(Action::ServeVersions(Versions::BOTH)),
+            Step::Do(Action::ServeVersions(Versions::ALL)),
             Step::Wire(Case {
                 what: "the same probe at a server that speaks both",
                 sender: Sender::Alice,

@@ -7,7 +7,7 @@ use loopback_mcp_http::client::trace::{Trace, TraceMode};
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::fixture::start_with_fixture;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 

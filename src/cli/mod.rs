@@ -22,7 +22,7 @@ pub mod watch;
 use std::io::Write;
 
 use loopback_mcp_http::json::{self, Object, Value};
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 
 use local::PROFILE;
 

@@ -42,7 +42,7 @@ use loopback_mcp_http::json::{self, Object, Value};
 use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
-use loopback_mcp_http::mcp::era::Versions;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
 use loopback_mcp_http::server::watch::Watch;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
@@ -194,8 +194,8 @@ fn announcement(server: &RunningServer, fixture: &Fixture, channel: &control::Ch
         line.insert("transfer_codings".into(), Value::Array(vec!["chunked".into()]));
     }
     let versions = server.endpoint().versions();
-    if !versions.legacy_only() {
-        // Likewise: only a server that speaks 2026-07-28 names its versions.
+    if versions != Versions::default() {
+        // Likewise: only a server that speaks more than the default names its versions.
         let names = versions.names().into_iter().map(Value::from).collect();
         line.insert("protocol_versions".into(), Value::Array(names));
     }

@@ -26,9 +26,8 @@ use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::http::chars::escape_into;
 use loopback_mcp_http::json::{self, Object, Value, members};
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::era::Versions;
 use loopback_mcp_http::mcp::jsonrpc::Id;
-use loopback_mcp_http::mcp::method::Era;
+use loopback_mcp_http::mcp::revision::{Era, Versions};
 
 use super::local::LocalServer;
 use loopback_mcp_http::client::mcp::error_code;
@@ -109,7 +108,7 @@ pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Seen>, String> {
         }
         Watch::ListenAndChange => listen_and_change(&start(trace, None)?),
         Watch::StreamFlood => {
-            let versions = Versions::BOTH;
+            let versions = Versions::ALL;
             let local = LocalServer::start_limited(
                 trace,
                 TransferCodings::LengthOnly,
@@ -129,7 +128,7 @@ fn start(trace: TraceMode, keepalive: Option<Duration>) -> Result<LocalServer, S
         stream_keepalive: keepalive.unwrap_or(Limits::DEFAULT.stream_keepalive),
         ..Limits::DEFAULT
     };
-    LocalServer::start_limited(trace, TransferCodings::LengthOnly, Versions::BOTH, limits)
+    LocalServer::start_limited(trace, TransferCodings::LengthOnly, Versions::ALL, limits)
 }
 
 /// A client of `full` settled in `era`.

@@ -30,8 +30,8 @@ use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::meta::ClientCapability;
-use crate::mcp::method::Era;
 use crate::mcp::requests::{self, ClientInfo};
+use crate::mcp::revision::{Era, Revision};
 use crate::mcp::{MCP_PATH, PROTOCOL_VERSION, is_valid_session_id};
 use crate::sse::{self, Event};
 
@@ -437,6 +437,9 @@ pub struct McpClient {
     next_id: i64,
     /// The era the client settled in, once [`McpClient::open`] has run.
     pub(super) era: Option<Era>,
+    /// The revision its modern requests name: the newest the table knows, until
+    /// [`McpClient::open`] settles one the server speaks.
+    pub(super) modern: Revision,
     /// The 2026-07-28 tools it may call, and what each mirrors (from its latest `tools/list`).
     pub(super) tools: Vec<ToolHeaders>,
     /// The capabilities its 2026-07-28 requests declare.
@@ -459,6 +462,7 @@ impl McpClient {
             round_trips: 0,
             next_id: 1,
             era: None,
+            modern: Revision::newest(Era::Modern),
             tools: Vec::new(),
             capabilities: Vec::new(),
             warnings: Vec::new(),

@@ -17,12 +17,13 @@
 //! carry control bytes to a terminal.
 //!
 //! [`McpClient::open`] settles the era for the revisions the client is asked to speak:
-//! 2025-11-25 alone opens a session (`initialize`, `notifications/initialized`); 2026-07-28
-//! alone asks `server/discover`; both probe with `server/discover` and fall back to a session
-//! only when the answer is a 400 whose body is not a modern error (the default server's answer).
-//! A modern error means a modern server: the client stays modern and reports the error, except a
-//! `-32022` naming 2025-11-25 among the supported versions, which is a negotiation that ends in
-//! a session.
+//! revisions of the legacy era alone open a session (`initialize`, `notifications/initialized`);
+//! of the modern era alone, the client asks `server/discover` in the newest of them; of both, it
+//! probes with `server/discover` and falls back to a session only when the answer is a 400 whose
+//! body is not a modern error (the default server's answer). A modern error means a modern
+//! server: the client stays modern and reports the error, except a `-32022` naming versions the
+//! client speaks too, which is a negotiation: the newest of them of the modern era, asked once
+//! more, or else a session.
 //!
 //! Not here: the bytes of the legacy exchanges and of replies in general (see [`super::mcp`]).
 
@@ -34,12 +35,11 @@ use super::mcp::{
 use super::mirroring;
 use crate::json::{self, Object, Value, members};
 use crate::limits::Limits;
-use crate::mcp::era::Versions;
+use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc::{Id, code};
 use crate::mcp::meta::ClientCapability;
-use crate::mcp::method::{Era, Revision};
 use crate::mcp::requests;
-use crate::mcp::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use crate::mcp::revision::{Era, Eras, Revision, Versions};
 
 /// The longest piece of server text an error keeps.
 pub const SERVER_TEXT_MAX: usize = 64;
@@ -76,35 +76,49 @@ impl Opened {
             Opened::Negotiated => "a 2025-11-25 session, the version the server named",
         }
     }
-
-    /// The protocol version the client speaks from now on.
-    pub const fn version(self) -> &'static str {
-        match self.era() {
-            Era::Modern => MODERN_PROTOCOL_VERSION,
-            Era::Legacy => PROTOCOL_VERSION,
-        }
-    }
 }
 
 impl McpClient {
     /// Settles the era for `versions` (the module docs say how), and remembers it.
     pub fn open(&mut self, versions: Versions) -> Result<Opened, McpError> {
-        let opened = match (
-            versions.speaks(Revision::V2025_11_25),
-            versions.speaks(Revision::V2026_07_28),
-        ) {
-            (true, false) | (false, false) => {
+        if let Some(newest) = versions.newest_in(Era::Modern) {
+            self.modern = newest;
+        }
+        let opened = match versions.eras() {
+            Eras::One(Era::Legacy) => {
                 self.open_session()?;
                 Opened::Legacy
             }
-            (false, true) => {
-                self.server_discover()?;
+            Eras::One(Era::Modern) => {
+                self.discover_as(versions)?;
                 Opened::Modern
             }
-            (true, true) => self.probe()?,
+            Eras::Both => self.probe(versions)?,
         };
         self.era = Some(opened.era());
         Ok(opened)
+    }
+
+    /// The revision of the modern era the client's requests name.
+    pub fn modern_revision(&self) -> Revision {
+        self.modern
+    }
+
+    /// `server/discover` in the client's newest modern revision, and once more in the newest one
+    /// both sides speak when the server names others (`-32022`).
+    fn discover_as(&mut self, versions: Versions) -> Result<Vec<String>, McpError> {
+        match self.server_discover() {
+            Err(McpError::UnsupportedVersion { supported }) => {
+                match shared(versions, &supported, Era::Modern).filter(|r| *r != self.modern) {
+                    Some(revision) => {
+                        self.modern = revision;
+                        self.server_discover()
+                    }
+                    None => Err(McpError::UnsupportedVersion { supported }),
+                }
+            }
+            answered => answered,
+        }
     }
 
     /// The era [`McpClient::open`] settled, if it ran.
@@ -113,11 +127,11 @@ impl McpClient {
     }
 
     /// The dual-era probe: `server/discover`, and what its answer means.
-    fn probe(&mut self) -> Result<Opened, McpError> {
-        match self.server_discover() {
+    fn probe(&mut self, versions: Versions) -> Result<Opened, McpError> {
+        match self.discover_as(versions) {
             Ok(_) => Ok(Opened::Modern),
             Err(McpError::UnsupportedVersion { supported })
-                if supported.iter().any(|v| v == PROTOCOL_VERSION) =>
+                if shared(versions, &supported, Era::Legacy).is_some() =>
             {
                 self.open_session()?;
                 Ok(Opened::Negotiated)
@@ -151,7 +165,8 @@ impl McpClient {
     /// The modern request `method` with `params`, its id the next one: the message and its id.
     pub fn modern_message(&mut self, method: &str, params: Object) -> (Value, Id) {
         let id = self.next_id();
-        let message = requests::modern(&id, method, params, &self.capabilities, CLIENT_INFO);
+        let message =
+            requests::modern((&id, method, self.modern), params, &self.capabilities, CLIENT_INFO);
         (message, id)
     }
 
@@ -296,4 +311,11 @@ pub fn printable(text: &str) -> String {
         .take(SERVER_TEXT_MAX)
         .map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '?' })
         .collect()
+}
+
+/// The newest revision of `era` that the client speaks (`versions`) and the server named
+/// (`supported`).
+fn shared(versions: Versions, supported: &[String], era: Era) -> Option<Revision> {
+    let named = |r: &Revision| supported.iter().any(|name| name == r.name());
+    versions.newest_first().filter(|r| r.era() == era).find(named)
 }

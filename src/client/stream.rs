@@ -25,7 +25,7 @@ use super::mcp::{McpClient, McpError, ReplyRule, Streamed};
 use crate::json::{Object, Value, members};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id};
-use crate::mcp::method::Era;
+use crate::mcp::revision::Era;
 use crate::sse::{Event, SseParser};
 
 /// An event-stream body being read as it arrives.

@@ -7,9 +7,9 @@
 //! `tools`'.
 
 use crate::json::{Object, ObjectWriter, Value};
-use crate::mcp::PROTOCOL_VERSION;
 use crate::mcp::jsonrpc;
-use crate::mcp::method::{Capability, Method, NOTIFICATIONS_MESSAGE, Revision};
+use crate::mcp::method::{Capability, Method, NOTIFICATIONS_MESSAGE};
+use crate::mcp::revision::Revision;
 use crate::mcp::session::LogLevel;
 use crate::mcp::uri;
 
@@ -28,18 +28,17 @@ pub fn initialize_params_valid(params: &Object) -> bool {
         && text(client, "version")
 }
 
-/// The `initialize` result: always 2025-11-25, the only revision spoken here; a client that
-/// cannot use it must stop.
-pub fn initialize_result(result: &mut ObjectWriter<'_>) {
+/// The `initialize` result of a session of `revision` (of the legacy era): a client that cannot
+/// use it must stop.
+pub fn initialize_result(revision: Revision, result: &mut ObjectWriter<'_>) {
     result
         .object("capabilities", |capabilities| {
-            let legacy = Revision::V2025_11_25;
-            for capability in Capability::ALL.into_iter().filter(|c| Method::advertised(*c, legacy))
-            {
+            let advertised = |c: &Capability| Method::advertised(*c, revision);
+            for capability in Capability::ALL.into_iter().filter(advertised) {
                 capabilities.object(capability.name(), |_| {});
             }
         })
-        .string("protocolVersion", PROTOCOL_VERSION)
+        .string("protocolVersion", revision.name())
         .object("serverInfo", |info| {
             info.string("name", SERVER_NAME).string("version", env!("CARGO_PKG_VERSION"));
         });
@@ -145,7 +144,7 @@ mod tests {
             r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/q%22%C3%A9/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/q%22%C3%A9/faq"}]}"#
         );
         assert_eq!(
-            written(initialize_result),
+            written(|r| initialize_result(Revision::newest(crate::mcp::revision::Era::Legacy), r)),
             format!(
                 r#"{{"capabilities":{{"logging":{{}},"resources":{{}},"tools":{{}}}},"protocolVersion":"2025-11-25","serverInfo":{{"name":"loopback-mcp-http","version":"{}"}}}}"#,
                 env!("CARGO_PKG_VERSION")

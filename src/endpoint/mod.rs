@@ -78,14 +78,15 @@ use crate::http::media::{Accept, MediaType};
 use crate::http::{self, BodyFraming, Occurrence, RequestHead, Status, TransferCodings};
 use crate::json::{self, Object, ObjectWriter};
 use crate::limits::Limits;
-use crate::mcp::era::{Called, VersionHeader, Versions, era};
+use crate::mcp::era::{Called, VersionHeader, era};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
-use crate::mcp::method::{self, Access, Era, Lifecycle, Method, MethodName, Revision};
+use crate::mcp::method::{self, Access, Lifecycle, Method, MethodName};
+use crate::mcp::revision::{Era, Eras, Revision, Versions};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable,
 };
 use crate::mcp::stream::{CursorError, Delivered, KeptBudget, Start};
-use crate::mcp::{self, MCP_PATH, PROTOCOL_VERSION};
+use crate::mcp::{self, MCP_PATH};
 use crate::random::{self, FillRandom};
 use live::{Live, OpenStream, Opener, Scale, SlowRequest};
 use stream::{PrimeOnly, SseBody};
@@ -264,6 +265,11 @@ impl Endpoint {
         self.config.versions
     }
 
+    /// The revision a session of this server speaks: the newest of the legacy era it speaks.
+    fn legacy_revision(&self) -> Revision {
+        self.config.versions.newest_in(Era::Legacy).unwrap_or(Revision::newest(Era::Legacy))
+    }
+
     /// The transfer codings request bodies may use.
     pub fn request_codings(&self) -> TransferCodings {
         self.config.request_codings
@@ -396,17 +402,18 @@ impl Endpoint {
         route: Route,
     ) -> Result<(), Rejection> {
         let versions = self.config.versions;
-        match route {
-            Route::McpPost | Route::McpGet | Route::McpDelete if versions.legacy_only() => {
-                check_protocol_version(head)
+        match (route, versions.eras()) {
+            (Route::McpPost | Route::McpGet | Route::McpDelete, Eras::One(Era::Legacy)) => {
+                check_protocol_version(head, versions)
             }
-            Route::McpGet | Route::McpDelete => {
+            (Route::McpGet | Route::McpDelete, Eras::One(Era::Modern) | Eras::Both) => {
                 match era(versions, version_header(head), Called::Other) {
-                    Era::Legacy => check_protocol_version(head),
+                    Era::Legacy => check_protocol_version(head, versions),
                     Era::Modern => Err(Rejection::MethodNotAllowed { allow: MODERN_ALLOW }),
                 }
             }
-            Route::McpPost | Route::Metadata | Route::ServerOptions => Ok(()),
+            (Route::McpPost, Eras::One(Era::Modern) | Eras::Both)
+            | (Route::Metadata | Route::ServerOptions, _) => Ok(()),
         }
     }
 
@@ -517,8 +524,8 @@ impl Endpoint {
     /// of [`crate::mcp::era`], from the version header and the method.
     fn era_of_post(&self, head: &RequestHead<'_>, message: &Message) -> Era {
         let versions = self.config.versions;
-        if versions.legacy_only() {
-            return Era::Legacy;
+        if let Eras::One(era) = versions.eras() {
+            return era;
         }
         let called = match message {
             Message::Request { method, .. } | Message::Notification { method, .. } => {
@@ -539,7 +546,7 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         last: &mut LastSession,
     ) -> Result<Answer, Rejection> {
-        let legacy = Revision::V2025_11_25;
+        let legacy = self.legacy_revision();
         let named = match &message {
             Message::Request { method, .. } => MethodName::of_request(method, legacy),
             Message::Notification { method, .. } => MethodName::of_notification(method, legacy),
@@ -608,7 +615,10 @@ impl Endpoint {
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
-        let result = jsonrpc::result_text(id, INITIALIZE_RESULT_BYTES, methods::initialize_result);
+        let revision = self.legacy_revision();
+        let result = jsonrpc::result_text(id, INITIALIZE_RESULT_BYTES, |result| {
+            methods::initialize_result(revision, result);
+        });
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
     }
 
@@ -641,10 +651,10 @@ impl Endpoint {
                 });
                 Ok(response)
             }
-            Method::ToolsList => {
-                result(SMALL_RESULT_BYTES, &|r| tools::write_tools(Revision::V2025_11_25, false, r))
-            }
-            Method::ToolsCall => match tools::tool_called(params, Revision::V2025_11_25) {
+            Method::ToolsList => result(SMALL_RESULT_BYTES, &|r| {
+                tools::write_tools(self.legacy_revision(), false, r)
+            }),
+            Method::ToolsCall => match tools::tool_called(params, self.legacy_revision()) {
                 Ok(Tool::TestReconnection) => return self.test_reconnection(session, id),
                 Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress)) => {
                     return self.slow_call(called, tool, params);
@@ -929,7 +939,7 @@ fn shared_word(text: &str) -> Option<&'static str> {
 
 /// Whether the server speaks the era of sessions, whose GET stream and DELETE `/mcp` takes.
 fn sessions_spoken(versions: Versions) -> bool {
-    versions.speaks(Revision::V2025_11_25)
+    versions.newest_in(Era::Legacy).is_some()
 }
 
 /// The route of a head on a server that speaks `versions`: `Allow` names what the resource
@@ -1006,10 +1016,12 @@ fn version_header(head: &RequestHead<'_>) -> VersionHeader {
     }
 }
 
-fn check_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
+/// A present version header names a revision of the legacy era that the server speaks.
+fn check_protocol_version(head: &RequestHead<'_>, versions: Versions) -> Result<(), Rejection> {
+    let spoken = |r: Revision| r.era() == Era::Legacy && versions.speaks(r);
     match head.fields.single("mcp-protocol-version") {
         Occurrence::Absent => Ok(()),
-        Occurrence::Once(version) if version == PROTOCOL_VERSION.as_bytes() => Ok(()),
+        Occurrence::Once(version) if Revision::from_name(version).is_some_and(spoken) => Ok(()),
         Occurrence::Once(_) => Err(Rejection::ProtocolVersionUnsupported),
         Occurrence::Repeated => Err(Rejection::ProtocolVersionRepeated),
     }

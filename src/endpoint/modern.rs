@@ -71,7 +71,8 @@ use crate::http::{Occurrence, RequestHead, Status};
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::meta::{RequestMeta, SERVER_INFO_KEY};
-use crate::mcp::method::{Access, Answer, Capability, Era, Method, MethodName, Revision};
+use crate::mcp::method::{Access, Answer, Capability, Method, MethodName};
+use crate::mcp::revision::{Era, Revision};
 use crate::mcp::session::LogLevel;
 use crate::sse::Event;
 

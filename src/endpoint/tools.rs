@@ -31,7 +31,8 @@
 
 use crate::json::{Number, Object, ObjectWriter, Value};
 use crate::mcp::meta::ClientCapability;
-use crate::mcp::method::{Access, Revision};
+use crate::mcp::method::Access;
+use crate::mcp::revision::{Offered, Revision};
 use crate::mcp::uri;
 
 /// A tool of the fixture.
@@ -81,16 +82,20 @@ pub struct ToolRow {
     pub name: &'static str,
     pub description: &'static str,
     pub params: &'static [Param],
-    pub revisions: &'static [Revision],
+    /// The revisions that offer it.
+    pub offered: Offered,
     pub access: Access,
     /// A client capability the call needs (`-32021` without it).
     pub needs: Option<ClientCapability>,
 }
 
-const LEGACY: &[Revision] = &[Revision::V2025_11_25];
 const NO_PARAMS: &[Param] = &[];
-const MODERN: &[Revision] = &[Revision::V2026_07_28];
-const BOTH: &[Revision] = &[Revision::V2025_11_25, Revision::V2026_07_28];
+/// The legacy era's own tool: sessions came with 2025-11-25 and went with 2026-07-28.
+const LEGACY: Offered = Offered::only(Revision::V2025_11_25);
+/// From the first revision on.
+const BOTH: Offered = Offered::since(Revision::V2025_11_25);
+/// From the first revision of the modern era on.
+const MODERN: Offered = Offered::since(Revision::V2026_07_28);
 
 const SLOW_PARAMS: &[Param] = &[
     Param {
@@ -144,7 +149,7 @@ impl Tool {
     pub const fn row(self) -> ToolRow {
         use Access::{Connect, ReadResources};
         let sampling = Some(ClientCapability::Sampling);
-        let (name, params, revisions, access, needs) = match self {
+        let (name, params, offered, access, needs) = match self {
             Tool::TestReconnection => ("test_reconnection", NO_PARAMS, LEGACY, Connect, None),
             Tool::Whoami => ("whoami", NO_PARAMS, MODERN, Connect, None),
             Tool::TenantDocuments => {
@@ -163,7 +168,7 @@ impl Tool {
             }
             Tool::SpareTool => ("spare_tool", NO_PARAMS, MODERN, Connect, None),
         };
-        ToolRow { name, description: self.description(), params, revisions, access, needs }
+        ToolRow { name, description: self.description(), params, offered, access, needs }
     }
 
     /// What `tools/list` says the tool does.
@@ -206,7 +211,7 @@ impl Tool {
 
     /// The tool `revision` offers under `name`.
     pub fn named(name: &str, revision: Revision) -> Option<Tool> {
-        Tool::ALL.into_iter().find(|t| t.name() == name && t.row().revisions.contains(&revision))
+        Tool::ALL.into_iter().find(|t| t.name() == name && t.row().offered.includes(revision))
     }
 
     /// The tool of a name, in any revision (for sharing the name's text).
@@ -220,7 +225,7 @@ impl Tool {
 pub fn write_tools(revision: Revision, changed: bool, result: &mut ObjectWriter<'_>) {
     let offered = Tool::ALL
         .into_iter()
-        .filter(|t| t.row().revisions.contains(&revision))
+        .filter(|t| t.row().offered.includes(revision))
         .filter(|t| *t != Tool::SpareTool || changed);
     result.objects("tools", offered, |tool, offered| {
         let row = offered.row();

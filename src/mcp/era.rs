@@ -1,10 +1,10 @@
 //! Which era a request belongs to: the one decision that sends it to the 2025-11-25 contract
 //! (sessions) or to the 2026-07-28 one (`_meta` on every request), made before any session rule.
 //!
-//! A server speaks the revisions it was started with ([`Versions`]): the legacy one alone (the
-//! default, the seed's contract byte for byte), the modern one alone, or both. The era of a
-//! request follows from those, from its `MCP-Protocol-Version` header ([`VersionHeader`]) and
-//! from what it calls ([`Called`]):
+//! A server speaks the revisions it was started with ([`Versions`]): those of the legacy era
+//! alone (the default, the seed's contract byte for byte), those of the modern era alone, or
+//! revisions of both. The era of a request follows from those, from its `MCP-Protocol-Version`
+//! header ([`VersionHeader`]) and from what it calls ([`Called`]):
 //!
 //! | server speaks | `MCP-Protocol-Version` | `initialize` | a method only 2026-07-28 has | any other method, GET, DELETE |
 //! |---|---|---|---|---|
@@ -32,81 +32,8 @@
 //! Not here: the checks of either era (the endpoint's), or the header's bytes (the caller reads
 //! the field and hands over a [`VersionHeader`]).
 
-use super::method::{Era, Method, Revision};
-
-/// The revisions a server speaks: at least one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Versions {
-    legacy: bool,
-    modern: bool,
-}
-
-/// Why a list of versions was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VersionsError {
-    /// A name that is not a revision this crate speaks (the name, from the command line).
-    Unknown(String),
-    /// No version at all.
-    Empty,
-}
-
-impl std::fmt::Display for VersionsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let known: Vec<&str> = Revision::ALL.iter().map(|r| r.name()).collect();
-        match self {
-            VersionsError::Unknown(name) => {
-                write!(f, "{name:?} is not a protocol version; known: {}", known.join(", "))
-            }
-            VersionsError::Empty => write!(f, "no protocol version; known: {}", known.join(", ")),
-        }
-    }
-}
-
-impl Versions {
-    /// 2025-11-25 alone: the seed's contract, and the default.
-    pub const LEGACY: Versions = Versions { legacy: true, modern: false };
-    /// 2026-07-28 alone.
-    pub const MODERN: Versions = Versions { legacy: false, modern: true };
-    /// Both revisions.
-    pub const BOTH: Versions = Versions { legacy: true, modern: true };
-
-    /// A comma-separated list of version names, such as `2025-11-25,2026-07-28`.
-    pub fn parse(list: &str) -> Result<Versions, VersionsError> {
-        let mut versions = Versions { legacy: false, modern: false };
-        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            match Revision::from_name(name.as_bytes()) {
-                Some(Revision::V2025_11_25) => versions.legacy = true,
-                Some(Revision::V2026_07_28) => versions.modern = true,
-                None => return Err(VersionsError::Unknown(name.to_owned())),
-            }
-        }
-        if versions.legacy || versions.modern { Ok(versions) } else { Err(VersionsError::Empty) }
-    }
-
-    /// Whether the server speaks `revision`.
-    pub const fn speaks(self, revision: Revision) -> bool {
-        match revision {
-            Revision::V2025_11_25 => self.legacy,
-            Revision::V2026_07_28 => self.modern,
-        }
-    }
-
-    /// The names of the revisions spoken, the newest first.
-    pub fn names(self) -> Vec<&'static str> {
-        Revision::ALL.into_iter().filter(|r| self.speaks(*r)).map(Revision::name).collect()
-    }
-
-    /// Whether this is the default: 2025-11-25 alone.
-    pub const fn legacy_only(self) -> bool {
-        self.legacy && !self.modern
-    }
-}
-
-impl Default for Versions {
-    fn default() -> Self {
-        Versions::LEGACY
-    }
-}
+use super::method::Method;
+use super::revision::{Era, Eras, Revision, Versions};
 
 /// What a request's `MCP-Protocol-Version` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,8 +74,8 @@ impl Called {
         match Method::from_name(name) {
             Some(Method::Initialize) => Called::Initialize,
             Some(method)
-                if method.offered_in(Revision::V2026_07_28)
-                    && !method.offered_in(Revision::V2025_11_25) =>
+                if method.row().offered.in_era(Era::Modern)
+                    && !method.row().offered.in_era(Era::Legacy) =>
             {
                 Called::ModernOnly
             }
@@ -159,10 +86,9 @@ impl Called {
 
 /// The era of a request: the table in the module docs.
 pub fn era(versions: Versions, header: VersionHeader, called: Called) -> Era {
-    match (versions.legacy, versions.modern) {
-        (true, false) | (false, false) => Era::Legacy,
-        (false, true) => Era::Modern,
-        (true, true) => match (header, called) {
+    match versions.eras() {
+        Eras::One(era) => era,
+        Eras::Both => match (header, called) {
             (VersionHeader::Absent, Called::ModernOnly) => Era::Modern,
             (VersionHeader::Absent, Called::Initialize | Called::Other) => Era::Legacy,
             (VersionHeader::Names(revision), _) => revision.era(),
@@ -178,10 +104,10 @@ mod tests {
     #[test]
     fn every_row_of_the_decision_table() {
         let legacy = Versions::LEGACY;
-        let modern = Versions::parse("2026-07-28").unwrap();
-        let both = Versions::parse("2025-11-25, 2026-07-28").unwrap();
-        let old = VersionHeader::Names(Revision::V2025_11_25);
-        let new = VersionHeader::Names(Revision::V2026_07_28);
+        let modern = Versions::MODERN;
+        let both = Versions::ALL;
+        let old = VersionHeader::Names(Revision::newest(Era::Legacy));
+        let new = VersionHeader::Names(Revision::newest(Era::Modern));
         let headers = [VersionHeader::Absent, old, new, VersionHeader::Other];
         let called = [Called::Initialize, Called::ModernOnly, Called::Other];
         for header in headers {
@@ -206,10 +132,8 @@ mod tests {
 
     #[test]
     fn a_header_names_a_revision_only_exactly() {
-        let cases: [(Option<&[u8]>, bool, VersionHeader); 6] = [
+        let cases: [(Option<&[u8]>, bool, VersionHeader); 4] = [
             (None, false, VersionHeader::Absent),
-            (Some(b"2025-11-25"), false, VersionHeader::Names(Revision::V2025_11_25)),
-            (Some(b"2026-07-28"), false, VersionHeader::Names(Revision::V2026_07_28)),
             (Some(b"2026-07-28 "), false, VersionHeader::Other),
             (Some(b"v999.0.0"), false, VersionHeader::Other),
             (Some(b"2026-07-28"), true, VersionHeader::Other),
@@ -217,18 +141,14 @@ mod tests {
         for (value, repeated, expected) in cases {
             assert_eq!(VersionHeader::of(value, repeated), expected, "{value:?}");
         }
+        for revision in Revision::ALL {
+            let named = VersionHeader::of(Some(revision.name().as_bytes()), false);
+            assert_eq!(named, VersionHeader::Names(revision));
+        }
     }
 
     #[test]
-    fn version_lists_name_known_revisions_only() {
-        assert_eq!(Versions::parse("2025-11-25"), Ok(Versions::LEGACY));
-        assert_eq!(
-            Versions::parse("2026-07-28,2025-11-25").unwrap().names(),
-            ["2026-07-28", "2025-11-25"]
-        );
-        assert_eq!(Versions::parse("2026-07-28").unwrap().names(), ["2026-07-28"]);
-        assert_eq!(Versions::parse("2024-11-05"), Err(VersionsError::Unknown("2024-11-05".into())));
-        assert_eq!(Versions::parse(" , "), Err(VersionsError::Empty));
+    fn methods_are_called_modern_only_when_no_legacy_revision_has_them() {
         assert_eq!(Called::of_method("initialize"), Called::Initialize);
         assert_eq!(Called::of_method("server/discover"), Called::ModernOnly);
         assert_eq!(Called::of_method("tools/list"), Called::Other);

@@ -6,7 +6,8 @@
 //! accepted and ignored). Every decision about a method comes from [`Method::row`], one `match`
 //! with no default arm: the access its token needs, when in a session's life it may come, whether
 //! it is a request (and then how it is answered) or a notification, the capability that
-//! advertises it, and the protocol revisions that offer it. A method added to the list below
+//! advertises it, and the protocol revisions that offer it (from one, until one or for good: a
+//! new revision offers what the one before it offers). A method added to the list below
 //! does not compile until its row is written, nor until every `match` on [`Method`] elsewhere
 //! (the endpoint's dispatch) handles it.
 //!
@@ -16,7 +17,7 @@
 //! Not here: what a method does (the endpoint's business), or which token grants an access (the
 //! token policy's).
 
-use super::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use super::revision::{Era, Offered, Revision};
 
 /// Declares [`Method`] from one list of variants and their wire names: the enum, [`Method::ALL`],
 /// [`Method::name`] and [`Method::from_name`] all come from the same list.
@@ -143,61 +144,6 @@ impl Capability {
     }
 }
 
-/// A protocol revision this crate knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Revision {
-    /// 2025-11-25, the seed's revision: sessions and `initialize` (the legacy era).
-    V2025_11_25,
-    /// 2026-07-28, the current stable revision: no sessions, `_meta` on every request, mirrored
-    /// headers (the modern era).
-    V2026_07_28,
-}
-
-impl Revision {
-    /// Every revision, the newest first.
-    pub const ALL: [Revision; 2] = [Revision::V2026_07_28, Revision::V2025_11_25];
-
-    /// The revision's name on the wire.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Revision::V2025_11_25 => PROTOCOL_VERSION,
-            Revision::V2026_07_28 => MODERN_PROTOCOL_VERSION,
-        }
-    }
-
-    /// The revision a version name names.
-    pub fn from_name(name: &[u8]) -> Option<Revision> {
-        Revision::ALL.into_iter().find(|r| r.name().as_bytes() == name)
-    }
-
-    /// The era the revision belongs to.
-    pub const fn era(self) -> Era {
-        match self {
-            Revision::V2025_11_25 => Era::Legacy,
-            Revision::V2026_07_28 => Era::Modern,
-        }
-    }
-}
-
-/// The two eras of MCP over HTTP: how a client and a server agree on what they speak.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Era {
-    /// An `initialize` handshake opens a session, which carries the version (2025-11-25).
-    Legacy,
-    /// Every request carries its version, capabilities and identity in `_meta` (2026-07-28).
-    Modern,
-}
-
-impl Era {
-    /// The one revision of the era this crate speaks.
-    pub const fn revision(self) -> Revision {
-        match self {
-            Era::Legacy => Revision::V2025_11_25,
-            Era::Modern => Revision::V2026_07_28,
-        }
-    }
-}
-
 /// The body field a 2026-07-28 request mirrors into its `Mcp-Name` header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NameSource {
@@ -228,15 +174,8 @@ pub struct Row {
     /// The capability whose presence in `initialize`'s result tells a client the method exists.
     pub capability: Option<Capability>,
     /// The revisions in which the method exists.
-    pub revisions: &'static [Revision],
+    pub offered: Offered,
 }
-
-/// 2025-11-25 alone.
-const LEGACY: &[Revision] = &[Revision::V2025_11_25];
-/// 2026-07-28 alone.
-const MODERN: &[Revision] = &[Revision::V2026_07_28];
-/// Both revisions.
-const BOTH: &[Revision] = &[Revision::V2025_11_25, Revision::V2026_07_28];
 
 impl Method {
     /// Every decision about this method.
@@ -246,21 +185,25 @@ impl Method {
         use Lifecycle::{Anytime, Initialized, Opens};
         let json = Request(Answer::Json);
         let stream = Request(Answer::EventStream);
-        let (access, lifecycle, kind, capability, revisions) = match self {
-            Method::Initialize => (Connect, Opens, json, None, LEGACY),
-            Method::Ping => (Connect, Anytime, json, None, LEGACY),
-            Method::NotificationsInitialized => (Connect, Anytime, Notification, None, LEGACY),
-            Method::NotificationsCancelled => (Connect, Anytime, Notification, None, LEGACY),
+        // Sessions came with 2025-11-25 and went with 2026-07-28.
+        let legacy = Offered::only(Revision::V2025_11_25);
+        let both = Offered::since(Revision::V2025_11_25);
+        let modern = Offered::since(Revision::V2026_07_28);
+        let (access, lifecycle, kind, capability, offered) = match self {
+            Method::Initialize => (Connect, Opens, json, None, legacy),
+            Method::Ping => (Connect, Anytime, json, None, legacy),
+            Method::NotificationsInitialized => (Connect, Anytime, Notification, None, legacy),
+            Method::NotificationsCancelled => (Connect, Anytime, Notification, None, legacy),
             Method::ResourcesList => {
-                (ReadResources, Initialized, stream, Some(Capability::Resources), BOTH)
+                (ReadResources, Initialized, stream, Some(Capability::Resources), both)
             }
-            Method::ToolsList => (Connect, Initialized, json, Some(Capability::Tools), BOTH),
-            Method::ToolsCall => (Connect, Initialized, stream, Some(Capability::Tools), BOTH),
+            Method::ToolsList => (Connect, Initialized, json, Some(Capability::Tools), both),
+            Method::ToolsCall => (Connect, Initialized, stream, Some(Capability::Tools), both),
             Method::LoggingSetLevel => {
-                (Connect, Initialized, json, Some(Capability::Logging), LEGACY)
+                (Connect, Initialized, json, Some(Capability::Logging), legacy)
             }
-            Method::ServerDiscover => (Connect, Anytime, json, None, MODERN),
-            Method::SubscriptionsListen => (Connect, Anytime, stream, None, MODERN),
+            Method::ServerDiscover => (Connect, Anytime, json, None, modern),
+            Method::SubscriptionsListen => (Connect, Anytime, stream, None, modern),
         };
         let mcp_name = match self {
             Method::ToolsCall => Some(NameSource::Name),
@@ -274,12 +217,12 @@ impl Method {
             | Method::ServerDiscover
             | Method::SubscriptionsListen => None,
         };
-        Row { access, lifecycle, kind, mcp_name, capability, revisions }
+        Row { access, lifecycle, kind, mcp_name, capability, offered }
     }
 
     /// Whether `revision` has this method.
     pub fn offered_in(self, revision: Revision) -> bool {
-        self.row().revisions.contains(&revision)
+        self.row().offered.includes(revision)
     }
 
     /// Whether `revision` advertises `capability`: some method it offers names it, or, for

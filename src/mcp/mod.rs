@@ -92,17 +92,20 @@ pub mod jsonrpc;
 pub mod meta;
 pub mod method;
 pub mod requests;
+pub mod revision;
 pub mod session;
 pub mod stream;
 pub mod uri;
 
-/// The revision this server speaks by default, and the only one of the legacy era: sessions
-/// opened by `initialize`.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+use revision::{Era, Revision};
 
-/// The revision of the modern era, spoken on request (`serve --protocol-versions`): no
+/// The newest revision of the legacy era, which this server speaks by default: sessions opened by
+/// `initialize`.
+pub const PROTOCOL_VERSION: &str = Revision::newest(Era::Legacy).name();
+
+/// The newest revision of the modern era, spoken on request (`serve --protocol-versions`): no
 /// sessions, `_meta` on every request, mirrored request headers.
-pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+pub const MODERN_PROTOCOL_VERSION: &str = Revision::newest(Era::Modern).name();
 
 /// The one MCP endpoint path, for the server and its clients.
 pub const MCP_PATH: &str = "/mcp";

@@ -6,11 +6,12 @@
 //! types a message out as text. Deliberately malformed bodies (a duplicate key, a batch) are not
 //! built here: they stay byte literals where a reader can see them.
 
+use super::PROTOCOL_VERSION;
 use super::jsonrpc::{self, Id};
 use super::meta::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ClientCapability, PROTOCOL_VERSION_KEY,
 };
-use super::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use super::revision::Revision;
 use crate::json::{Object, Value, members, object};
 
 /// Who the client says it is in `initialize`.
@@ -66,12 +67,12 @@ pub fn set_log_level(id: &Id, level: &str) -> Value {
     jsonrpc::request(id, "logging/setLevel", members([("level", level.into())]))
 }
 
-/// A 2026-07-28 request of `method`: `params` and the `_meta` every request of that revision
-/// carries (the revision, the capabilities the client declares, who it is). Other members of a
-/// `_meta` already in `params` (a `progressToken`) are kept; these three are written over.
+/// A request of `method` in `revision` (of the modern era): `params` and the `_meta` every such
+/// request carries (the revision, the capabilities the client declares, who it is). Other
+/// members of a `_meta` already in `params` (a `progressToken`) are kept; these three are
+/// written over.
 pub fn modern(
-    id: &Id,
-    method: &str,
+    (id, method, revision): (&Id, &str, Revision),
     mut params: Object,
     capabilities: &[ClientCapability],
     client: ClientInfo<'_>,
@@ -79,7 +80,7 @@ pub fn modern(
     let declared: Object = capabilities.iter().map(|c| (c.name().into(), object([]))).collect();
     let info = object([("name", client.name.into()), ("version", client.version.into())]);
     let mut meta = params.get("_meta").and_then(Value::as_object).cloned().unwrap_or_default();
-    meta.insert(PROTOCOL_VERSION_KEY.into(), MODERN_PROTOCOL_VERSION.into());
+    meta.insert(PROTOCOL_VERSION_KEY.into(), revision.name().into());
     meta.insert(CLIENT_CAPABILITIES_KEY.into(), Value::Object(declared));
     meta.insert(CLIENT_INFO_KEY.into(), info);
     params.insert("_meta".into(), Value::Object(meta));
@@ -113,8 +114,7 @@ mod tests {
             ),
             (
                 modern(
-                    &Id::from(8),
-                    "tools/list",
+                    (&Id::from(8), "tools/list", Revision::V2026_07_28),
                     Object::new(),
                     &[ClientCapability::Sampling],
                     client,
@@ -122,7 +122,12 @@ mod tests {
                 r#"{"id":8,"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             ),
             (
-                modern(&Id::from(9), "tools/call", with_token, &[], client),
+                modern(
+                    (&Id::from(9), "tools/call", Revision::V2026_07_28),
+                    with_token,
+                    &[],
+                    client,
+                ),
                 r#"{"id":9,"jsonrpc":"2.0","method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#,
             ),
             (

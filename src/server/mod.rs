@@ -82,7 +82,7 @@ use crate::endpoint::{Delivery, Endpoint, EndpointConfig, Rejection, Reply};
 use crate::http::TransferCodings;
 use crate::http::date::DateCache;
 use crate::limits::{Limits, LimitsError};
-use crate::mcp::era::Versions;
+use crate::mcp::revision::Versions;
 use crate::random::RandomUnavailable;
 use linger::LingerSet;
 use pool::Handoff;

@@ -39,7 +39,8 @@ use crate::http::chars::{self, escape_into};
 use crate::http::connection::{Departure, Happened, Next, Stage, Why};
 use crate::http::is_looked_up;
 use crate::mcp::MCP_PATH;
-use crate::mcp::method::{Method, Revision};
+use crate::mcp::method::Method;
+use crate::mcp::revision::Revision;
 
 /// What `serve --watch` prints, and where.
 pub struct Watch {
