@@ -42,7 +42,7 @@ use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{Id, Message};
 use crate::mcp::meta::RequestMeta;
-use crate::mcp::method::{Method as McpMethod, MethodName};
+use crate::mcp::method::{McpMethod, MethodName};
 use crate::mcp::revision::{Era, Revision};
 use crate::sse;
 

@@ -963,3 +963,29 @@ fn a_revision_is_one_row_and_nothing_else_decides_by_its_variant() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn names_that_meant_two_things_are_declared_once() {
+    let mut declared: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let names = ["Era", "Called", "Answer", "Stage", "Watch", "Method"];
+    for path in rust_files(&root().join("src")) {
+        let view = code_view(&fs::read_to_string(&path).expect("read a source file"));
+        for name in names {
+            for keyword in ["enum", "struct", "trait", "type"] {
+                let declaration = format!("{keyword} {name}");
+                for at in find_all_words(&view, &declaration) {
+                    let after = view[at + declaration.len()..].chars().next();
+                    if !after.is_some_and(is_ident) {
+                        declared.entry(name).or_default().push(relative(&path));
+                    }
+                }
+            }
+        }
+    }
+    let twice: Vec<String> = declared
+        .iter()
+        .filter(|(_, places)| places.len() > 1)
+        .map(|(name, places)| format!("{name}: {}", places.join(", ")))
+        .collect();
+    assert!(twice.is_empty(), "declared more than once:\n{}", twice.join("\n"));
+}

@@ -56,8 +56,8 @@ use std::time::{Duration, Instant, SystemTime};
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use loopback_mcp_http::endpoint::live::{
-    Ending, Filter, Host, KEEPALIVE, Kind as Place, Live, NoStream, OpenStream, Opening,
-    PrincipalKey, SUBSCRIPTION_ID_KEY, Scale, Slot, SlowRequest, Stats, Step, TOKEN_REVOKED,
+    Ending, Filter, Host, KEEPALIVE, Live, NoStream, OpenStream, Opening, PrincipalKey,
+    SUBSCRIPTION_ID_KEY, Scale, Slot, SlowRequest, Stats, Step, StreamKind as Place, TOKEN_REVOKED,
 };
 use loopback_mcp_http::http::connection::Departure;
 use loopback_mcp_http::json::{self, Value};

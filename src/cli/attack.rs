@@ -18,7 +18,7 @@ use super::case::{
     Action, Body, Case, Change, Expect, Message, Modern, Observation, Request, Scene, Sender,
     Smuggling, Step, Text,
 };
-use super::watch::Watch;
+use super::watch::StreamCheck;
 
 /// Runs every attack; `trace` prints the redacted wire trace.
 pub fn run(trace: TraceMode) -> ExitCode {
@@ -432,9 +432,9 @@ const ATTACKS: [Step; 53] = [
     // Streams that stay open hold workers: a flood of them by one principal takes at most its
     // part of their share, a client that never reads cannot keep one, and a stream answered to
     // HTTP/1.0 carries no transfer coding it cannot read.
-    Step::Watch(Watch::StreamFlood),
-    Step::Watch(Watch::NeverReads),
-    Step::Watch(Watch::Framing { http10: true }),
+    Step::Watch(StreamCheck::StreamFlood),
+    Step::Watch(StreamCheck::NeverReads),
+    Step::Watch(StreamCheck::Framing { http10: true }),
 ];
 
 #[cfg(test)]

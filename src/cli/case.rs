@@ -26,7 +26,7 @@ use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
 use loopback_mcp_http::sse;
 
 use super::local::LocalServer;
-use super::watch::{Predicted, Seen, Watch};
+use super::watch::{Predicted, Seen, StreamCheck};
 
 /// Who sends a request: a client with an initialized session of one fixture role, opened when
 /// the scene starts.
@@ -333,7 +333,7 @@ pub enum Step {
     /// and must settle as predicted; its exchanges are shown.
     Open(&'static str, Opened),
     /// A stream that stays open, watched on a server of its own (see `watch`).
-    Watch(Watch),
+    Watch(StreamCheck),
 }
 
 /// A request a real browser makes, and what it must get.

@@ -18,7 +18,7 @@ use super::case::{
     Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Scene,
     Sender, Step, Text,
 };
-use super::watch::Watch;
+use super::watch::StreamCheck;
 use loopback_mcp_http::client::modern::Opened;
 use loopback_mcp_http::mcp::revision::{Era, Versions};
 
@@ -466,30 +466,30 @@ const EXPERIMENTS: [Experiment; 23] = [
         name: "disconnect-means-cancel",
         explanation: "The two revisions read a closed stream in opposite ways. The same slow call (count_slowly, six steps of 200 ms, with a progress token) is closed by its client after step 2. In 2026-07-28 closing the stream cancels the request: the server stops at the next step and the call is counted cancelled. In 2025-11-25 a disconnect is not a cancellation: the call finishes without a reader, and a GET with the last event id the client saw brings the rest and the result.",
         steps: &[
-            Step::Watch(Watch::CloseAfterTwo(Era::Modern)),
-            Step::Watch(Watch::CloseAfterTwo(Era::Legacy)),
+            Step::Watch(StreamCheck::CloseAfterTwo(Era::Modern)),
+            Step::Watch(StreamCheck::CloseAfterTwo(Era::Legacy)),
         ],
     },
     Experiment {
         name: "quiet-stream-idle-timer",
         explanation: "A client, a proxy or a load balancer drops a connection that stays silent longer than its idle timer, even when the response is still coming. A stream that sends an SSE comment line (: keep-alive) while it has nothing to say restarts every such timer, and every SSE reader skips the comment. The same slow call, quiet for 1000 ms, read with a 700 ms idle timer: cut without keep-alives, whole with one every 300 ms (serve --stream-keepalive-secs sets the interval).",
         steps: &[
-            Step::Watch(Watch::IdleTimer { keepalives: false }),
-            Step::Watch(Watch::IdleTimer { keepalives: true }),
+            Step::Watch(StreamCheck::IdleTimer { keepalives: false }),
+            Step::Watch(StreamCheck::IdleTimer { keepalives: true }),
         ],
     },
     Experiment {
         name: "stream-framing-by-version",
         explanation: "A stream written as it happens has no length to announce. To HTTP/1.1 it is the chunked transfer coding: a size line before each event, and a last chunk that tells a complete stream from a cut one, so the connection carries the next request. An HTTP/1.0 recipient does not know that coding (RFC 9112 section 6.1: a server MUST NOT send Transfer-Encoding unless the request is HTTP/1.1), so to HTTP/1.0 the same events go out as they are, and closing the connection ends the body (section 6.3). The same slow call, asked both ways: its bytes as they came.",
         steps: &[
-            Step::Watch(Watch::Framing { http10: false }),
-            Step::Watch(Watch::Framing { http10: true }),
+            Step::Watch(StreamCheck::Framing { http10: false }),
+            Step::Watch(StreamCheck::Framing { http10: true }),
         ],
     },
     Experiment {
         name: "listen-and-a-list-change",
         explanation: "subscriptions/listen (2026-07-28) is a POST whose response stays open: the acknowledgement comes first, then only the notifications the client opted in to, each tagged with the listen's id in _meta. Here the tool list changes while the listen is open, as control FILE change-tools makes it change, and the notification arrives on the stream.",
-        steps: &[Step::Watch(Watch::ListenAndChange)],
+        steps: &[Step::Watch(StreamCheck::ListenAndChange)],
     },
 ];
 

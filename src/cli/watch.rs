@@ -1,6 +1,6 @@
 //! Streams that stay open, watched from the client's side for `lab` and `attack`.
 //!
-//! A [`Watch`] is a row of data like every other step: it runs against a fresh in-process server
+//! A [`StreamCheck`] is a row of data like every other step: it runs against a fresh in-process server
 //! that speaks both revisions (eight workers, so four open streams at most, one for each
 //! principal; a flood runs on the default 64), reads its streams with the project's client
 //! (`client::stream`, or the raw socket where the framing is the point), and reports what it saw
@@ -34,7 +34,7 @@ use loopback_mcp_http::client::mcp::error_code;
 
 /// What a watch does.
 #[derive(Clone, Copy, Debug)]
-pub enum Watch {
+pub enum StreamCheck {
     /// `count_slowly` (6 steps of 200 ms, with a progress token) in this era; the client closes
     /// the stream after step 2. In 2025-11-25 it then resumes with `Last-Event-ID`.
     CloseAfterTwo(Era),
@@ -55,17 +55,17 @@ pub enum Watch {
     Framing { http10: bool },
 }
 
-impl Watch {
+impl StreamCheck {
     /// How many observations it makes.
     pub const fn observations(self) -> usize {
         match self {
-            Watch::CloseAfterTwo(Era::Modern) => 1,
-            Watch::CloseAfterTwo(Era::Legacy) => 2,
-            Watch::IdleTimer { .. }
-            | Watch::ListenAndChange
-            | Watch::NeverReads
-            | Watch::Framing { .. } => 1,
-            Watch::StreamFlood => 4,
+            StreamCheck::CloseAfterTwo(Era::Modern) => 1,
+            StreamCheck::CloseAfterTwo(Era::Legacy) => 2,
+            StreamCheck::IdleTimer { .. }
+            | StreamCheck::ListenAndChange
+            | StreamCheck::NeverReads
+            | StreamCheck::Framing { .. } => 1,
+            StreamCheck::StreamFlood => 4,
         }
     }
 }
@@ -99,15 +99,15 @@ const PATIENCE: Duration = Duration::from_secs(10);
 const SIX_STEPS: (i64, i64) = (6, 200);
 
 /// Runs `watch` on a fresh server; its observations.
-pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Seen>, String> {
+pub fn observe(trace: TraceMode, watch: StreamCheck) -> Result<Vec<Seen>, String> {
     match watch {
-        Watch::CloseAfterTwo(era) => close_after_two(&start(trace, None)?, era),
-        Watch::IdleTimer { keepalives } => {
+        StreamCheck::CloseAfterTwo(era) => close_after_two(&start(trace, None)?, era),
+        StreamCheck::IdleTimer { keepalives } => {
             let every = keepalives.then_some(Duration::from_millis(300));
             idle_timer(&start(trace, every)?, keepalives)
         }
-        Watch::ListenAndChange => listen_and_change(&start(trace, None)?),
-        Watch::StreamFlood => {
+        StreamCheck::ListenAndChange => listen_and_change(&start(trace, None)?),
+        StreamCheck::StreamFlood => {
             let versions = Versions::ALL;
             let local = LocalServer::start_limited(
                 trace,
@@ -117,8 +117,8 @@ pub fn observe(trace: TraceMode, watch: Watch) -> Result<Vec<Seen>, String> {
             )?;
             stream_flood(&local)
         }
-        Watch::NeverReads => never_reads(&start(trace, None)?),
-        Watch::Framing { http10 } => framing(&start(trace, None)?, http10),
+        StreamCheck::NeverReads => never_reads(&start(trace, None)?),
+        StreamCheck::Framing { http10 } => framing(&start(trace, None)?, http10),
     }
 }
 

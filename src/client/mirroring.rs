@@ -26,7 +26,7 @@ use crate::http::chars::is_token;
 use crate::http::mirror::header_value;
 use crate::json::Value;
 use crate::mcp::meta::PROTOCOL_VERSION_KEY;
-use crate::mcp::method::Method;
+use crate::mcp::method::McpMethod;
 
 /// The largest integer a header may mirror: 2^53 - 1, JavaScript's `Number.MAX_SAFE_INTEGER`.
 pub const SAFE_INTEGER_MAX: i64 = (1 << 53) - 1;
@@ -193,13 +193,13 @@ pub fn request_headers(
         headers.push(("MCP-Protocol-Version".to_owned(), version.to_owned()));
     }
     headers.push(("Mcp-Method".to_owned(), method.to_owned()));
-    let source = Method::from_name(method).and_then(|m| m.row().mcp_name);
+    let source = McpMethod::from_name(method).and_then(|m| m.row().mcp_name);
     let named = source.and_then(|s| params.and_then(|p| p.get(s.member()))).and_then(Value::as_str);
     if let Some(named) = named {
         headers.push(("Mcp-Name".to_owned(), header_value(named).into_owned()));
     }
-    let tool = match Method::from_name(method) {
-        Some(Method::ToolsCall) => tools.iter().find(|t| Some(t.tool.as_str()) == named),
+    let tool = match McpMethod::from_name(method) {
+        Some(McpMethod::ToolsCall) => tools.iter().find(|t| Some(t.tool.as_str()) == named),
         _ => None,
     };
     let arguments = params.and_then(|p| p.get("arguments"));

@@ -52,7 +52,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
-pub use super::share::{Kind, Live, NoStream, PrincipalKey, Slot, Stats};
+pub use super::share::{Live, NoStream, PrincipalKey, Slot, Stats, StreamKind};
 use super::stream::SseBody;
 use crate::auth::policy::Principal;
 use crate::http::RequestHead;
@@ -61,7 +61,7 @@ use crate::json::{ObjectWriter, Value};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{self, Id, code};
 use crate::mcp::method::{
-    Method, NOTIFICATIONS_PROGRESS, NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+    McpMethod, NOTIFICATIONS_PROGRESS, NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
 };
 use crate::mcp::session::Session;
@@ -550,7 +550,7 @@ impl Listen {
 
     fn cancelled(&self, reason: &str) -> String {
         let id = self.id.to_value();
-        self.tagged(Method::NotificationsCancelled.name(), |params| {
+        self.tagged(McpMethod::NotificationsCancelled.name(), |params| {
             params.string("reason", reason).value("requestId", &id);
         })
     }

@@ -8,7 +8,7 @@
 
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::jsonrpc;
-use crate::mcp::method::{Capability, Method, NOTIFICATIONS_MESSAGE};
+use crate::mcp::method::{Capability, McpMethod, NOTIFICATIONS_MESSAGE};
 use crate::mcp::revision::Revision;
 use crate::mcp::session::LogLevel;
 use crate::mcp::uri;
@@ -33,7 +33,7 @@ pub fn initialize_params_valid(params: &Object) -> bool {
 pub fn initialize_result(revision: Revision, result: &mut ObjectWriter<'_>) {
     result
         .object("capabilities", |capabilities| {
-            let advertised = |c: &Capability| Method::advertised(*c, revision);
+            let advertised = |c: &Capability| McpMethod::advertised(*c, revision);
             for capability in Capability::ALL.into_iter().filter(advertised) {
                 capabilities.object(capability.name(), |_| {});
             }

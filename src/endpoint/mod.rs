@@ -78,9 +78,9 @@ use crate::http::media::{Accept, MediaType};
 use crate::http::{self, BodyFraming, Occurrence, RequestHead, Status, TransferCodings};
 use crate::json::{self, Object, ObjectWriter};
 use crate::limits::Limits;
-use crate::mcp::era::{Called, VersionHeader, era};
+use crate::mcp::era::{CallKind, VersionHeader, era};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
-use crate::mcp::method::{self, Access, Lifecycle, Method, MethodName};
+use crate::mcp::method::{self, Access, Lifecycle, McpMethod, MethodName};
 use crate::mcp::revision::{Era, Eras, Revision, Versions};
 use crate::mcp::session::{
     self, LogLevel, OwnerRef, Session, SessionBudget, SessionKey, SessionTable,
@@ -97,7 +97,7 @@ pub use published::PolicyEdit;
 use published::PublishedPolicy;
 pub use rejection::Rejection;
 pub use reply::{Delivery, Reply};
-pub use stage::{Decided, Stage};
+pub use stage::{Decided, ReceiveStage};
 
 /// What `/mcp` takes on a server that speaks 2025-11-25 (alone or beside 2026-07-28).
 const MCP_ALLOW: &str = "GET, POST, DELETE";
@@ -407,7 +407,7 @@ impl Endpoint {
                 check_protocol_version(head, versions)
             }
             (Route::McpGet | Route::McpDelete, Eras::One(Era::Modern) | Eras::Both) => {
-                match era(versions, version_header(head), Called::Other) {
+                match era(versions, version_header(head), CallKind::Other) {
                     Era::Legacy => check_protocol_version(head, versions),
                     Era::Modern => Err(Rejection::MethodNotAllowed { allow: MODERN_ALLOW }),
                 }
@@ -529,9 +529,9 @@ impl Endpoint {
         }
         let called = match message {
             Message::Request { method, .. } | Message::Notification { method, .. } => {
-                Called::of_method(method)
+                CallKind::of_method(method)
             }
-            Message::Response { .. } => Called::Other,
+            Message::Response { .. } => CallKind::Other,
         };
         era(versions, version_header(head), called)
     }
@@ -626,7 +626,7 @@ impl Endpoint {
     fn call(
         &self,
         called: &LegacyCall<'_>,
-        (method, answer): (Method, method::Answer),
+        (method, answer): (McpMethod, method::ReplyForm),
         params: &Object,
     ) -> Result<Answer, Rejection> {
         let LegacyCall { session, id, principal, .. } = *called;
@@ -634,15 +634,15 @@ impl Endpoint {
             Ok(jsonrpc::result_text(id, capacity, |result| write(result)))
         };
         let answered = match method {
-            Method::Ping => result(SMALL_RESULT_BYTES, &methods::empty_result),
-            Method::LoggingSetLevel => match methods::log_level(params) {
+            McpMethod::Ping => result(SMALL_RESULT_BYTES, &methods::empty_result),
+            McpMethod::LoggingSetLevel => match methods::log_level(params) {
                 Some(level) => {
                     session.set_log_level(level);
                     result(SMALL_RESULT_BYTES, &methods::empty_result)
                 }
                 None => Err((code::INVALID_PARAMS, "log_level_invalid")),
             },
-            Method::ResourcesList => {
+            McpMethod::ResourcesList => {
                 let response = jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, |result| {
                     methods::resources_list_result(&principal.tenant, result);
                 });
@@ -651,10 +651,10 @@ impl Endpoint {
                 });
                 Ok(response)
             }
-            Method::ToolsList => result(SMALL_RESULT_BYTES, &|r| {
+            McpMethod::ToolsList => result(SMALL_RESULT_BYTES, &|r| {
                 tools::write_tools(self.legacy_revision(), false, r)
             }),
-            Method::ToolsCall => match tools::tool_called(params, self.legacy_revision()) {
+            McpMethod::ToolsCall => match tools::tool_called(params, self.legacy_revision()) {
                 Ok(Tool::TestReconnection) => return self.test_reconnection(session, id),
                 Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress)) => {
                     return self.slow_call(called, tool, params);
@@ -673,19 +673,19 @@ impl Endpoint {
             // Never called: initialize opens its session before any call, and the notifications
             // are no request's method; `server/discover` and `subscriptions/listen` are no
             // method of this revision. Answered as a method this server does not implement.
-            Method::Initialize
-            | Method::NotificationsInitialized
-            | Method::NotificationsCancelled
-            | Method::ServerDiscover
-            | Method::SubscriptionsListen => return Ok(method_not_found(id).into()),
+            McpMethod::Initialize
+            | McpMethod::NotificationsInitialized
+            | McpMethod::NotificationsCancelled
+            | McpMethod::ServerDiscover
+            | McpMethod::SubscriptionsListen => return Ok(method_not_found(id).into()),
         };
         match (answered, answer) {
             (Err((code, message)), _) => {
                 Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)).into())
             }
-            (Ok(response), method::Answer::Json) => Ok(Reply::json_text(response).into()),
-            (Ok(response), method::Answer::EventStream) => {
-                self.post_stream(session, [response], Ending::AfterResponse).map(Answer::from)
+            (Ok(response), method::ReplyForm::Json) => Ok(Reply::json_text(response).into()),
+            (Ok(response), method::ReplyForm::EventStream) => {
+                self.post_stream(session, [response], FirstEnd::AfterResponse).map(Answer::from)
             }
         }
     }
@@ -721,7 +721,7 @@ impl Endpoint {
             .then(|| methods::log_message(LogLevel::Info, "test_reconnection_called"));
         let result =
             jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, methods::test_reconnection_result);
-        self.post_stream(session, called.into_iter().chain([result]), Ending::AfterPrime)
+        self.post_stream(session, called.into_iter().chain([result]), FirstEnd::AfterPrime)
             .map(Answer::from)
     }
 
@@ -731,14 +731,14 @@ impl Endpoint {
         &self,
         session: &Session,
         messages: impl IntoIterator<Item = String>,
-        ending: Ending,
+        ending: FirstEnd,
     ) -> Result<Reply, Rejection> {
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
         let stream = Start::Opened(events.open_post(messages));
         let delivered = match ending {
-            Ending::AfterResponse => events.deliver(stream, &mut body),
-            Ending::AfterPrime => events.deliver(stream, &mut PrimeOnly(&mut body)),
+            FirstEnd::AfterResponse => events.deliver(stream, &mut body),
+            FirstEnd::AfterPrime => events.deliver(stream, &mut PrimeOnly(&mut body)),
         };
         drop(events);
         // Only a stream whose messages could not even be kept fails here: a server bug.
@@ -863,7 +863,7 @@ fn progress_token(params: &Object) -> Option<json::Value> {
 
 /// How a POST stream's first response ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ending {
+enum FirstEnd {
     /// After its messages, the response last: the normal end.
     AfterResponse,
     /// Right after the priming event, everything owed to a resumption.
@@ -909,17 +909,17 @@ fn lifecycle(named: MethodName) -> Lifecycle {
 /// other is accepted and does nothing.
 fn notified(session: &Session, named: MethodName) {
     match named {
-        MethodName::Notification(Method::NotificationsInitialized) => session.mark_initialized(),
+        MethodName::Notification(McpMethod::NotificationsInitialized) => session.mark_initialized(),
         MethodName::Notification(
-            Method::Initialize
-            | Method::Ping
-            | Method::NotificationsCancelled
-            | Method::ResourcesList
-            | Method::ToolsList
-            | Method::ToolsCall
-            | Method::LoggingSetLevel
-            | Method::ServerDiscover
-            | Method::SubscriptionsListen,
+            McpMethod::Initialize
+            | McpMethod::Ping
+            | McpMethod::NotificationsCancelled
+            | McpMethod::ResourcesList
+            | McpMethod::ToolsList
+            | McpMethod::ToolsCall
+            | McpMethod::LoggingSetLevel
+            | McpMethod::ServerDiscover
+            | McpMethod::SubscriptionsListen,
         )
         | MethodName::Request(..)
         | MethodName::Unknown => {}

@@ -59,7 +59,7 @@
 //! (`X-Accel-Buffering: no`, no event ids, no priming event: nothing resumes), everything else as
 //! JSON; `notifications/message` is sent only when the request's `_meta` asks for a log level.
 
-use super::Answer as Reached;
+use super::Answer;
 use super::live::{Filter, Opener, SlowRequest};
 use super::methods::{self, SERVER_NAME};
 use super::rejection::MirroredHeader;
@@ -71,7 +71,7 @@ use crate::http::{Occurrence, RequestHead, Status};
 use crate::json::{Object, ObjectWriter, Value};
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::meta::{RequestMeta, SERVER_INFO_KEY};
-use crate::mcp::method::{Access, Answer, Capability, Method, MethodName};
+use crate::mcp::method::{Access, Capability, McpMethod, MethodName, ReplyForm};
 use crate::mcp::revision::{Era, Revision};
 use crate::mcp::session::LogLevel;
 use crate::sse::Event;
@@ -86,7 +86,7 @@ pub(super) fn post(
     head: &RequestHead<'_>,
     message: Message,
     clock: Clock,
-) -> Reached {
+) -> Answer {
     let url = endpoint.metadata_url();
     match message {
         Message::Request { id, method, params } => {
@@ -115,7 +115,7 @@ fn request(
     head: &RequestHead<'_>,
     (id, method, params): (&Id, &str, &Object),
     clock: Clock,
-) -> Result<Reached, Rejection> {
+) -> Result<Answer, Rejection> {
     let meta = RequestMeta::of(params).map_err(Rejection::MetaInvalid)?;
     first_failure(&standard_checks(head, &meta, method, params))?;
     let revision = spoken(endpoint, meta.protocol_version)?;
@@ -126,12 +126,12 @@ fn request(
     let MethodName::Request(method, answer) = named else {
         return Err(Rejection::MethodNotFound);
     };
-    let called = Called { endpoint, head, id, meta: &meta, principal, revision, clock };
+    let called = ModernCall { endpoint, head, id, meta: &meta, principal, revision, clock };
     call(&called, method, answer, params)
 }
 
 /// What one admitted request carries into its method.
-struct Called<'c> {
+struct ModernCall<'c> {
     endpoint: &'c Endpoint,
     head: &'c RequestHead<'c>,
     id: &'c Id,
@@ -141,7 +141,7 @@ struct Called<'c> {
     clock: Clock,
 }
 
-impl Called<'_> {
+impl ModernCall<'_> {
     /// Who opens a stream for this request.
     fn opener(&self) -> Opener<'_> {
         Opener { principal: self.principal, head: self.head, now: self.clock.now }
@@ -214,7 +214,7 @@ pub fn standard_checks<'r>(
     method: &'r str,
     params: &'r Object,
 ) -> Vec<Check<'r>> {
-    let source = Method::from_name(method).and_then(|m| m.row().mcp_name);
+    let source = McpMethod::from_name(method).and_then(|m| m.row().mcp_name);
     let named = source.map(|source| params.get(source.member()));
     let mut checks = vec![
         Check::of(head, MirroredHeader::ProtocolVersion, Mirrored::Text(meta.protocol_version)),
@@ -314,7 +314,7 @@ fn version_shaped(text: &str) -> bool {
 /// The access a request needs: its method's, and for `tools/call` the named tool's.
 fn access_of(named: MethodName, params: &Object, revision: Revision) -> Access {
     match named {
-        MethodName::Request(Method::ToolsCall, _) => {
+        MethodName::Request(McpMethod::ToolsCall, _) => {
             tools::tool_called(params, revision).map_or(Access::Connect, |tool| tool.row().access)
         }
         MethodName::Request(..) | MethodName::Notification(_) | MethodName::Unknown => {
@@ -325,22 +325,22 @@ fn access_of(named: MethodName, params: &Object, revision: Revision) -> Access {
 
 /// Step 5 onwards: the method's answer.
 fn call(
-    called: &Called<'_>,
-    method: Method,
-    answer: Answer,
+    called: &ModernCall<'_>,
+    method: McpMethod,
+    answer: ReplyForm,
     params: &Object,
-) -> Result<Reached, Rejection> {
+) -> Result<Answer, Rejection> {
     let (endpoint, id, revision) = (called.endpoint, called.id, called.revision);
     let (notes, response) = match method {
-        Method::ServerDiscover => (Vec::new(), discover_result(endpoint, id, revision)),
-        Method::ToolsList => {
+        McpMethod::ServerDiscover => (Vec::new(), discover_result(endpoint, id, revision)),
+        McpMethod::ToolsList => {
             (Vec::new(), tools_list_result(endpoint, id, revision, &called.principal.tenant))
         }
-        Method::ResourcesList => {
+        McpMethod::ResourcesList => {
             let notes = logged(called.meta, LogLevel::Info, "resources_listed");
             (notes, resources_list_result(endpoint, id, &called.principal.tenant))
         }
-        Method::ToolsCall => match tools::tool_called(params, revision) {
+        McpMethod::ToolsCall => match tools::tool_called(params, revision) {
             Ok(tool) => match tool_call(called, tool, params)? {
                 ToolAnswer::Done(notes, response) => (notes, response),
                 ToolAnswer::Slow(request) => {
@@ -355,26 +355,26 @@ fn call(
                 return Ok(Reply::json_text(error).into());
             }
         },
-        Method::SubscriptionsListen => return listen(called, params),
+        McpMethod::SubscriptionsListen => return listen(called, params),
         // Methods of 2025-11-25 alone: `of_request` finds none of them in this era.
-        Method::Initialize
-        | Method::Ping
-        | Method::NotificationsInitialized
-        | Method::NotificationsCancelled
-        | Method::LoggingSetLevel => return Err(Rejection::MethodNotFound),
+        McpMethod::Initialize
+        | McpMethod::Ping
+        | McpMethod::NotificationsInitialized
+        | McpMethod::NotificationsCancelled
+        | McpMethod::LoggingSetLevel => return Err(Rejection::MethodNotFound),
     };
-    answered(endpoint, answer, notes, response).map(Reached::from)
+    answered(endpoint, answer, notes, response).map(Answer::from)
 }
 
 /// An event stream that stays open, its events all to come.
-fn open(stream: super::live::OpenStream) -> Reached {
+fn open(stream: super::live::OpenStream) -> Answer {
     let head = Reply::event_stream_body(Vec::new()).with("X-Accel-Buffering", "no");
-    Reached::Open { head, stream: Box::new(stream) }
+    Answer::Open { head, stream: Box::new(stream) }
 }
 
 /// `subscriptions/listen`: the notification types this server can honour among those asked for
 /// (`toolsListChanged`), acknowledged first on a stream that stays open.
-fn listen(called: &Called<'_>, params: &Object) -> Result<Reached, Rejection> {
+fn listen(called: &ModernCall<'_>, params: &Object) -> Result<Answer, Rejection> {
     let asked = params.get("notifications");
     let tools = asked.and_then(|n| n.get("toolsListChanged")) == Some(&Value::Bool(true));
     let filter = Filter { tools_list_changed: tools };
@@ -385,13 +385,13 @@ fn listen(called: &Called<'_>, params: &Object) -> Result<Reached, Rejection> {
 /// The reply: one JSON object, or an event stream of the notifications and then the response.
 fn answered(
     endpoint: &Endpoint,
-    answer: Answer,
+    answer: ReplyForm,
     notes: Vec<String>,
     response: String,
 ) -> Result<Reply, Rejection> {
     match answer {
-        Answer::Json => Ok(Reply::json_text(response)),
-        Answer::EventStream => {
+        ReplyForm::Json => Ok(Reply::json_text(response)),
+        ReplyForm::EventStream => {
             let events: Vec<Event> = notes
                 .into_iter()
                 .chain([response])
@@ -407,7 +407,11 @@ fn answered(
 
 /// Step 6 of a `tools/call` to `tool`: its mirrored arguments, the capability it needs, then its
 /// notifications and its result.
-fn tool_call(called: &Called<'_>, tool: Tool, params: &Object) -> Result<ToolAnswer, Rejection> {
+fn tool_call(
+    called: &ModernCall<'_>,
+    tool: Tool,
+    params: &Object,
+) -> Result<ToolAnswer, Rejection> {
     let empty = Object::new();
     let arguments = params.get("arguments").and_then(Value::as_object).unwrap_or(&empty);
     first_failure(&param_checks(called.head, tool, params))?;
@@ -450,7 +454,7 @@ fn tool_call(called: &Called<'_>, tool: Tool, params: &Object) -> Result<ToolAns
 
 /// A slow call's request: its steps and pause (refused with `-32602` when out of bounds), and
 /// the progress token of its `_meta`.
-fn slow_request(called: &Called<'_>, tool: Tool, params: &Object) -> ToolAnswer {
+fn slow_request(called: &ModernCall<'_>, tool: Tool, params: &Object) -> ToolAnswer {
     match super::slow_request(called.id, tool, params, called.endpoint.limits()) {
         Ok(request) => ToolAnswer::Slow(request),
         Err(message) => {
@@ -489,7 +493,7 @@ fn discover_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
         server_meta(result);
         result.string("cacheScope", "public").object("capabilities", |capabilities| {
             for capability in Capability::ALL {
-                if Method::advertised(capability, revision) {
+                if McpMethod::advertised(capability, revision) {
                     // The tool list can change, and a listen that asks is told.
                     capabilities.object(capability.name(), |c| match capability {
                         Capability::Tools => {

@@ -7,7 +7,9 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::live::{Filter, Host, Kind, Live, NoStream, OpenStream, Opener, Opening, SlowRequest};
+use super::live::{
+    Filter, Host, Live, NoStream, OpenStream, Opener, Opening, SlowRequest, StreamKind,
+};
 use super::share::PrincipalKey;
 use super::stream::SseBody;
 use super::{Endpoint, Rejection};
@@ -32,7 +34,7 @@ impl Host for Endpoint {
 
 impl Endpoint {
     /// A place of `kind` for `opener`'s principal, and what the stream opens with.
-    fn opening(&self, opener: Opener<'_>, kind: Kind) -> Result<Opening, Rejection> {
+    fn opening(&self, opener: Opener<'_>, kind: StreamKind) -> Result<Opening, Rejection> {
         let principal = opener.principal;
         let key = PrincipalKey::of(&principal.subject, &principal.tenant);
         let slot = Endpoint::live(self).open_slot(&key, kind).map_err(no_stream)?;
@@ -48,7 +50,7 @@ impl Endpoint {
         request: SlowRequest,
         opener: Opener<'_>,
     ) -> Result<(Vec<u8>, OpenStream), Rejection> {
-        let opening = self.opening(opener, Kind::Work)?;
+        let opening = self.opening(opener, StreamKind::Work)?;
         let mut body = SseBody::new(&self.config.limits);
         let mut events = session.events();
         let post = events.open_live_post();
@@ -67,7 +69,7 @@ impl Endpoint {
         result: fn(&Id, Result<String, &'static str>) -> String,
         opener: Opener<'_>,
     ) -> Result<OpenStream, Rejection> {
-        let opening = self.opening(opener, Kind::Work)?;
+        let opening = self.opening(opener, StreamKind::Work)?;
         Ok(OpenStream::slow_modern(request, result, opening, &self.config.limits))
     }
 
@@ -78,7 +80,7 @@ impl Endpoint {
         stream: StreamRef,
         opener: Opener<'_>,
     ) -> Result<OpenStream, Rejection> {
-        let opening = self.opening(opener, Kind::Work)?;
+        let opening = self.opening(opener, StreamKind::Work)?;
         Ok(OpenStream::tail(Arc::clone(session), stream, opening, &self.config.limits))
     }
 
@@ -89,7 +91,7 @@ impl Endpoint {
         filter: Filter,
         opener: Opener<'_>,
     ) -> Result<OpenStream, Rejection> {
-        let opening = self.opening(opener, Kind::Listen)?;
+        let opening = self.opening(opener, StreamKind::Listen)?;
         let generation = Endpoint::live(self).tools_generation_for(&opener.principal.tenant);
         Ok(OpenStream::listen((id, filter), generation, opening, &self.config.limits))
     }

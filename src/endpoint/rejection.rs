@@ -35,7 +35,7 @@
 //! for 1xx. A response to HEAD carries no content.
 
 use super::reply::Reply;
-use super::stage::{Decided, Stage};
+use super::stage::{Decided, ReceiveStage};
 use crate::auth::policy::Denial;
 use crate::auth::scope::Requirement;
 use crate::http::mirror::MirrorError;
@@ -211,12 +211,12 @@ impl From<RandomUnavailable> for Rejection {
 
 impl Rejection {
     /// Where in the receive order this refusal is decided.
-    pub fn stage(&self) -> Stage {
+    pub fn stage(&self) -> ReceiveStage {
         match self {
-            Rejection::Request(_) => Stage::Head,
+            Rejection::Request(_) => ReceiveStage::Head,
             Rejection::HostNotAllowed
             | Rejection::HostNotCanonical
-            | Rejection::OriginNotAllowed => Stage::Host,
+            | Rejection::OriginNotAllowed => ReceiveStage::Host,
             Rejection::NotFound
             | Rejection::MethodNotAllowed { .. }
             | Rejection::AcceptInvalid
@@ -225,13 +225,13 @@ impl Rejection {
             | Rejection::BodyNotAllowed
             | Rejection::CredentialsNotAccepted
             | Rejection::ProtocolVersionUnsupported
-            | Rejection::ProtocolVersionRepeated => Stage::Route,
-            Rejection::Json(_) | Rejection::Message(_) => Stage::Body,
+            | Rejection::ProtocolVersionRepeated => ReceiveStage::Route,
+            Rejection::Json(_) | Rejection::Message(_) => ReceiveStage::Body,
             Rejection::Auth { denial, .. } => match denial {
                 Denial::InvalidRequest | Denial::MissingCredentials | Denial::InvalidToken(_) => {
-                    Stage::Token
+                    ReceiveStage::Token
                 }
-                Denial::InsufficientScope { .. } | Denial::TenantForbidden => Stage::Scope,
+                Denial::InsufficientScope { .. } | Denial::TenantForbidden => ReceiveStage::Scope,
             },
             Rejection::ProtocolVersionMissing
             | Rejection::SessionMissing
@@ -241,23 +241,23 @@ impl Rejection {
             | Rejection::SessionCapacity { .. }
             | Rejection::SessionQuota { .. }
             | Rejection::NotInitialized
-            | Rejection::Cursor(_) => Stage::Session,
+            | Rejection::Cursor(_) => ReceiveStage::Session,
             Rejection::UnsolicitedResponse
             | Rejection::StreamShareTaken
             | Rejection::ListenQuota
-            | Rejection::StreamQuota => Stage::Method,
-            Rejection::Overloaded => Stage::Pool,
-            Rejection::Internal => Stage::Server,
-            Rejection::MetaInvalid(_) => Stage::ModernMeta,
+            | Rejection::StreamQuota => ReceiveStage::Method,
+            Rejection::Overloaded => ReceiveStage::Pool,
+            Rejection::Internal => ReceiveStage::Server,
+            Rejection::MetaInvalid(_) => ReceiveStage::ModernMeta,
             Rejection::HeaderMismatch { header, .. } => match header {
                 MirroredHeader::ProtocolVersion | MirroredHeader::Method | MirroredHeader::Name => {
-                    Stage::ModernMirroring
+                    ReceiveStage::ModernMirroring
                 }
-                MirroredHeader::Param(_) => Stage::ModernTool,
+                MirroredHeader::Param(_) => ReceiveStage::ModernTool,
             },
-            Rejection::VersionNotSpoken { .. } => Stage::ModernVersion,
-            Rejection::MethodNotFound => Stage::ModernMethod,
-            Rejection::CapabilityMissing(_) => Stage::ModernTool,
+            Rejection::VersionNotSpoken { .. } => ReceiveStage::ModernVersion,
+            Rejection::MethodNotFound => ReceiveStage::ModernMethod,
+            Rejection::CapabilityMissing(_) => ReceiveStage::ModernTool,
         }
     }
 

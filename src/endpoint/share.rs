@@ -51,7 +51,7 @@ impl PrincipalKey {
 
 /// What kind of place a stream takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum StreamKind {
     /// A `subscriptions/listen` stream: it counts among its principal's listens too.
     Listen,
     /// A slow call or a resumption's tail.
@@ -192,13 +192,15 @@ impl Live {
     pub fn open_slot(
         self: &Arc<Live>,
         principal: &PrincipalKey,
-        kind: Kind,
+        kind: StreamKind,
     ) -> Result<Slot, NoStream> {
         let mut places = self.places();
         let held = places.by_principal.get(principal).copied().unwrap_or_default();
         match kind {
-            Kind::Listen if held.listens >= self.listens_max => return Err(NoStream::ListenQuota),
-            Kind::Listen | Kind::Work => {}
+            StreamKind::Listen if held.listens >= self.listens_max => {
+                return Err(NoStream::ListenQuota);
+            }
+            StreamKind::Listen | StreamKind::Work => {}
         }
         if held.streams >= self.per_principal {
             return Err(NoStream::StreamQuota);
@@ -209,7 +211,7 @@ impl Live {
         places.open += 1;
         let entry = places.by_principal.entry(principal.clone()).or_default();
         entry.streams += 1;
-        entry.listens += usize::from(kind == Kind::Listen);
+        entry.listens += usize::from(kind == StreamKind::Listen);
         drop(places);
         Ok(Slot { live: Arc::clone(self), principal: principal.clone(), kind })
     }
@@ -220,7 +222,7 @@ impl Live {
 pub struct Slot {
     live: Arc<Live>,
     principal: PrincipalKey,
-    kind: Kind,
+    kind: StreamKind,
 }
 
 impl Slot {
@@ -236,7 +238,7 @@ impl Drop for Slot {
         places.open = places.open.saturating_sub(1);
         if let Some(held) = places.by_principal.get_mut(&self.principal) {
             held.streams = held.streams.saturating_sub(1);
-            if self.kind == Kind::Listen {
+            if self.kind == StreamKind::Listen {
                 held.listens = held.listens.saturating_sub(1);
             }
             if held.streams == 0 {
@@ -281,15 +283,15 @@ mod tests {
         let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
         let live = Arc::new(Live::new(&limits));
         let key = |subject: &str, tenant: &str| PrincipalKey::of(subject, tenant);
-        let alice = live.open_slot(&key("alice", "acme"), Kind::Work).unwrap();
-        let refused = live.open_slot(&key("alice", "acme"), Kind::Listen).unwrap_err();
+        let alice = live.open_slot(&key("alice", "acme"), StreamKind::Work).unwrap();
+        let refused = live.open_slot(&key("alice", "acme"), StreamKind::Listen).unwrap_err();
         assert_eq!(refused, NoStream::StreamQuota);
         let held: Vec<Slot> = [key("bob", "acme"), key("alice", "globex"), key("carol", "acme")]
             .iter()
-            .map(|principal| live.open_slot(principal, Kind::Listen).unwrap())
+            .map(|principal| live.open_slot(principal, StreamKind::Listen).unwrap())
             .collect();
         assert_eq!(
-            live.open_slot(&key("dave", "acme"), Kind::Work).unwrap_err(),
+            live.open_slot(&key("dave", "acme"), StreamKind::Work).unwrap_err(),
             NoStream::ShareTaken
         );
         assert_eq!((live.stats().streams_open, live.stats().listens_open), (4, 3));
@@ -298,11 +300,11 @@ mod tests {
         let limits =
             Limits { requests_in_processing_max: 16, listens_per_principal_max: 1, ..limits };
         let live = Arc::new(Live::new(&limits));
-        let _listen = live.open_slot(&key("alice", "acme"), Kind::Listen).unwrap();
-        let refused = live.open_slot(&key("alice", "acme"), Kind::Listen).unwrap_err();
+        let _listen = live.open_slot(&key("alice", "acme"), StreamKind::Listen).unwrap();
+        let refused = live.open_slot(&key("alice", "acme"), StreamKind::Listen).unwrap_err();
         assert_eq!(refused, NoStream::ListenQuota);
-        let _work = live.open_slot(&key("alice", "acme"), Kind::Work).unwrap();
-        let refused = live.open_slot(&key("alice", "acme"), Kind::Work).unwrap_err();
+        let _work = live.open_slot(&key("alice", "acme"), StreamKind::Work).unwrap();
+        let refused = live.open_slot(&key("alice", "acme"), StreamKind::Work).unwrap_err();
         assert_eq!(refused, NoStream::StreamQuota);
     }
 

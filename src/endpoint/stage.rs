@@ -6,7 +6,7 @@
 /// docs), the 2026-07-28 steps that have no stage of their own (`modern`), the acceptor's
 /// refusal when every worker is busy, and the server's own failure. `serve --watch` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
+pub enum ReceiveStage {
     Pool,
     Head,
     Host,
@@ -24,25 +24,25 @@ pub enum Stage {
     Server,
 }
 
-impl Stage {
+impl ReceiveStage {
     /// How `serve --watch` names it.
     pub const fn label(self) -> &'static str {
         match self {
-            Stage::Pool => "pool: every worker busy",
-            Stage::Head => "stage 1: head",
-            Stage::Host => "stage 2: host and origin",
-            Stage::Route => "stage 3: route and media types",
-            Stage::Body => "stage 4: body",
-            Stage::Token => "stage 5: token",
-            Stage::Session => "stage 6: session",
-            Stage::Scope => "stage 7: scope and tenant",
-            Stage::Method => "stage 8: method",
-            Stage::ModernMeta => "2026-07-28 step 1: _meta",
-            Stage::ModernMirroring => "2026-07-28 step 2: mirrored headers",
-            Stage::ModernVersion => "2026-07-28 step 3: version",
-            Stage::ModernMethod => "2026-07-28 step 5: method",
-            Stage::ModernTool => "2026-07-28 step 6: tool call",
-            Stage::Server => "server failure",
+            ReceiveStage::Pool => "pool: every worker busy",
+            ReceiveStage::Head => "stage 1: head",
+            ReceiveStage::Host => "stage 2: host and origin",
+            ReceiveStage::Route => "stage 3: route and media types",
+            ReceiveStage::Body => "stage 4: body",
+            ReceiveStage::Token => "stage 5: token",
+            ReceiveStage::Session => "stage 6: session",
+            ReceiveStage::Scope => "stage 7: scope and tenant",
+            ReceiveStage::Method => "stage 8: method",
+            ReceiveStage::ModernMeta => "2026-07-28 step 1: _meta",
+            ReceiveStage::ModernMirroring => "2026-07-28 step 2: mirrored headers",
+            ReceiveStage::ModernVersion => "2026-07-28 step 3: version",
+            ReceiveStage::ModernMethod => "2026-07-28 step 5: method",
+            ReceiveStage::ModernTool => "2026-07-28 step 6: tool call",
+            ReceiveStage::Server => "server failure",
         }
     }
 }
@@ -50,6 +50,6 @@ impl Stage {
 /// Where a refusal was decided, and its public code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decided {
-    pub stage: Stage,
+    pub stage: ReceiveStage,
     pub code: &'static str,
 }

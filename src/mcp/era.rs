@@ -4,7 +4,7 @@
 //! A server speaks the revisions it was started with ([`Versions`]): those of the legacy era
 //! alone (the default, the seed's contract byte for byte), those of the modern era alone, or
 //! revisions of both. The era of a request follows from those, from its `MCP-Protocol-Version`
-//! header ([`VersionHeader`]) and from what it calls ([`Called`]):
+//! header ([`VersionHeader`]) and from what it calls ([`CallKind`]):
 //!
 //! | server speaks | `MCP-Protocol-Version` | `initialize` | a method only 2026-07-28 has | any other method, GET, DELETE |
 //! |---|---|---|---|---|
@@ -32,7 +32,7 @@
 //! Not here: the checks of either era (the endpoint's), or the header's bytes (the caller reads
 //! the field and hands over a [`VersionHeader`]).
 
-use super::method::Method;
+use super::method::McpMethod;
 use super::revision::{Era, Eras, Revision, Versions};
 
 /// What a request's `MCP-Protocol-Version` says.
@@ -60,7 +60,7 @@ impl VersionHeader {
 
 /// What a request calls, as far as the era decision cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Called {
+pub enum CallKind {
     Initialize,
     /// A method only the modern revision has (`server/discover`).
     ModernOnly,
@@ -68,29 +68,29 @@ pub enum Called {
     Other,
 }
 
-impl Called {
+impl CallKind {
     /// What a POST's JSON-RPC method names.
-    pub fn of_method(name: &str) -> Called {
-        match Method::from_name(name) {
-            Some(Method::Initialize) => Called::Initialize,
+    pub fn of_method(name: &str) -> CallKind {
+        match McpMethod::from_name(name) {
+            Some(McpMethod::Initialize) => CallKind::Initialize,
             Some(method)
                 if method.row().offered.in_era(Era::Modern)
                     && !method.row().offered.in_era(Era::Legacy) =>
             {
-                Called::ModernOnly
+                CallKind::ModernOnly
             }
-            Some(_) | None => Called::Other,
+            Some(_) | None => CallKind::Other,
         }
     }
 }
 
 /// The era of a request: the table in the module docs.
-pub fn era(versions: Versions, header: VersionHeader, called: Called) -> Era {
+pub fn era(versions: Versions, header: VersionHeader, called: CallKind) -> Era {
     match versions.eras() {
         Eras::One(era) => era,
         Eras::Both => match (header, called) {
-            (VersionHeader::Absent, Called::ModernOnly) => Era::Modern,
-            (VersionHeader::Absent, Called::Initialize | Called::Other) => Era::Legacy,
+            (VersionHeader::Absent, CallKind::ModernOnly) => Era::Modern,
+            (VersionHeader::Absent, CallKind::Initialize | CallKind::Other) => Era::Legacy,
             (VersionHeader::Names(revision), _) => revision.era(),
             (VersionHeader::Other, _) => Era::Modern,
         },
@@ -109,7 +109,7 @@ mod tests {
         let old = VersionHeader::Names(Revision::newest(Era::Legacy));
         let new = VersionHeader::Names(Revision::newest(Era::Modern));
         let headers = [VersionHeader::Absent, old, new, VersionHeader::Other];
-        let called = [Called::Initialize, Called::ModernOnly, Called::Other];
+        let called = [CallKind::Initialize, CallKind::ModernOnly, CallKind::Other];
         for header in headers {
             for call in called {
                 assert_eq!(era(legacy, header, call), Era::Legacy, "{header:?} {call:?}");
@@ -149,9 +149,9 @@ mod tests {
 
     #[test]
     fn methods_are_called_modern_only_when_no_legacy_revision_has_them() {
-        assert_eq!(Called::of_method("initialize"), Called::Initialize);
-        assert_eq!(Called::of_method("server/discover"), Called::ModernOnly);
-        assert_eq!(Called::of_method("tools/list"), Called::Other);
-        assert_eq!(Called::of_method("nothing/here"), Called::Other);
+        assert_eq!(CallKind::of_method("initialize"), CallKind::Initialize);
+        assert_eq!(CallKind::of_method("server/discover"), CallKind::ModernOnly);
+        assert_eq!(CallKind::of_method("tools/list"), CallKind::Other);
+        assert_eq!(CallKind::of_method("nothing/here"), CallKind::Other);
     }
 }

@@ -1,14 +1,14 @@
-//! The MCP methods a client may send this server: one enum, [`Method`], and one row of decisions
-//! per method, [`Method::row`].
+//! The MCP methods a client may send this server: one enum, [`McpMethod`], and one row of decisions
+//! per method, [`McpMethod::row`].
 //!
 //! A method name is parsed once, into a [`MethodName`]: a known method of the message's kind, or
 //! a name this server does not implement as such (a request then gets -32601, a notification is
-//! accepted and ignored). Every decision about a method comes from [`Method::row`], one `match`
+//! accepted and ignored). Every decision about a method comes from [`McpMethod::row`], one `match`
 //! with no default arm: the access its token needs, when in a session's life it may come, whether
 //! it is a request (and then how it is answered) or a notification, the capability that
 //! advertises it, and the protocol revisions that offer it (from one, until one or for good: a
 //! new revision offers what the one before it offers). A method added to the list below
-//! does not compile until its row is written, nor until every `match` on [`Method`] elsewhere
+//! does not compile until its row is written, nor until every `match` on [`McpMethod`] elsewhere
 //! (the endpoint's dispatch) handles it.
 //!
 //! The words a decoded message shares instead of copying ([`shared_word`]) live here too: the
@@ -19,31 +19,31 @@
 
 use super::revision::{Era, Offered, Revision};
 
-/// Declares [`Method`] from one list of variants and their wire names: the enum, [`Method::ALL`],
-/// [`Method::name`] and [`Method::from_name`] all come from the same list.
+/// Declares [`McpMethod`] from one list of variants and their wire names: the enum, [`McpMethod::ALL`],
+/// [`McpMethod::name`] and [`McpMethod::from_name`] all come from the same list.
 macro_rules! methods {
     ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
         /// A method a client may call or notify.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Method {
+        pub enum McpMethod {
             $($(#[$doc])* $variant,)*
         }
 
-        impl Method {
+        impl McpMethod {
             /// Every method, in the order of the list.
-            pub const ALL: [Method; [$($name),*].len()] = [$(Method::$variant),*];
+            pub const ALL: [McpMethod; [$($name),*].len()] = [$(McpMethod::$variant),*];
 
             /// The method's name on the wire.
             pub const fn name(self) -> &'static str {
                 match self {
-                    $(Method::$variant => $name,)*
+                    $(McpMethod::$variant => $name,)*
                 }
             }
 
             /// The method of a wire name, if it is one.
-            pub fn from_name(name: &str) -> Option<Method> {
+            pub fn from_name(name: &str) -> Option<McpMethod> {
                 match name {
-                    $($name => Some(Method::$variant),)*
+                    $($name => Some(McpMethod::$variant),)*
                     _ => None,
                 }
             }
@@ -107,7 +107,7 @@ pub enum Lifecycle {
 
 /// How a request is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
+pub enum ReplyForm {
     /// One `application/json` response.
     Json,
     /// An event stream: a priming event, then what the request produces.
@@ -117,7 +117,7 @@ pub enum Answer {
 /// Whether a method is a request (with an id, and answered) or a notification (202, no body).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Request(Answer),
+    Request(ReplyForm),
     Notification,
 }
 
@@ -177,45 +177,45 @@ pub struct Row {
     pub offered: Offered,
 }
 
-impl Method {
+impl McpMethod {
     /// Every decision about this method.
     pub const fn row(self) -> Row {
         use Access::{Connect, ReadResources};
         use Kind::{Notification, Request};
         use Lifecycle::{Anytime, Initialized, Opens};
-        let json = Request(Answer::Json);
-        let stream = Request(Answer::EventStream);
+        let json = Request(ReplyForm::Json);
+        let stream = Request(ReplyForm::EventStream);
         // Sessions came with 2025-11-25 and went with 2026-07-28.
         let legacy = Offered::only(Revision::V2025_11_25);
         let both = Offered::since(Revision::V2025_11_25);
         let modern = Offered::since(Revision::V2026_07_28);
         let (access, lifecycle, kind, capability, offered) = match self {
-            Method::Initialize => (Connect, Opens, json, None, legacy),
-            Method::Ping => (Connect, Anytime, json, None, legacy),
-            Method::NotificationsInitialized => (Connect, Anytime, Notification, None, legacy),
-            Method::NotificationsCancelled => (Connect, Anytime, Notification, None, legacy),
-            Method::ResourcesList => {
+            McpMethod::Initialize => (Connect, Opens, json, None, legacy),
+            McpMethod::Ping => (Connect, Anytime, json, None, legacy),
+            McpMethod::NotificationsInitialized => (Connect, Anytime, Notification, None, legacy),
+            McpMethod::NotificationsCancelled => (Connect, Anytime, Notification, None, legacy),
+            McpMethod::ResourcesList => {
                 (ReadResources, Initialized, stream, Some(Capability::Resources), both)
             }
-            Method::ToolsList => (Connect, Initialized, json, Some(Capability::Tools), both),
-            Method::ToolsCall => (Connect, Initialized, stream, Some(Capability::Tools), both),
-            Method::LoggingSetLevel => {
+            McpMethod::ToolsList => (Connect, Initialized, json, Some(Capability::Tools), both),
+            McpMethod::ToolsCall => (Connect, Initialized, stream, Some(Capability::Tools), both),
+            McpMethod::LoggingSetLevel => {
                 (Connect, Initialized, json, Some(Capability::Logging), legacy)
             }
-            Method::ServerDiscover => (Connect, Anytime, json, None, modern),
-            Method::SubscriptionsListen => (Connect, Anytime, stream, None, modern),
+            McpMethod::ServerDiscover => (Connect, Anytime, json, None, modern),
+            McpMethod::SubscriptionsListen => (Connect, Anytime, stream, None, modern),
         };
         let mcp_name = match self {
-            Method::ToolsCall => Some(NameSource::Name),
-            Method::Initialize
-            | Method::Ping
-            | Method::NotificationsInitialized
-            | Method::NotificationsCancelled
-            | Method::ResourcesList
-            | Method::ToolsList
-            | Method::LoggingSetLevel
-            | Method::ServerDiscover
-            | Method::SubscriptionsListen => None,
+            McpMethod::ToolsCall => Some(NameSource::Name),
+            McpMethod::Initialize
+            | McpMethod::Ping
+            | McpMethod::NotificationsInitialized
+            | McpMethod::NotificationsCancelled
+            | McpMethod::ResourcesList
+            | McpMethod::ToolsList
+            | McpMethod::LoggingSetLevel
+            | McpMethod::ServerDiscover
+            | McpMethod::SubscriptionsListen => None,
         };
         Row { access, lifecycle, kind, mcp_name, capability, offered }
     }
@@ -228,7 +228,7 @@ impl Method {
     /// Whether `revision` advertises `capability`: some method it offers names it, or, for
     /// logging in the modern era, a request may ask for log messages in its `_meta`.
     pub fn advertised(capability: Capability, revision: Revision) -> bool {
-        let by_method = Method::ALL
+        let by_method = McpMethod::ALL
             .iter()
             .any(|m| m.offered_in(revision) && m.row().capability == Some(capability));
         let by_meta = match (capability, revision.era()) {
@@ -244,9 +244,9 @@ impl Method {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MethodName {
     /// A request's method, and how it is answered.
-    Request(Method, Answer),
+    Request(McpMethod, ReplyForm),
     /// A notification's method.
-    Notification(Method),
+    Notification(McpMethod),
     /// A name that is no method of the message's kind here: a request gets -32601, a
     /// notification is accepted and ignored.
     Unknown,
@@ -255,7 +255,7 @@ pub enum MethodName {
 impl MethodName {
     /// What a request (a message with an id) names in `revision`.
     pub fn of_request(name: &str, revision: Revision) -> MethodName {
-        let offered = Method::from_name(name).filter(|m| m.offered_in(revision));
+        let offered = McpMethod::from_name(name).filter(|m| m.offered_in(revision));
         match offered.map(|method| (method, method.row().kind)) {
             Some((method, Kind::Request(answer))) => MethodName::Request(method, answer),
             Some((_, Kind::Notification)) | None => MethodName::Unknown,
@@ -264,7 +264,7 @@ impl MethodName {
 
     /// What a notification (a message without an id) names in `revision`.
     pub fn of_notification(name: &str, revision: Revision) -> MethodName {
-        let offered = Method::from_name(name).filter(|m| m.offered_in(revision));
+        let offered = McpMethod::from_name(name).filter(|m| m.offered_in(revision));
         match offered.map(|method| (method, method.row().kind)) {
             Some((method, Kind::Notification)) => MethodName::Notification(method),
             Some((_, Kind::Request(_))) | None => MethodName::Unknown,
@@ -347,7 +347,7 @@ pub fn shared_word(text: &str) -> Option<&'static str> {
     if let Some(revision) = Revision::from_name(text.as_bytes()) {
         return Some(revision.name());
     }
-    message_word(text).or_else(|| Method::from_name(text).map(Method::name))
+    message_word(text).or_else(|| McpMethod::from_name(text).map(McpMethod::name))
 }
 
 #[cfg(test)]
@@ -356,27 +356,27 @@ mod tests {
 
     #[test]
     fn every_method_reads_back_from_its_name_and_no_two_share_one() {
-        for method in Method::ALL {
-            assert_eq!(Method::from_name(method.name()), Some(method));
+        for method in McpMethod::ALL {
+            assert_eq!(McpMethod::from_name(method.name()), Some(method));
         }
-        let mut names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+        let mut names: Vec<&str> = McpMethod::ALL.iter().map(|m| m.name()).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), Method::ALL.len());
+        assert_eq!(names.len(), McpMethod::ALL.len());
     }
 
     #[test]
     fn a_name_is_known_only_for_its_own_kind() {
         let cases: [(&str, MethodName, MethodName); 5] = [
-            ("ping", MethodName::Request(Method::Ping, Answer::Json), MethodName::Unknown),
+            ("ping", MethodName::Request(McpMethod::Ping, ReplyForm::Json), MethodName::Unknown),
             (
                 "notifications/initialized",
                 MethodName::Unknown,
-                MethodName::Notification(Method::NotificationsInitialized),
+                MethodName::Notification(McpMethod::NotificationsInitialized),
             ),
             (
                 "resources/list",
-                MethodName::Request(Method::ResourcesList, Answer::EventStream),
+                MethodName::Request(McpMethod::ResourcesList, ReplyForm::EventStream),
                 MethodName::Unknown,
             ),
             ("Ping", MethodName::Unknown, MethodName::Unknown),
@@ -391,8 +391,8 @@ mod tests {
 
     #[test]
     fn only_resources_list_reads_tenant_data() {
-        for method in Method::ALL {
-            let expected = if method == Method::ResourcesList {
+        for method in McpMethod::ALL {
+            let expected = if method == McpMethod::ResourcesList {
                 Access::ReadResources
             } else {
                 Access::Connect

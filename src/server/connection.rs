@@ -34,8 +34,8 @@ use crate::endpoint::{
     Answer, Clock, Decided, Delivery, Endpoint, KeptByConnection, Rejection, Reply, Route,
 };
 use crate::http::connection::{
-    Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request,
-    Stage as MachineStage, Transport, Why, drive,
+    Answered, Close, Connection, Departure, Handler, Happened, Io, Next, Refused, Request, Stage,
+    Transport, Why, drive,
 };
 use crate::http::date::DateCache;
 use crate::http::writer::OpenFraming;
@@ -245,7 +245,7 @@ impl Handler for Answers<'_, '_> {
         &mut self,
         happened: Option<Happened>,
         _state: &'static str,
-        next: &MachineStage<'_, Route>,
+        next: &Stage<'_, Route>,
     ) {
         if let Some(watcher) = self.watcher.as_mut() {
             watcher.observe(happened, next);

@@ -1,7 +1,7 @@
 //! `serve --watch`: the server's own view of each exchange, one line as it is decided.
 //!
 //! A line names the connection and the request (`c3 r1`), the request line, the status and the
-//! public code, the stage of the receive order that decided (`endpoint::Stage`), and the bytes
+//! public code, the stage of the receive order that decided (`endpoint::ReceiveStage`), and the bytes
 //! in and out:
 //!
 //! ```text
@@ -39,7 +39,7 @@ use crate::http::chars::{self, escape_into};
 use crate::http::connection::{Departure, Happened, Next, Stage, Why};
 use crate::http::is_looked_up;
 use crate::mcp::MCP_PATH;
-use crate::mcp::method::Method;
+use crate::mcp::method::McpMethod;
 use crate::mcp::revision::Revision;
 
 /// What `serve --watch` prints, and where.
@@ -313,7 +313,7 @@ fn redacted(name: &str, value: &[u8], authority: &str) -> String {
         "content-type" => CONTENT_TYPES.contains(&text),
         "content-length" => !value.is_empty() && value.iter().all(u8::is_ascii_digit),
         "mcp-protocol-version" => Revision::ALL.iter().any(|r| r.name() == text),
-        "mcp-method" => Method::ALL.iter().any(|m| m.name() == text),
+        "mcp-method" => McpMethod::ALL.iter().any(|m| m.name() == text),
         "transfer-encoding" => text == "chunked",
         "connection" => text == "close" || text == "keep-alive",
         "expect" => text == "100-continue",
