@@ -210,30 +210,114 @@ impl From<RandomUnavailable> for Rejection {
 }
 
 impl Rejection {
-    /// Where in the receive order this refusal is decided.
-    pub fn stage(&self) -> ReceiveStage {
+    /// Every decision about this refusal's head: its status, public code, stage and extra field,
+    /// one row per variant in one `match` with no default arm. With
+    /// [`crate::http::RequestErrorKind::status`] and [`Denial::status`], which it delegates to,
+    /// this is where every refusal gets its status. The other decision, the body's, is
+    /// [`Rejection::body`]: a new variant fails to compile in those two places.
+    fn row(&self) -> Row<'_> {
+        use Field::{Allow, Challenge, Nothing, RetryAfter};
+        use ReceiveStage::{Body, Head, Host, Method, Pool, Route, Server, Session};
+        use ReceiveStage::{ModernMeta, ModernMethod, ModernTool, ModernVersion};
+        use Rejection as R;
+        use Status::{BadRequest as Bad, Forbidden, NotAcceptable, NotFound};
+        use Status::{InternalServerError as Failed, MisdirectedRequest as Misdirected};
+        use Status::{MethodNotAllowed as NotAllowed, UnsupportedMediaType as Media};
+        use Status::{ServiceUnavailable as Unavailable, TooManyRequests as Many};
+        let row = |status, code, stage, field| Row { status, code, stage, field };
         match self {
-            Rejection::Request(_) => ReceiveStage::Head,
-            Rejection::HostNotAllowed
+            R::Request(e) => row(e.status(), e.code(), Head, Nothing),
+            R::HostNotAllowed => row(Misdirected, "host_not_allowed", Host, Nothing),
+            R::HostNotCanonical => row(Misdirected, "host_not_canonical", Host, Nothing),
+            R::OriginNotAllowed => row(Forbidden, "origin_not_allowed", Host, Nothing),
+            R::NotFound => row(NotFound, "not_found", Route, Nothing),
+            R::MethodNotAllowed { allow } => {
+                row(NotAllowed, "method_not_allowed", Route, Allow(allow))
+            }
+            R::AcceptInvalid => row(Bad, "accept_invalid", Route, Nothing),
+            R::NotAcceptable => row(NotAcceptable, "not_acceptable", Route, Nothing),
+            R::UnsupportedMediaType => row(Media, "unsupported_media_type", Route, Nothing),
+            R::BodyNotAllowed => row(Bad, "body_not_allowed", Route, Nothing),
+            R::CredentialsNotAccepted => row(Bad, "credentials_not_accepted", Route, Nothing),
+            R::Json(kind) => row(Bad, kind.code(), Body, Nothing),
+            R::Message(e) => row(Bad, e.code(), Body, Nothing),
+            R::Auth { denial, requirement } => {
+                let challenge = Challenge(denial, requirement);
+                row(denial.status(), denial.code(), denial_stage(denial), challenge)
+            }
+            R::ProtocolVersionUnsupported => {
+                row(Bad, "protocol_version_unsupported", Route, Nothing)
+            }
+            R::ProtocolVersionMissing => row(Bad, "protocol_version_missing", Session, Nothing),
+            R::ProtocolVersionRepeated => row(Bad, "protocol_version_repeated", Route, Nothing),
+            R::SessionMissing => row(Bad, "session_missing", Session, Nothing),
+            R::SessionMalformed => row(Bad, "session_malformed", Session, Nothing),
+            R::SessionOnInitialize => row(Bad, "session_on_initialize", Session, Nothing),
+            R::SessionNotFound => row(NotFound, "session_not_found", Session, Nothing),
+            R::SessionCapacity { retry_after_secs: wait } => {
+                row(Unavailable, "session_capacity", Session, RetryAfter(*wait))
+            }
+            R::SessionQuota { retry_after_secs: wait } => {
+                row(Many, "session_quota", Session, RetryAfter(*wait))
+            }
+            R::NotInitialized => row(Bad, "not_initialized", Session, Nothing),
+            R::UnsolicitedResponse => row(Bad, "unsolicited_response", Method, Nothing),
+            R::Cursor(e) => row(Bad, e.code(), Session, Nothing),
+            // Workers free up within a request or two, and a stream's place when it ends (a
+            // listen's when its client closes it): a second is a fair wait.
+            R::Overloaded => row(Unavailable, "overloaded", Pool, RetryAfter(1)),
+            R::StreamShareTaken => row(Unavailable, "stream_share_taken", Method, RetryAfter(1)),
+            R::ListenQuota => row(Many, "listen_quota", Method, RetryAfter(1)),
+            R::StreamQuota => row(Many, "stream_quota", Method, RetryAfter(1)),
+            R::Internal => row(Failed, "internal_error", Server, Nothing),
+            R::MetaInvalid(e) => row(Bad, e.code(), ModernMeta, Nothing),
+            R::HeaderMismatch { header, .. } => {
+                row(Bad, "header_mismatch", mirror_stage(*header), Nothing)
+            }
+            R::VersionNotSpoken { .. } => {
+                row(Bad, "protocol_version_unsupported", ModernVersion, Nothing)
+            }
+            R::CapabilityMissing(_) => row(Bad, "client_capability_missing", ModernTool, Nothing),
+            R::MethodNotFound => row(NotFound, "method_not_found", ModernMethod, Nothing),
+        }
+    }
+
+    /// The body's JSON-RPC error code, and its `data` for the 2026-07-28 errors that name a
+    /// header, versions or a capability.
+    fn body(&self) -> (i64, Option<ErrorData<'_>>) {
+        match self {
+            Rejection::Json(_) => (code::PARSE_ERROR, None),
+            Rejection::Message(_) | Rejection::UnsolicitedResponse => (code::INVALID_REQUEST, None),
+            Rejection::Internal => (code::INTERNAL_ERROR, None),
+            Rejection::MetaInvalid(_) => (code::INVALID_PARAMS, None),
+            Rejection::HeaderMismatch { header, error } => {
+                (code::HEADER_MISMATCH, Some(ErrorData::Header(*header, *error)))
+            }
+            Rejection::VersionNotSpoken { requested, supported } => {
+                let requested = requested.as_deref();
+                let data = ErrorData::Versions { requested, supported };
+                (code::UNSUPPORTED_PROTOCOL_VERSION, Some(data))
+            }
+            Rejection::CapabilityMissing(capability) => {
+                let data = ErrorData::Capability(*capability);
+                (code::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(data))
+            }
+            Rejection::MethodNotFound => (code::METHOD_NOT_FOUND, None),
+            Rejection::Request(_)
+            | Rejection::HostNotAllowed
             | Rejection::HostNotCanonical
-            | Rejection::OriginNotAllowed => ReceiveStage::Host,
-            Rejection::NotFound
+            | Rejection::OriginNotAllowed
+            | Rejection::NotFound
             | Rejection::MethodNotAllowed { .. }
             | Rejection::AcceptInvalid
             | Rejection::NotAcceptable
             | Rejection::UnsupportedMediaType
             | Rejection::BodyNotAllowed
             | Rejection::CredentialsNotAccepted
+            | Rejection::Auth { .. }
             | Rejection::ProtocolVersionUnsupported
-            | Rejection::ProtocolVersionRepeated => ReceiveStage::Route,
-            Rejection::Json(_) | Rejection::Message(_) => ReceiveStage::Body,
-            Rejection::Auth { denial, .. } => match denial {
-                Denial::InvalidRequest | Denial::MissingCredentials | Denial::InvalidToken(_) => {
-                    ReceiveStage::Token
-                }
-                Denial::InsufficientScope { .. } | Denial::TenantForbidden => ReceiveStage::Scope,
-            },
-            Rejection::ProtocolVersionMissing
+            | Rejection::ProtocolVersionMissing
+            | Rejection::ProtocolVersionRepeated
             | Rejection::SessionMissing
             | Rejection::SessionMalformed
             | Rejection::SessionOnInitialize
@@ -241,194 +325,27 @@ impl Rejection {
             | Rejection::SessionCapacity { .. }
             | Rejection::SessionQuota { .. }
             | Rejection::NotInitialized
-            | Rejection::Cursor(_) => ReceiveStage::Session,
-            Rejection::UnsolicitedResponse
+            | Rejection::Cursor(_)
+            | Rejection::Overloaded
             | Rejection::StreamShareTaken
             | Rejection::ListenQuota
-            | Rejection::StreamQuota => ReceiveStage::Method,
-            Rejection::Overloaded => ReceiveStage::Pool,
-            Rejection::Internal => ReceiveStage::Server,
-            Rejection::MetaInvalid(_) => ReceiveStage::ModernMeta,
-            Rejection::HeaderMismatch { header, .. } => match header {
-                MirroredHeader::ProtocolVersion | MirroredHeader::Method | MirroredHeader::Name => {
-                    ReceiveStage::ModernMirroring
-                }
-                MirroredHeader::Param(_) => ReceiveStage::ModernTool,
-            },
-            Rejection::VersionNotSpoken { .. } => ReceiveStage::ModernVersion,
-            Rejection::MethodNotFound => ReceiveStage::ModernMethod,
-            Rejection::CapabilityMissing(_) => ReceiveStage::ModernTool,
+            | Rejection::StreamQuota => (code::SERVER_ERROR, None),
         }
     }
 
-    /// The status. With [`crate::http::RequestErrorKind::status`] and [`Denial::status`], which it
-    /// delegates to, this is where every refusal gets its status.
+    /// Where in the receive order this refusal is decided.
+    pub fn stage(&self) -> ReceiveStage {
+        self.row().stage
+    }
+
+    /// The status.
     pub fn status(&self) -> Status {
-        match self {
-            Rejection::Request(e) => e.status(),
-            Rejection::Auth { denial, .. } => denial.status(),
-            Rejection::HostNotAllowed | Rejection::HostNotCanonical => Status::MisdirectedRequest,
-            Rejection::OriginNotAllowed => Status::Forbidden,
-            Rejection::NotFound | Rejection::SessionNotFound | Rejection::MethodNotFound => {
-                Status::NotFound
-            }
-            Rejection::MethodNotAllowed { .. } => Status::MethodNotAllowed,
-            Rejection::NotAcceptable => Status::NotAcceptable,
-            Rejection::UnsupportedMediaType => Status::UnsupportedMediaType,
-            Rejection::SessionCapacity { .. }
-            | Rejection::Overloaded
-            | Rejection::StreamShareTaken => Status::ServiceUnavailable,
-            Rejection::SessionQuota { .. } | Rejection::ListenQuota | Rejection::StreamQuota => {
-                Status::TooManyRequests
-            }
-            Rejection::Internal => Status::InternalServerError,
-            Rejection::AcceptInvalid
-            | Rejection::BodyNotAllowed
-            | Rejection::CredentialsNotAccepted
-            | Rejection::Json(_)
-            | Rejection::Message(_)
-            | Rejection::ProtocolVersionUnsupported
-            | Rejection::ProtocolVersionMissing
-            | Rejection::ProtocolVersionRepeated
-            | Rejection::SessionMissing
-            | Rejection::SessionMalformed
-            | Rejection::SessionOnInitialize
-            | Rejection::NotInitialized
-            | Rejection::UnsolicitedResponse
-            | Rejection::Cursor(_)
-            | Rejection::MetaInvalid(_)
-            | Rejection::HeaderMismatch { .. }
-            | Rejection::VersionNotSpoken { .. }
-            | Rejection::CapabilityMissing(_) => Status::BadRequest,
-        }
+        self.row().status
     }
 
     /// The stable public code.
     pub fn code(&self) -> &'static str {
-        match self {
-            Rejection::Request(e) => e.code(),
-            Rejection::Auth { denial, .. } => denial.code(),
-            Rejection::Json(kind) => kind.code(),
-            Rejection::Message(e) => e.code(),
-            Rejection::Cursor(e) => e.code(),
-            Rejection::HostNotAllowed => "host_not_allowed",
-            Rejection::HostNotCanonical => "host_not_canonical",
-            Rejection::OriginNotAllowed => "origin_not_allowed",
-            Rejection::NotFound => "not_found",
-            Rejection::MethodNotAllowed { .. } => "method_not_allowed",
-            Rejection::AcceptInvalid => "accept_invalid",
-            Rejection::NotAcceptable => "not_acceptable",
-            Rejection::UnsupportedMediaType => "unsupported_media_type",
-            Rejection::BodyNotAllowed => "body_not_allowed",
-            Rejection::CredentialsNotAccepted => "credentials_not_accepted",
-            Rejection::ProtocolVersionUnsupported => "protocol_version_unsupported",
-            Rejection::ProtocolVersionMissing => "protocol_version_missing",
-            Rejection::ProtocolVersionRepeated => "protocol_version_repeated",
-            Rejection::SessionMissing => "session_missing",
-            Rejection::SessionMalformed => "session_malformed",
-            Rejection::SessionOnInitialize => "session_on_initialize",
-            Rejection::SessionNotFound => "session_not_found",
-            Rejection::SessionCapacity { .. } => "session_capacity",
-            Rejection::SessionQuota { .. } => "session_quota",
-            Rejection::NotInitialized => "not_initialized",
-            Rejection::UnsolicitedResponse => "unsolicited_response",
-            Rejection::Overloaded => "overloaded",
-            Rejection::StreamShareTaken => "stream_share_taken",
-            Rejection::ListenQuota => "listen_quota",
-            Rejection::StreamQuota => "stream_quota",
-            Rejection::Internal => "internal_error",
-            Rejection::MetaInvalid(e) => e.code(),
-            Rejection::HeaderMismatch { .. } => "header_mismatch",
-            Rejection::VersionNotSpoken { .. } => "protocol_version_unsupported",
-            Rejection::CapabilityMissing(_) => "client_capability_missing",
-            Rejection::MethodNotFound => "method_not_found",
-        }
-    }
-
-    /// The JSON-RPC error code the body carries.
-    fn jsonrpc_code(&self) -> i64 {
-        match self {
-            Rejection::Json(_) => code::PARSE_ERROR,
-            Rejection::Message(_) | Rejection::UnsolicitedResponse => code::INVALID_REQUEST,
-            Rejection::Internal => code::INTERNAL_ERROR,
-            Rejection::MetaInvalid(_) => code::INVALID_PARAMS,
-            Rejection::HeaderMismatch { .. } => code::HEADER_MISMATCH,
-            Rejection::VersionNotSpoken { .. } => code::UNSUPPORTED_PROTOCOL_VERSION,
-            Rejection::CapabilityMissing(_) => code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            Rejection::MethodNotFound => code::METHOD_NOT_FOUND,
-            Rejection::Request(_)
-            | Rejection::HostNotAllowed
-            | Rejection::HostNotCanonical
-            | Rejection::OriginNotAllowed
-            | Rejection::NotFound
-            | Rejection::MethodNotAllowed { .. }
-            | Rejection::AcceptInvalid
-            | Rejection::NotAcceptable
-            | Rejection::UnsupportedMediaType
-            | Rejection::BodyNotAllowed
-            | Rejection::CredentialsNotAccepted
-            | Rejection::Auth { .. }
-            | Rejection::ProtocolVersionUnsupported
-            | Rejection::ProtocolVersionMissing
-            | Rejection::ProtocolVersionRepeated
-            | Rejection::SessionMissing
-            | Rejection::SessionMalformed
-            | Rejection::SessionOnInitialize
-            | Rejection::SessionNotFound
-            | Rejection::SessionCapacity { .. }
-            | Rejection::SessionQuota { .. }
-            | Rejection::NotInitialized
-            | Rejection::Cursor(_)
-            | Rejection::Overloaded
-            | Rejection::StreamShareTaken
-            | Rejection::ListenQuota
-            | Rejection::StreamQuota => code::SERVER_ERROR,
-        }
-    }
-
-    /// What the error's `data` says: only the 2026-07-28 errors that name a header, versions or
-    /// a capability carry one.
-    fn data(&self) -> Option<ErrorData<'_>> {
-        match self {
-            Rejection::HeaderMismatch { header, error } => Some(ErrorData::Header(*header, *error)),
-            Rejection::VersionNotSpoken { requested, supported } => {
-                Some(ErrorData::Versions { requested: requested.as_deref(), supported })
-            }
-            Rejection::CapabilityMissing(capability) => Some(ErrorData::Capability(*capability)),
-            Rejection::Request(_)
-            | Rejection::HostNotAllowed
-            | Rejection::HostNotCanonical
-            | Rejection::OriginNotAllowed
-            | Rejection::NotFound
-            | Rejection::MethodNotAllowed { .. }
-            | Rejection::AcceptInvalid
-            | Rejection::NotAcceptable
-            | Rejection::UnsupportedMediaType
-            | Rejection::BodyNotAllowed
-            | Rejection::CredentialsNotAccepted
-            | Rejection::Json(_)
-            | Rejection::Message(_)
-            | Rejection::Auth { .. }
-            | Rejection::ProtocolVersionUnsupported
-            | Rejection::ProtocolVersionMissing
-            | Rejection::ProtocolVersionRepeated
-            | Rejection::SessionMissing
-            | Rejection::SessionMalformed
-            | Rejection::SessionOnInitialize
-            | Rejection::SessionNotFound
-            | Rejection::SessionCapacity { .. }
-            | Rejection::SessionQuota { .. }
-            | Rejection::NotInitialized
-            | Rejection::UnsolicitedResponse
-            | Rejection::Cursor(_)
-            | Rejection::Overloaded
-            | Rejection::StreamShareTaken
-            | Rejection::ListenQuota
-            | Rejection::StreamQuota
-            | Rejection::Internal
-            | Rejection::MetaInvalid(_)
-            | Rejection::MethodNotFound => None,
-        }
+        self.row().code
     }
 
     /// The reply, with no request id (the body was not read, or the request is of the
@@ -441,61 +358,64 @@ impl Rejection {
     /// The reply to the request with `id` (every 2026-07-28 error after the body is read carries
     /// it).
     pub fn reply_to(&self, id: Option<&Id>, metadata_url: &str) -> Reply {
-        let body = match self.data() {
-            Some(data) => {
-                jsonrpc::error_text_with(id, self.jsonrpc_code(), self.code(), |w| data.write(w))
-            }
-            None => jsonrpc::error_text(id, self.jsonrpc_code(), self.code()),
+        let row = self.row();
+        let body = match self.body() {
+            (rpc, Some(data)) => jsonrpc::error_text_with(id, rpc, row.code, |w| data.write(w)),
+            (rpc, None) => jsonrpc::error_text(id, rpc, row.code),
         };
-        let mut reply = Reply::json_text(body).with_status(self.status());
+        let mut reply = Reply::json_text(body).with_status(row.status);
         reply.close = true;
-        reply.decided = Some(Decided { stage: self.stage(), code: self.code() });
-        match self {
-            Rejection::MethodNotAllowed { allow } => reply.with("Allow", *allow),
-            Rejection::SessionCapacity { retry_after_secs }
-            | Rejection::SessionQuota { retry_after_secs } => {
-                reply.with("Retry-After", retry_after_secs.to_string())
-            }
-            // Workers free up within a request or two, and a stream's place when it ends (a
-            // listen's when its client closes it): a second is a fair wait.
-            Rejection::Overloaded
-            | Rejection::StreamShareTaken
-            | Rejection::ListenQuota
-            | Rejection::StreamQuota => reply.with("Retry-After", "1"),
-            Rejection::Auth { denial, requirement } => {
+        reply.decided = Some(Decided { stage: row.stage, code: row.code });
+        match row.field {
+            Field::Allow(allow) => reply.with("Allow", allow),
+            Field::RetryAfter(seconds) => reply.with("Retry-After", seconds.to_string()),
+            Field::Challenge(denial, requirement) => {
                 match denial.challenge(metadata_url, requirement) {
                     Some(challenge) => reply.with("WWW-Authenticate", challenge),
                     None => reply,
                 }
             }
-            Rejection::Request(_)
-            | Rejection::HostNotAllowed
-            | Rejection::HostNotCanonical
-            | Rejection::OriginNotAllowed
-            | Rejection::NotFound
-            | Rejection::AcceptInvalid
-            | Rejection::NotAcceptable
-            | Rejection::UnsupportedMediaType
-            | Rejection::BodyNotAllowed
-            | Rejection::CredentialsNotAccepted
-            | Rejection::Json(_)
-            | Rejection::Message(_)
-            | Rejection::ProtocolVersionUnsupported
-            | Rejection::ProtocolVersionMissing
-            | Rejection::ProtocolVersionRepeated
-            | Rejection::SessionMissing
-            | Rejection::SessionMalformed
-            | Rejection::SessionOnInitialize
-            | Rejection::SessionNotFound
-            | Rejection::NotInitialized
-            | Rejection::UnsolicitedResponse
-            | Rejection::Cursor(_)
-            | Rejection::Internal
-            | Rejection::MetaInvalid(_)
-            | Rejection::HeaderMismatch { .. }
-            | Rejection::VersionNotSpoken { .. }
-            | Rejection::CapabilityMissing(_)
-            | Rejection::MethodNotFound => reply,
+            Field::Nothing => reply,
         }
+    }
+}
+
+/// Every decision about one refusal's head.
+struct Row<'r> {
+    status: Status,
+    code: &'static str,
+    stage: ReceiveStage,
+    field: Field<'r>,
+}
+
+/// The field a refusal's reply carries besides its framing, if any.
+enum Field<'r> {
+    Nothing,
+    /// `Allow`, on a 405.
+    Allow(&'static str),
+    /// `Retry-After`, in seconds.
+    RetryAfter(u64),
+    /// `WWW-Authenticate`, when the denial has a challenge.
+    Challenge(&'r Denial, &'r Requirement),
+}
+
+/// The stage a token denial is decided at: who is asking (5), or what they may do (7).
+fn denial_stage(denial: &Denial) -> ReceiveStage {
+    match denial {
+        Denial::InvalidRequest | Denial::MissingCredentials | Denial::InvalidToken(_) => {
+            ReceiveStage::Token
+        }
+        Denial::InsufficientScope { .. } | Denial::TenantForbidden => ReceiveStage::Scope,
+    }
+}
+
+/// The stage a mirrored header is compared at: the standard ones before the token, a tool's
+/// parameters after it.
+fn mirror_stage(header: MirroredHeader) -> ReceiveStage {
+    match header {
+        MirroredHeader::ProtocolVersion | MirroredHeader::Method | MirroredHeader::Name => {
+            ReceiveStage::ModernMirroring
+        }
+        MirroredHeader::Param(_) => ReceiveStage::ModernTool,
     }
 }
