@@ -989,3 +989,14 @@ fn names_that_meant_two_things_are_declared_once() {
         .collect();
     assert!(twice.is_empty(), "declared more than once:\n{}", twice.join("\n"));
 }
+
+#[test]
+fn the_connection_machine_decides_every_state_without_a_catch_all() {
+    for file in ["src/http/connection/machine.rs", "src/http/connection/stage.rs"] {
+        let view = code_view(&fs::read_to_string(root().join(file)).expect("read the machine"));
+        let flat: String = view.split_whitespace().collect::<Vec<_>>().join(" ");
+        for pattern in ["_ =>", "_ if ", "state => state"] {
+            assert!(!flat.contains(pattern), "{file}: a catch-all arm `{pattern}`");
+        }
+    }
+}

@@ -12,9 +12,8 @@
 
 use std::time::Instant;
 
-use super::machine::{
-    Admit, Close, Connection, Departure, Dispatch, Next, Refused, Request, Stage, Why,
-};
+use super::machine::{Close, Connection, Departure, Next, Refused, Request, Why};
+use super::stage::{AdmitTurn, DispatchTurn, Stage, Turn};
 use crate::http::RequestHead;
 
 /// What one read or write did.
@@ -135,12 +134,10 @@ pub fn drive<H: Handler>(
     let mut now = transport.now();
     let mut happened = None;
     loop {
-        let state = connection.state_name();
-        let stage = connection.stage();
-        handler.observe(happened, state, &stage);
-        happened = Some(match stage {
-            Stage::Read(mut read) => {
-                let deadline = read.deadline();
+        handler.observe(happened, connection.state_name(), &connection.stage());
+        happened = Some(match connection.turn() {
+            Turn::Read(mut read) => {
+                let deadline = read.view().deadline();
                 let io = transport.read(read.buffer(), deadline);
                 now = transport.now();
                 match io {
@@ -150,11 +147,12 @@ pub fn drive<H: Handler>(
                 }
                 moved(io, Happened::Received)
             }
-            Stage::Write(write) => {
-                if write.closes() {
+            Turn::Write(write) => {
+                let view = write.view();
+                if view.closes() {
                     transport.closing();
                 }
-                let io = transport.write(write.bytes(), write.deadline());
+                let io = transport.write(view.bytes(), view.deadline());
                 now = transport.now();
                 match io {
                     Io::Done(0) | Io::Closed => write.peer_closed(),
@@ -163,40 +161,40 @@ pub fn drive<H: Handler>(
                 }
                 moved(io, Happened::Wrote)
             }
-            Stage::Admit(admit) => admit_step(admit, handler, now),
-            Stage::Refuse(mut refuse) => {
+            Turn::Admit(admit) => admit_step(admit, handler, now),
+            Turn::Refuse(mut refuse) => {
                 let (refused, reply) = refuse.parts();
                 handler.refuse(refused, reply);
                 refuse.replied(now);
                 Happened::Refused
             }
-            Stage::Dispatch(dispatch) => dispatch_step(dispatch, transport, handler, &mut now),
-            Stage::Stream(mut produce) => {
+            Turn::Dispatch(dispatch) => dispatch_step(dispatch, transport, handler, &mut now),
+            Turn::Stream(mut produce) => {
                 let next = handler.next(now, produce.buffer());
                 now = transport.now();
                 produce.produced(now, next);
                 Happened::Produced(next)
             }
-            Stage::Pause(pause) => {
-                transport.pause(pause.until());
+            Turn::Pause(pause) => {
+                transport.pause(pause.view().until());
                 now = transport.now();
                 pause.paused(now);
                 Happened::Paused
             }
-            Stage::Gone(departed) => {
-                let departure = handler.depart(now, departed.why());
+            Turn::Gone(departed) => {
+                let departure = handler.depart(now, departed.view().why());
                 transport.hang_up();
                 departed.decided(departure);
                 Happened::Departed(departure)
             }
-            Stage::Closed(how) => return how,
+            Turn::Closed(how) => return how,
         });
     }
 }
 
 /// A parsed head, judged by the handler.
 fn admit_step<H: Handler>(
-    mut admit: Admit<'_, H::Route>,
+    mut admit: AdmitTurn<'_, H::Route>,
     handler: &mut H,
     now: Instant,
 ) -> Happened {
@@ -215,12 +213,12 @@ fn admit_step<H: Handler>(
 
 /// A complete request, answered by the handler: whole, or as a stream that stays open.
 fn dispatch_step<H: Handler>(
-    mut dispatch: Dispatch<'_, H::Route>,
+    mut dispatch: DispatchTurn<'_, H::Route>,
     transport: &mut impl Transport,
     handler: &mut H,
     now: &mut Instant,
 ) -> Happened {
-    let (route, keep_alive) = (dispatch.route(), dispatch.keep_alive());
+    let (route, keep_alive) = (dispatch.view().route(), dispatch.view().keep_alive());
     let (request, reply) = dispatch.parts();
     let answered = handler.respond(route, &request, keep_alive, *now, reply);
     let bytes = reply.len();

@@ -56,19 +56,19 @@ struct Budget {
 /// An admitted request: its head, where its body ends and where it ends in the buffer, whether
 /// the connection may carry another, and what the handler decided at admission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Admitted<R> {
+pub(super) struct Admitted<R> {
     accepted: Accepted,
     /// The body is `buf[head_len..body_end]`. For a chunked body, known once it is decoded.
     body_end: usize,
     /// The next request starts at `buf[len]`: after the body, or after the chunked coding.
-    len: usize,
-    keep_alive: bool,
-    route: R,
+    pub(super) len: usize,
+    pub(super) keep_alive: bool,
+    pub(super) route: R,
 }
 
 /// Where the connection is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State<R> {
+pub(super) enum State<R> {
     /// Waiting for a head. `head_deadline` is set when its first byte arrives; before that, the
     /// idle deadline governs.
     AwaitHead {
@@ -118,12 +118,12 @@ enum State<R> {
 /// (the handler copied what the stream needs), so the whole buffer is left for what the peer
 /// sends next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Streamed {
+pub(super) struct Streamed {
     /// The connection may carry another request after the stream.
-    keep_alive: bool,
+    pub(super) keep_alive: bool,
     /// The peer is gone: what the handler produces is dropped, and the stream ends at once when
     /// the handler ends it.
-    detached: bool,
+    pub(super) detached: bool,
 }
 
 /// Why an open stream lost its peer.
@@ -138,7 +138,7 @@ pub enum Why {
 
 /// What follows a write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Then<R> {
+pub(super) enum Then<R> {
     /// `100 Continue` is out: read the body.
     AwaitBody {
         request: Admitted<R>,
@@ -155,7 +155,7 @@ enum Then<R> {
 
 impl<R> Then<R> {
     /// The connection ends after this write.
-    fn closes(&self) -> bool {
+    pub(super) fn closes(&self) -> bool {
         match self {
             Then::Close(_) => true,
             Then::AwaitBody { .. } | Then::NextRequest { .. } | Then::Stream(_) => false,
@@ -184,30 +184,7 @@ pub struct Connection<R = ()> {
     written: usize,
     /// Requests admitted on this connection; the one that reaches the budget is its last.
     admitted: usize,
-    state: State<R>,
-}
-
-/// Where a connection is, as a handle offering exactly the transitions that can happen there.
-#[derive(Debug)]
-pub enum Stage<'c, R> {
-    /// Read into the machine's buffer.
-    Read(Read<'c, R>),
-    /// Judge a parsed head.
-    Admit(Admit<'c, R>),
-    /// Write the reply to a head the parser refused.
-    Refuse(Refuse<'c, R>),
-    /// Answer a complete request.
-    Dispatch(Dispatch<'c, R>),
-    /// Write (a first part of) the pending bytes.
-    Write(Write<'c, R>),
-    /// Produce the next chunk of an open stream.
-    Stream(Produce<'c, R>),
-    /// Wait, without reading, until a time.
-    Pause(Pause<'c, R>),
-    /// The peer of an open stream is gone: stop, or let the work go on.
-    Gone(Departed<'c, R>),
-    /// The connection is over.
-    Closed(Close),
+    pub(super) state: State<R>,
 }
 
 impl<R: Copy> Connection<R> {
@@ -268,32 +245,6 @@ impl<R: Copy> Connection<R> {
             State::AwaitHead { idle_deadline, head_deadline: None, read_deadline: idle_deadline };
     }
 
-    /// Where the connection is now, as the handle for what can happen there. Asking changes
-    /// nothing: every state names its one stage.
-    pub(super) fn stage(&mut self) -> Stage<'_, R> {
-        match self.state {
-            State::AwaitHead { read_deadline, .. } | State::AwaitBody { read_deadline, .. } => {
-                Stage::Read(Read { connection: self, deadline: read_deadline })
-            }
-            State::Watching { until, .. } => {
-                Stage::Read(Read { connection: self, deadline: until })
-            }
-            State::Pausing { stream, until } => {
-                Stage::Pause(Pause { connection: self, stream, until })
-            }
-            State::Streaming(stream) => Stage::Stream(Produce { connection: self, stream }),
-            State::Gone(stream, why) => Stage::Gone(Departed { connection: self, stream, why }),
-            State::Admitting(accepted) => Stage::Admit(Admit { connection: self, accepted }),
-            State::Refusing(refused) => Stage::Refuse(Refuse { connection: self, refused }),
-            State::Dispatching(request) => Stage::Dispatch(Dispatch { connection: self, request }),
-            State::Writing { write_deadline, then, .. } => {
-                let closes = then.closes();
-                Stage::Write(Write { connection: self, deadline: write_deadline, closes })
-            }
-            State::Closed(how) => Stage::Closed(how),
-        }
-    }
-
     /// Bytes received and not yet consumed by a request.
     pub fn buffered(&self) -> usize {
         self.len
@@ -325,7 +276,7 @@ impl<R: Copy> Connection<R> {
     /// (whose end only its bytes tell; what follows it stays for the next request). The parser
     /// refuses a head before it reaches its budget, and the decoder keeps less than the buffer
     /// past the head, so a head or a chunked body that is still partial always leaves room.
-    fn room(&self) -> usize {
+    pub(super) fn room(&self) -> usize {
         match self.state {
             State::AwaitHead { .. } => self.budget.head_bytes_max.saturating_sub(self.len),
             State::AwaitBody { request, .. } => match request.accepted.body() {
@@ -347,7 +298,7 @@ impl<R: Copy> Connection<R> {
     }
 
     /// `n` bytes arrived in the read buffer at `now`.
-    fn received(&mut self, now: Instant, n: usize) {
+    pub(super) fn received(&mut self, now: Instant, n: usize) {
         self.len = (self.len + n.min(self.room())).min(self.buf.len());
         self.state = match self.state {
             State::AwaitHead { idle_deadline, head_deadline, .. } => {
@@ -378,7 +329,7 @@ impl<R: Copy> Connection<R> {
 
     /// A read or write waited until `now` without completing: at or past its deadline the peer
     /// had its time, and nothing more is owed; before it (a signal, a short timer), wait on.
-    fn waited(&mut self, now: Instant, deadline: Instant) {
+    pub(super) fn waited(&mut self, now: Instant, deadline: Instant) {
         let passed = now >= deadline;
         self.state = match self.state {
             // A watch that ends is the time to produce the next chunk.
@@ -408,7 +359,7 @@ impl<R: Copy> Connection<R> {
 
     /// The peer closed its side, or a read or write failed: an open stream's handler decides
     /// what follows; any other connection is over.
-    fn peer_closed(&mut self) {
+    pub(super) fn peer_closed(&mut self) {
         self.state = match self.state {
             State::Watching { stream, .. } | State::Writing { then: Then::Stream(stream), .. } => {
                 State::Gone(stream, Why::PeerLeft)
@@ -462,7 +413,7 @@ impl<R: Copy> Connection<R> {
 
     /// The head was admitted with `route`: dispatch at once when the body is here, else read it
     /// (after `100 Continue` when the client waits for one).
-    fn admitted(&mut self, now: Instant, accepted: Accepted, route: R) {
+    pub(super) fn admitted(&mut self, now: Instant, accepted: Accepted, route: R) {
         // The parser bounded a body's length by its budget, which the buffer holds beside the
         // largest head, so the whole request fits. A chunked body's end is found as it decodes.
         let len = match accepted.body() {
@@ -483,7 +434,17 @@ impl<R: Copy> Connection<R> {
                 self.out.extend_from_slice(CONTINUE);
                 self.write(now, Then::AwaitBody { request, body_deadline }, self.budget.body)
             }
-            state => state,
+            state @ (State::AwaitBody { .. }
+            | State::AwaitHead { .. }
+            | State::Admitting(_)
+            | State::Refusing(_)
+            | State::Dispatching(_)
+            | State::Writing { .. }
+            | State::Streaming(_)
+            | State::Watching { .. }
+            | State::Pausing { .. }
+            | State::Gone(..)
+            | State::Closed(_)) => state,
         };
     }
 
@@ -549,7 +510,7 @@ impl<R: Copy> Connection<R> {
     }
 
     /// `n` more bytes of `out` went out at `now`.
-    fn wrote(&mut self, now: Instant, n: usize) {
+    pub(super) fn wrote(&mut self, now: Instant, n: usize) {
         let State::Writing { then, total_deadline, .. } = self.state else {
             return;
         };
@@ -583,231 +544,107 @@ impl<R: Copy> Connection<R> {
     }
 }
 
-/// A read: the bytes go straight into the machine's buffer.
-#[derive(Debug)]
-pub struct Read<'c, R> {
-    connection: &'c mut Connection<R>,
-    deadline: Instant,
-}
-
-impl<R: Copy> Read<'_, R> {
-    /// Wait no later than this.
-    pub fn deadline(&self) -> Instant {
-        self.deadline
+/// What the stage handles read and lend: views of the buffers, and the transitions that answer a
+/// request or step a stream.
+impl<R: Copy> Connection<R> {
+    /// Where the next read goes: the buffer right after the bytes it holds.
+    pub(super) fn read_buffer(&mut self) -> &mut [u8] {
+        let (start, room) = (self.len, self.room());
+        &mut self.buf[start..start + room]
     }
 
-    /// The most bytes this read may take.
-    pub fn room(&self) -> usize {
-        self.connection.room()
+    /// The bytes of the head `accepted`, as received.
+    pub(super) fn head_bytes(&self, accepted: &Accepted) -> &[u8] {
+        &self.buf[..accepted.head_len()]
     }
 
-    /// Where to read them: the machine's buffer, right after the bytes it holds.
-    pub fn buffer(&mut self) -> &mut [u8] {
-        let (start, room) = (self.connection.len, self.connection.room());
-        &mut self.connection.buf[start..start + room]
+    /// The head `accepted`, parsed.
+    pub(super) fn head_view(&self, accepted: &Accepted) -> RequestHead<'_> {
+        self.parser.view(&self.buf[..self.len], accepted)
     }
 
-    /// The first `n` bytes of [`Read::buffer`] arrived at `now`.
-    pub fn received(self, now: Instant, n: usize) {
-        self.connection.received(now, n);
+    /// The head `accepted`, and the (emptied) buffer a reply is serialized into.
+    pub(super) fn head_and_out(&mut self, accepted: &Accepted) -> (RequestHead<'_>, &mut Vec<u8>) {
+        self.out.clear();
+        (self.parser.view(&self.buf[..self.len], accepted), &mut self.out)
     }
 
-    /// The read waited until `now` and nothing came.
-    pub fn waited(self, now: Instant) {
-        self.connection.waited(now, self.deadline);
+    /// Every byte received and not yet consumed by a request.
+    pub(super) fn unconsumed(&self) -> &[u8] {
+        &self.buf[..self.len]
     }
 
-    /// The peer closed its side (a read returned nothing), or the connection broke.
-    pub fn peer_closed(self) {
-        self.connection.peer_closed();
-    }
-}
-
-/// A parsed head to judge.
-#[derive(Debug)]
-pub struct Admit<'c, R> {
-    connection: &'c mut Connection<R>,
-    accepted: Accepted,
-}
-
-impl<R: Copy> Admit<'_, R> {
-    /// The head's bytes, as received.
-    pub fn received(&self) -> &[u8] {
-        &self.connection.buf[..self.accepted.head_len()]
+    /// The (emptied) buffer a reply or a chunk is written into.
+    pub(super) fn empty_out(&mut self) -> &mut Vec<u8> {
+        self.out.clear();
+        &mut self.out
     }
 
-    /// The head.
-    pub fn head(&self) -> RequestHead<'_> {
-        let connection = &*self.connection;
-        connection.parser.view(&connection.buf[..connection.len], &self.accepted)
+    /// What is still to be written.
+    pub(super) fn unwritten(&self) -> &[u8] {
+        &self.out[self.written..]
     }
 
-    /// The head, and the (empty) buffer a refusal's reply is serialized into.
-    pub fn parts(&mut self) -> (RequestHead<'_>, &mut Vec<u8>) {
-        let connection = &mut *self.connection;
-        connection.out.clear();
-        let head = connection.parser.view(&connection.buf[..connection.len], &self.accepted);
-        (head, &mut connection.out)
+    /// The request `request`: its head and exactly its body.
+    pub(super) fn request_view(&self, request: &Admitted<R>) -> Request<'_> {
+        let accepted = &request.accepted;
+        let head = self.parser.view(&self.buf[..self.len], accepted);
+        Request { head, body: &self.buf[accepted.head_len()..request.body_end] }
     }
 
-    /// The head is admitted at `now`, with what the handler decided.
-    pub fn admitted(self, now: Instant, route: R) {
-        self.connection.admitted(now, self.accepted, route);
+    /// The request `request`, and the (emptied) buffer its reply is serialized into.
+    pub(super) fn request_and_out(&mut self, request: &Admitted<R>) -> (Request<'_>, &mut Vec<u8>) {
+        self.out.clear();
+        let accepted = &request.accepted;
+        let head = self.parser.view(&self.buf[..self.len], accepted);
+        let body = &self.buf[accepted.head_len()..request.body_end];
+        (Request { head, body }, &mut self.out)
     }
 
-    /// The head is refused at `now`: the reply in the buffer is written, then the connection
-    /// closes.
-    pub fn refused(self, now: Instant) {
-        let connection = self.connection;
-        connection.state =
-            connection.write(now, Then::Close(Close::Polite), connection.budget.response);
-    }
-}
-
-/// A head the parser refused, whose reply is to be written.
-#[derive(Debug)]
-pub struct Refuse<'c, R> {
-    connection: &'c mut Connection<R>,
-    refused: Refused,
-}
-
-impl<R: Copy> Refuse<'_, R> {
-    /// Why, and the method the head named.
-    pub fn refused_head(&self) -> Refused {
-        self.refused
+    /// A refusal's reply is in the buffer at `now`: it is written, then the connection closes.
+    pub(super) fn reply_then_close(&mut self, now: Instant) {
+        self.state = self.write(now, Then::Close(Close::Polite), self.budget.response);
     }
 
-    /// Every byte received and not yet consumed by an earlier request: the refused head (and
-    /// whatever came after it).
-    pub fn received(&self) -> &[u8] {
-        &self.connection.buf[..self.connection.len]
-    }
-
-    /// Why, and the (empty) buffer the reply is serialized into.
-    pub fn parts(&mut self) -> (Refused, &mut Vec<u8>) {
-        self.connection.out.clear();
-        (self.refused, &mut self.connection.out)
-    }
-
-    /// The reply is in the buffer at `now`: it is written, then the connection closes.
-    pub fn replied(self, now: Instant) {
-        let connection = self.connection;
-        connection.state =
-            connection.write(now, Then::Close(Close::Polite), connection.budget.response);
-    }
-}
-
-/// A complete request to answer.
-#[derive(Debug)]
-pub struct Dispatch<'c, R> {
-    connection: &'c mut Connection<R>,
-    request: Admitted<R>,
-}
-
-impl<R: Copy> Dispatch<'_, R> {
-    /// What the handler decided when it admitted the head.
-    pub fn route(&self) -> R {
-        self.request.route
-    }
-
-    /// False when the reply must say `Connection: close` (the head asked for it, or this is the
-    /// last request the connection may carry).
-    pub fn keep_alive(&self) -> bool {
-        self.request.keep_alive
-    }
-
-    /// How many bytes the request took on the wire: its head and its body as sent (a chunked
-    /// body with its coding).
-    pub fn received_len(&self) -> usize {
-        self.request.len
-    }
-
-    /// The request: its head and exactly its body.
-    pub fn request(&self) -> Request<'_> {
-        let connection = &*self.connection;
-        request_view(connection, &self.request)
-    }
-
-    /// The request, and the (empty) buffer its reply is serialized into.
-    pub fn parts(&mut self) -> (Request<'_>, &mut Vec<u8>) {
-        let connection = &mut *self.connection;
-        connection.out.clear();
-        let accepted = &self.request.accepted;
-        let head = connection.parser.view(&connection.buf[..connection.len], accepted);
-        let body = &connection.buf[accepted.head_len()..self.request.body_end];
-        (Request { head, body }, &mut connection.out)
-    }
-
-    /// The reply is in the buffer at `now`; `close` when it says `Connection: close`. The
-    /// connection closes after it when either side says so.
-    pub fn replied(self, now: Instant, close: bool) {
-        let request = self.request;
-        let connection = self.connection;
+    /// The reply to `request` is in the buffer at `now`; `close` when it says `Connection:
+    /// close`. The connection closes after it when either side says so.
+    pub(super) fn replied(&mut self, now: Instant, request: Admitted<R>, close: bool) {
         let then = if close || !request.keep_alive {
             Then::Close(Close::Polite)
         } else {
             Then::NextRequest { len: request.len }
         };
-        connection.state = connection.write(now, then, connection.budget.response);
+        self.state = self.write(now, then, self.budget.response);
     }
 
     /// The reply in the buffer at `now` is the head (and perhaps the first chunks) of a stream
-    /// that stays open: once it is written, the handler produces the rest, chunk by chunk. The
-    /// request's bytes are dropped now (the handler took what it needs), so what the peer sends
-    /// meanwhile has the whole buffer.
-    pub fn streaming(self, now: Instant) {
-        let request = self.request;
-        let connection = self.connection;
-        connection.buf.copy_within(request.len..connection.len, 0);
-        connection.len -= request.len;
+    /// that stays open. The request's bytes are dropped now (the handler took what it needs), so
+    /// what the peer sends meanwhile has the whole buffer.
+    pub(super) fn streaming(&mut self, now: Instant, request: Admitted<R>) {
+        self.buf.copy_within(request.len..self.len, 0);
+        self.len -= request.len;
         let stream = Streamed { keep_alive: request.keep_alive, detached: false };
-        connection.state = connection.write(now, Then::Stream(stream), connection.budget.response);
-    }
-}
-
-fn request_view<'c, R>(connection: &'c Connection<R>, request: &Admitted<R>) -> Request<'c> {
-    let accepted = &request.accepted;
-    let head = connection.parser.view(&connection.buf[..connection.len], accepted);
-    Request { head, body: &connection.buf[accepted.head_len()..request.body_end] }
-}
-
-/// Bytes to write.
-#[derive(Debug)]
-pub struct Write<'c, R> {
-    connection: &'c mut Connection<R>,
-    deadline: Instant,
-    closes: bool,
-}
-
-impl<R: Copy> Write<'_, R> {
-    /// Wait no later than this.
-    pub fn deadline(&self) -> Instant {
-        self.deadline
+        self.state = self.write(now, Then::Stream(stream), self.budget.response);
     }
 
-    /// These are the connection's last bytes: once they are out, it ends.
-    pub fn closes(&self) -> bool {
-        self.closes
-    }
-
-    /// What is still to be written.
-    pub fn bytes(&self) -> &[u8] {
-        &self.connection.out[self.connection.written..]
-    }
-
-    /// The first `n` bytes of [`Write::bytes`] went out at `now`.
-    pub fn wrote(self, now: Instant, n: usize) {
-        self.connection.wrote(now, n);
-    }
-
-    /// The write waited until `now` and took nothing.
-    pub fn waited(self, now: Instant) {
-        self.connection.waited(now, self.deadline);
-    }
-
-    /// The peer is gone: the write failed.
-    pub fn peer_closed(self) {
-        self.connection.peer_closed();
+    /// What the handler produced at `now` for `stream`.
+    pub(super) fn produced(&mut self, now: Instant, stream: Streamed, next: Next) {
+        self.state = match (next, stream.detached) {
+            (Next::Chunk, false) => self.write(now, Then::Stream(stream), self.budget.response),
+            (Next::Chunk, true) => State::Streaming(stream),
+            (Next::Wait(until), false) => self.watch(stream, until),
+            (Next::Wait(until), true) => State::Pausing { stream, until },
+            (Next::End { .. }, true) => State::Closed(Close::Now),
+            (Next::End { close }, false) => {
+                let then = if close || !stream.keep_alive {
+                    Then::Close(Close::Polite)
+                } else {
+                    // The stream's request left the buffer when the stream opened.
+                    Then::NextRequest { len: 0 }
+                };
+                self.write(now, then, self.budget.response)
+            }
+        };
     }
 }
 
@@ -830,91 +667,4 @@ pub enum Departure {
     Stop,
     /// The work goes on without a reader until the handler ends the stream.
     Continue,
-}
-
-/// An open stream's next step, produced by the handler.
-#[derive(Debug)]
-pub struct Produce<'c, R> {
-    connection: &'c mut Connection<R>,
-    stream: Streamed,
-}
-
-impl<R: Copy> Produce<'_, R> {
-    /// True when the peer is gone and what is produced goes nowhere.
-    pub fn detached(&self) -> bool {
-        self.stream.detached
-    }
-
-    /// The (empty) buffer the next chunk is written into.
-    pub fn buffer(&mut self) -> &mut Vec<u8> {
-        self.connection.out.clear();
-        &mut self.connection.out
-    }
-
-    /// What the handler produced at `now`.
-    pub fn produced(self, now: Instant, next: Next) {
-        let (connection, stream) = (self.connection, self.stream);
-        connection.state = match (next, stream.detached) {
-            (Next::Chunk, false) => {
-                connection.write(now, Then::Stream(stream), connection.budget.response)
-            }
-            (Next::Chunk, true) => State::Streaming(stream),
-            (Next::Wait(until), false) => connection.watch(stream, until),
-            (Next::Wait(until), true) => State::Pausing { stream, until },
-            (Next::End { .. }, true) => State::Closed(Close::Now),
-            (Next::End { close }, false) => {
-                let then = if close || !stream.keep_alive {
-                    Then::Close(Close::Polite)
-                } else {
-                    // The stream's request left the buffer when the stream opened.
-                    Then::NextRequest { len: 0 }
-                };
-                connection.write(now, then, connection.budget.response)
-            }
-        };
-    }
-}
-
-/// A wait without a read.
-#[derive(Debug)]
-pub struct Pause<'c, R> {
-    connection: &'c mut Connection<R>,
-    stream: Streamed,
-    until: Instant,
-}
-
-impl<R: Copy> Pause<'_, R> {
-    /// Wait until this.
-    pub fn until(&self) -> Instant {
-        self.until
-    }
-
-    /// The wait ended at `now` (at `until`, or earlier: the stream is produced again, which
-    /// waits again when it is not time yet).
-    pub fn paused(self, _now: Instant) {
-        self.connection.state = State::Streaming(self.stream);
-    }
-}
-
-/// The peer of an open stream is gone.
-#[derive(Debug)]
-pub struct Departed<'c, R> {
-    connection: &'c mut Connection<R>,
-    stream: Streamed,
-    why: Why,
-}
-
-impl<R: Copy> Departed<'_, R> {
-    /// Why the stream lost its peer.
-    pub fn why(&self) -> Why {
-        self.why
-    }
-
-    /// What the handler decided.
-    pub fn decided(self, departure: Departure) {
-        self.connection.state = match departure {
-            Departure::Stop => State::Closed(Close::Now),
-            Departure::Continue => State::Streaming(Streamed { detached: true, ..self.stream }),
-        };
-    }
 }

@@ -22,15 +22,17 @@
 //!          └── peer closed, or a deadline passed ──▶ close at once, nothing dispatched
 //! ```
 //!
-//! The machine is driven in stages, in the manner of ureq-proto: `Connection::stage` (visible to
-//! this module alone) answers with a handle for where the connection is ([`Stage`]), and each
-//! handle offers exactly the transitions that can happen there. A read is offered the machine's
-//! own buffer to read into ([`Read::buffer`]); an admission carries the parsed head
-//! ([`Admit::parts`]); a dispatch carries the complete request, head and exactly its body
-//! ([`Dispatch::parts`]); each lends the buffer the reply is serialized into, so that no response
-//! is copied on its way out; a write names the bytes and the instant to give up. An event that
-//! does not fit the state cannot be reported, because no handle offers it: the impossible
-//! combinations are not asserted and then survived, they do not compile.
+//! The machine is driven in stages, in the manner of ureq-proto, two ways (`stage`):
+//! `Connection::stage` takes `&self`, changes nothing, and answers with a view of where the
+//! connection is ([`Stage`]: a read and its deadline, a parsed head, bytes to write, ...), for
+//! the driver and a handler's `observe`; `Connection::turn` lends the same stage as a handle
+//! ([`Turn`]) offering exactly the transitions that can happen there. A read is offered the
+//! machine's own buffer to read into ([`ReadTurn::buffer`]); an admission carries the parsed head
+//! ([`AdmitTurn::parts`]); a dispatch carries the complete request, head and exactly its body
+//! ([`DispatchTurn::parts`]); each lends the buffer the reply is serialized into, so that no
+//! response is copied on its way out; a write names the bytes and the instant to give up. An
+//! event that does not fit the state cannot be reported, because no handle offers it: the
+//! impossible combinations are not asserted and then survived, they do not compile.
 //!
 //! [`drive`] is the loop, the only one in the crate and the only code that steps a machine: it
 //! carries out each stage through a [`Transport`] (reads and writes with a deadline, the clock, and
@@ -129,10 +131,12 @@
 mod driver;
 mod linger;
 mod machine;
+mod stage;
 
 pub use driver::{Answered, Handler, Happened, Io, Transport, drive};
 pub use linger::{Linger, LingerAction};
-pub use machine::{
-    Admit, Close, Connection, Departed, Departure, Dispatch, Next, Pause, Produce, Read, Refuse,
-    Refused, Request, Stage, Why, Write,
+pub use machine::{Close, Connection, Departure, Next, Refused, Request, Why};
+pub use stage::{
+    Admit, AdmitTurn, Departed, DepartedTurn, Dispatch, DispatchTurn, Pause, PauseTurn, Produce,
+    ProduceTurn, Read, ReadTurn, Refuse, RefuseTurn, Stage, Turn, Write, WriteTurn,
 };
