@@ -1,5 +1,6 @@
-//! loopback-mcp-http: the boundaries of the MCP 2025-11-25 Streamable HTTP transport and of an
-//! OAuth 2.1 protected resource, made real on 127.0.0.1 with raw sockets and hand-written codecs.
+//! loopback-mcp-http: the boundaries of the MCP Streamable HTTP transport, in its 2025-11-25
+//! revision (sessions) and its 2026-07-28 one (no sessions), and of an OAuth 2.1 protected
+//! resource, made real on 127.0.0.1 with raw sockets and hand-written codecs.
 //!
 //! # Architecture
 //!
@@ -11,32 +12,39 @@
 //!
 //! ## The modules
 //!
-//! In reading order. The pure core:
+//! Every module, in reading order (`tests/tidy.rs` fails when one is missing here). The pure
+//! core:
 //!
-//! - [`limits`]: every budget and its ceiling, one struct, relations checked at compile time.
-//! - `decimal`: `1*DIGIT` with checked arithmetic, and back; hex digits.
+//! <!-- crate-map: start -->
+//! - [`limits`]: every budget and its ceiling, one table, relations checked at compile time.
+//! - `decimal`: `1*DIGIT` with checked arithmetic, and back; hex digits; a JSON number's value.
 //! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
-//! - [`digest`]: SHA-256 digests as the keys of the token and session tables, hashed by their
-//!   prefix.
-//! - [`http`]: the request head parser, framing rules, the chunked coding (decoded in place, and
-//!   its encoder), media types, the response writer, the client's response parser, and the
-//!   connection machine with the one loop that drives it; its docs list its files. Bytes only.
-//! - [`json`]: strict RFC 8259 decoding (duplicate keys refused) and encoding: `decode`, `encode`,
-//!   `stack` (the explicit stack both keep), `value` (`Value`, `Number` and the shared protocol
-//!   keys), `write` (JSON text written straight from code, for replies of a fixed shape).
-//! - [`sse`]: `event`, `encode` (the event encoder) and `parse` (the strict, bounded stream
-//!   parser).
+//! - [`digest`]: SHA-256 digests as the keys of the token and session tables.
+//! - [`http`]: bytes only. `chars` (byte classes), `vocab` (methods, versions), `target`,
+//!   `fields` (the header section scanner), `request` (the head parser), `framing`, `error`,
+//!   `status`, `date`, `media` (media types and `Accept`), `mirror` (mirrored headers), `writer`
+//!   (responses, and the framing of a body written as it happens), `response` (the client's
+//!   parser), `chunked` (`line`, `request`, `response`: the coding, decoded in place), and
+//!   `connection` (`machine`, its states; `stage`, where it is; `driver`, the one loop;
+//!   `linger`).
+//! - [`json`]: strict RFC 8259: `decode` (duplicate keys refused), `encode`, `stack` (the explicit
+//!   stack both keep), `value` (`Value`, `Number`), `write` (JSON text written straight from
+//!   code).
+//! - [`sse`]: `event`, `encode` (the event encoder) and `parse` (the strict, bounded parser).
 //! - [`auth`]: the offline token policy: `bearer` (the Authorization field), `claims`, `policy`
 //!   (the decision order), `scope`, `challenge` (`WWW-Authenticate`), `metadata`
 //!   (protected-resource metadata), `fixtures` (the named roles).
-//! - [`mcp`]: JSON-RPC messages, the methods and every decision about each, the messages a client
-//!   sends, the session table (ownership, lifetime), each session's resumable event streams,
-//!   `kb://` URIs, and the wire vocabulary (version, path, session-id rule).
-//! - [`endpoint`]: the receive order, from a parsed head (admission) and body (the token, the
-//!   session, the method) to a reply: `rejection` (every refusal's status and code, in one table),
-//!   `reply`, `methods`, `stream` (the SSE writer a session's event log writes through),
-//!   `published` (the token policy as the control plane last left it), `live` (streams that
-//!   stay open), `share` (the places they take, per principal and in all).
+//! - [`mcp`]: `revision` (the table of revisions, one row each, and sets of them), `era` (which
+//!   era a request belongs to), `jsonrpc`, `method` (the methods, one row of decisions each),
+//!   `meta` (a 2026-07-28 request's `_meta`), `requests` (what a client sends), `session` (the
+//!   session table), `stream` (each session's resumable event streams), `uri` (`kb://`).
+//! - [`endpoint`]: the receive order, from a parsed head to a reply: `state`, `admission`
+//!   (stages 2 and 3, and the era switch), `access` (the token and scope stages both eras call),
+//!   `legacy` and `modern` (each era's pipeline), `dispatch` (the one method dispatch),
+//!   `methods` and `tools` (what methods and tools answer), `rejection` (every refusal, one row
+//!   each), `reply`, `stage` (where a request was decided), `stream` (the SSE writer a session's
+//!   log writes through), `published` (the token policy as the control plane last left it),
+//!   `live` (streams that stay open), `share` (the places they take), `open` (opening one).
 //! - [`inspect`]: a codec's verdict on some bytes as JSON, for the `inspect` command.
 //!
 //! The shell, the only modules that touch sockets, threads, clocks and the operating system's
@@ -44,19 +52,26 @@
 //!
 //! - [`server`]: the loopback listener, the hand-off to workers (`pool`), the socket loop that
 //!   drives a connection machine (`connection`), the lingering set and its sweeper (`linger`), a
-//!   server started with fresh fixture tokens (`fixture`), and its own failures, reported on
-//!   standard error (`report`).
+//!   server started with fresh fixture tokens (`fixture`), `watch` (`serve --watch`), and its
+//!   own failures, reported on standard error (`report`).
 //! - [`client`]: `http` (exact request bytes, strictly parsed responses), `mcp` (the MCP client,
-//!   its checks and their typed errors), `trace` (the redacted wire trace).
+//!   its checks and their typed errors), `modern` (the 2026-07-28 client and the choice of era),
+//!   `mirroring` (the headers it mirrors), `stream` (streams that stay open), `trace` (the
+//!   redacted wire trace).
 //!
 //! Outside the library:
 //!
 //! ```text
 //! src/main.rs          the binary: the command line, dispatching to its own cli module
-//! src/cli/             demo, attack and lab (tables of one declarative case type, in case),
-//!                      browser (the headless Chromium lab), serve and control (the control plane,
-//!                      on stdin and on a control channel), inspect, bench and overload (load
-//!                      generators), local, help, args
+//! src/cli/             demo, attack and lab (tables of one declarative case type, in case; watch,
+//!                      the streams they watch), browser (the headless Chromium lab), serve and
+//!                      control (the control plane, on stdin and on a control channel), stale (old
+//!                      control directories), inspect, bench (plan, link, closed, rate, codec,
+//!                      histogram, report) and overload (load generators), local, help, args
+//! ```
+//! <!-- crate-map: end -->
+//!
+//! ```text
 //! tests/*.rs           one file per area; codec, policy and status rules as tables, socket
 //!                      scenarios where order and timing are the point; tests/endpoint.rs drives
 //!                      the endpoint without sockets, with an injected clock and random source;
@@ -114,15 +129,21 @@
 //! renewed) with `http::connection::drive`, the socket as its transport and the endpoint as its
 //! handler (`server::connection`). The machine lends its buffer for each read, feeds the bytes to
 //! `http::RequestParser` until the head is complete, and asks for admission with the parsed head;
-//! the handler calls `endpoint::Endpoint::admit`, which checks Host, Origin, route, Accept,
-//! Content-Type and the version header on the head alone. The machine writes `100 Continue` itself
-//! if it was asked for, reads exactly the body, and asks for a dispatch with the request; the
-//! handler calls `Endpoint::respond`, which decodes the body with `json::decode`, sorts it with
-//! `mcp::jsonrpc`, asks `auth::policy` who is calling, finds the session in `mcp::session`, asks
-//! the policy whether the call is allowed, and runs the method. The result is a `Reply` (or a
+//! the handler calls `endpoint::Endpoint::admit` (`endpoint::admission`), which checks Host,
+//! Origin, route, Accept, Content-Type and, on a server of 2025-11-25 alone, the version header,
+//! on the head alone. The machine writes `100 Continue` itself if it was asked for, reads exactly
+//! the body, and asks for a dispatch with the request; the handler calls `Endpoint::respond`,
+//! which decodes the body with `json::decode`, sorts it with `mcp::jsonrpc`, and lets `mcp::era`
+//! decide its era. In 2025-11-25 (`endpoint::legacy`) it asks `auth::policy` who is calling,
+//! finds the session in `mcp::session`, asks whether the call is allowed, and runs the method; in
+//! 2026-07-28 (`endpoint::modern`) it checks `_meta` and the mirrored headers, then the token and
+//! scopes; either way `endpoint::dispatch` runs the method. The result is a `Reply` (or a
 //! `Rejection`, which knows its status and code), which the handler serializes with `http::writer`
 //! straight into the buffer the machine lent; the machine has it written (in one call, unless the
-//! socket takes only part) under the write deadlines, then reads the next request or closes.
+//! socket takes only part) under the write deadlines, then reads the next request or closes. A
+//! method whose answer stays open (a slow call, a listen) answers with the head of a stream
+//! (`endpoint::live`), which takes its place first (`endpoint::share`); the machine then asks the
+//! handler for each event as it happens, framed by the request's version.
 //!
 //! The client side mirrors it: `client::mcp` builds messages as values (`mcp::requests`) and sends
 //! exact bytes, `client::http` reads the reply with `http::ResponseParser`, and `client::mcp` reads

@@ -1000,3 +1000,29 @@ fn the_connection_machine_decides_every_state_without_a_catch_all() {
         }
     }
 }
+
+#[test]
+fn the_crate_map_names_every_module() {
+    let lib = fs::read_to_string(root().join("src/lib.rs")).expect("read lib.rs");
+    let start = lib.find("<!-- crate-map: start -->").expect("the map's start marker");
+    let end = lib.find("<!-- crate-map: end -->").expect("the map's end marker");
+    let map = &lib[start..end];
+    let mut missing = Vec::new();
+    for path in rust_files(&root().join("src")) {
+        let name = relative(&path);
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let module = match stem {
+            "mod" => path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()),
+            "lib" | "main" => continue,
+            other => Some(other),
+        };
+        let Some(module) = module else { continue };
+        let named = map.contains(&format!("`{module}`"))
+            || map.contains(&format!("[`{module}`]"))
+            || (name.starts_with("src/cli/") && map.contains(module));
+        if !named {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "modules the crate map in lib.rs does not name: {missing:?}");
+}

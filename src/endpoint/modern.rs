@@ -59,12 +59,16 @@
 //! (`X-Accel-Buffering: no`, no event ids, no priming event: nothing resumes), everything else as
 //! JSON; `notifications/message` is sent only when the request's `_meta` asks for a log level.
 
-use super::Answer;
+use super::access::{self, requirement_of};
+use super::dispatch::{Methods, dispatch};
 use super::live::{Filter, Opener, SlowRequest};
 use super::methods::{self, SERVER_NAME};
 use super::rejection::MirroredHeader;
+use super::rejection::Rejection;
+use super::reply::Reply;
+use super::state::Answer;
+use super::state::{Clock, Endpoint};
 use super::tools::{self, Tool};
-use super::{Clock, Endpoint, Rejection, Reply, requirement_of};
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::http::mirror::{self, BodyValue, Encoding, MirrorError};
 use crate::http::{Occurrence, RequestHead, Status};
@@ -99,8 +103,8 @@ pub(super) fn post(
             let connect = requirement_of(Access::Connect);
             first_failure(&notification_checks(head, &method))
                 .and_then(|()| notification_version(endpoint, head))
-                .and_then(|()| Endpoint::authenticate(policy, head, clock, connect))
-                .and_then(|principal| Endpoint::authorize(policy, principal, connect))
+                .and_then(|()| access::authenticate(policy, head, clock, connect))
+                .and_then(|principal| access::authorize(policy, principal, connect))
                 .map_or_else(|r| r.reply(url), |()| Reply::empty(Status::Accepted))
                 .into()
         }
@@ -121,13 +125,13 @@ fn request(
     let revision = spoken(endpoint, meta.protocol_version)?;
     let named = MethodName::of_request(method, revision);
     let requirement = requirement_of(access_of(named, params, revision));
-    let principal = Endpoint::authenticate(policy, head, clock, requirement)?;
-    Endpoint::authorize(policy, principal, requirement)?;
-    let MethodName::Request(method, answer) = named else {
+    let principal = access::authenticate(policy, head, clock, requirement)?;
+    access::authorize(policy, principal, requirement)?;
+    let MethodName::Request(method, form) = named else {
         return Err(Rejection::MethodNotFound);
     };
     let called = ModernCall { endpoint, head, id, meta: &meta, principal, revision, clock };
-    call(&called, method, answer, params)
+    dispatch(&ModernMethods { called, form }, method, params)
 }
 
 /// What one admitted request carries into its method.
@@ -323,47 +327,73 @@ fn access_of(named: MethodName, params: &Object, revision: Revision) -> Access {
     }
 }
 
-/// Step 5 onwards: the method's answer.
-fn call(
-    called: &ModernCall<'_>,
-    method: McpMethod,
-    answer: ReplyForm,
-    params: &Object,
-) -> Result<Answer, Rejection> {
-    let (endpoint, id, revision) = (called.endpoint, called.id, called.revision);
-    let (notes, response) = match method {
-        McpMethod::ServerDiscover => (Vec::new(), discover_result(endpoint, id, revision)),
-        McpMethod::ToolsList => {
-            (Vec::new(), tools_list_result(endpoint, id, revision, &called.principal.tenant))
-        }
-        McpMethod::ResourcesList => {
-            let notes = logged(called.meta, LogLevel::Info, "resources_listed");
-            (notes, resources_list_result(endpoint, id, &called.principal.tenant))
-        }
-        McpMethod::ToolsCall => match tools::tool_called(params, revision) {
-            Ok(tool) => match tool_call(called, tool, params)? {
-                ToolAnswer::Done(notes, response) => (notes, response),
-                ToolAnswer::Slow(request) => {
-                    let stream =
-                        endpoint.open_slow_modern(request, tool_result, called.opener())?;
-                    return Ok(open(stream));
-                }
-                ToolAnswer::Refused(error) => return Ok(Reply::json_text(error).into()),
-            },
+/// A modern request on its way to its method, and how the method answers.
+struct ModernMethods<'c> {
+    called: ModernCall<'c>,
+    form: ReplyForm,
+}
+
+impl ModernMethods<'_> {
+    /// A method's answer: its notifications and its response, as the method's form says.
+    fn answer(&self, notes: Vec<String>, response: String) -> Result<Answer, Rejection> {
+        answered(self.called.endpoint, self.form, notes, response).map(Answer::from)
+    }
+}
+
+impl Methods for ModernMethods<'_> {
+    // Methods of 2025-11-25 alone: `of_request` finds none of them in this era.
+    fn not_offered(&self) -> Result<Answer, Rejection> {
+        Err(Rejection::MethodNotFound)
+    }
+
+    fn ping(&self) -> Result<Answer, Rejection> {
+        self.not_offered()
+    }
+
+    fn set_log_level(&self, _params: &Object) -> Result<Answer, Rejection> {
+        self.not_offered()
+    }
+
+    fn resources_list(&self) -> Result<Answer, Rejection> {
+        let called = &self.called;
+        let notes = logged(called.meta, LogLevel::Info, "resources_listed");
+        let response = resources_list_result(called.endpoint, called.id, &called.principal.tenant);
+        self.answer(notes, response)
+    }
+
+    fn tools_list(&self) -> Result<Answer, Rejection> {
+        let c = &self.called;
+        let response = tools_list_result(c.endpoint, c.id, c.revision, &c.principal.tenant);
+        self.answer(Vec::new(), response)
+    }
+
+    fn tools_call(&self, params: &Object) -> Result<Answer, Rejection> {
+        let called = &self.called;
+        let tool = match tools::tool_called(params, called.revision) {
+            Ok(tool) => tool,
             Err(message) => {
-                let error = jsonrpc::error_text(Some(id), code::INVALID_PARAMS, message);
+                let error = jsonrpc::error_text(Some(called.id), code::INVALID_PARAMS, message);
                 return Ok(Reply::json_text(error).into());
             }
-        },
-        McpMethod::SubscriptionsListen => return listen(called, params),
-        // Methods of 2025-11-25 alone: `of_request` finds none of them in this era.
-        McpMethod::Initialize
-        | McpMethod::Ping
-        | McpMethod::NotificationsInitialized
-        | McpMethod::NotificationsCancelled
-        | McpMethod::LoggingSetLevel => return Err(Rejection::MethodNotFound),
-    };
-    answered(endpoint, answer, notes, response).map(Answer::from)
+        };
+        match tool_call(called, tool, params)? {
+            ToolAnswer::Done(notes, response) => self.answer(notes, response),
+            ToolAnswer::Slow(request) => {
+                let opener = called.opener();
+                Ok(open(called.endpoint.open_slow_modern(request, tool_result, opener)?))
+            }
+            ToolAnswer::Refused(error) => Ok(Reply::json_text(error).into()),
+        }
+    }
+
+    fn discover(&self) -> Result<Answer, Rejection> {
+        let called = &self.called;
+        self.answer(Vec::new(), discover_result(called.endpoint, called.id, called.revision))
+    }
+
+    fn listen(&self, params: &Object) -> Result<Answer, Rejection> {
+        listen(&self.called, params)
+    }
 }
 
 /// An event stream that stays open, its events all to come.
@@ -455,7 +485,7 @@ fn tool_call(
 /// A slow call's request: its steps and pause (refused with `-32602` when out of bounds), and
 /// the progress token of its `_meta`.
 fn slow_request(called: &ModernCall<'_>, tool: Tool, params: &Object) -> ToolAnswer {
-    match super::slow_request(called.id, tool, params, called.endpoint.limits()) {
+    match tools::slow_request(called.id, tool, params, called.endpoint.limits()) {
         Ok(request) => ToolAnswer::Slow(request),
         Err(message) => {
             ToolAnswer::Refused(jsonrpc::error_text(Some(called.id), code::INVALID_PARAMS, message))

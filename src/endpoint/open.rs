@@ -10,9 +10,10 @@ use std::time::SystemTime;
 use super::live::{
     Filter, Host, Live, NoStream, OpenStream, Opener, Opening, SlowRequest, StreamKind,
 };
+use super::rejection::Rejection;
 use super::share::PrincipalKey;
+use super::state::Endpoint;
 use super::stream::SseBody;
-use super::{Endpoint, Rejection};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::session::Session;

@@ -29,7 +29,10 @@
 //!
 //! Not here: how a call is answered (the endpoint decides the stream and the errors).
 
-use crate::json::{Number, Object, ObjectWriter, Value};
+use super::live::{Scale, SlowRequest};
+use crate::json::{self, Number, Object, ObjectWriter, Value};
+use crate::limits::Limits;
+use crate::mcp::jsonrpc::Id;
 use crate::mcp::meta::ClientCapability;
 use crate::mcp::method::Access;
 use crate::mcp::revision::{Offered, Revision};
@@ -281,6 +284,48 @@ pub fn slow_arguments(
         Some(_) => whole("pause_ms").filter(|&n| n <= pause_max).ok_or("pause_invalid")?,
     };
     Ok((steps, std::time::Duration::from_millis(pause_ms)))
+}
+
+/// The slow call `tool` asks for with `params`, or the public code of why its arguments are
+/// refused.
+pub(super) fn slow_request(
+    id: &Id,
+    tool: Tool,
+    params: &Object,
+    limits: &Limits,
+) -> Result<SlowRequest, &'static str> {
+    let empty = Object::new();
+    let arguments = params.get("arguments").and_then(json::Value::as_object).unwrap_or(&empty);
+    let (steps, pause, scale) = match tool {
+        Tool::TestToolWithProgress => (3, std::time::Duration::from_millis(50), Scale::Percent),
+        Tool::CountSlowly
+        | Tool::TestReconnection
+        | Tool::Whoami
+        | Tool::TenantDocuments
+        | Tool::TestMissingCapability
+        | Tool::TestLogging
+        | Tool::TestTriggerToolChange
+        | Tool::SpareTool => {
+            let (steps, pause) = slow_arguments(arguments, limits)?;
+            (steps, pause, Scale::Steps)
+        }
+    };
+    Ok(SlowRequest { id: id.clone(), steps, pause, scale, progress_token: progress_token(params) })
+}
+
+/// `params._meta.progressToken`, when it is a string or an integer (anything else asks for no
+/// progress).
+fn progress_token(params: &Object) -> Option<json::Value> {
+    let token = params.get("_meta").and_then(|m| m.get("progressToken"))?;
+    let usable = match token {
+        json::Value::String(_) => true,
+        json::Value::Number(n) => n.as_i64().is_some(),
+        json::Value::Null
+        | json::Value::Bool(_)
+        | json::Value::Array(_)
+        | json::Value::Object(_) => false,
+    };
+    usable.then(|| token.clone())
 }
 
 /// The pause of a `count_slowly` call that names none.

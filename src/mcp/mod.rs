@@ -1,5 +1,6 @@
-//! The MCP 2025-11-25 subset this server speaks, as pure data and functions.
+//! The MCP this server speaks, in both eras, as pure data and functions.
 //!
+//! - [`revision`]: the protocol revisions, one row each, and sets of them.
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
 //! - [`method`]: the methods a client may send, and every decision about each.
 //! - [`era`]: which era a request belongs to, 2025-11-25 (sessions) or 2026-07-28 (`_meta`).
@@ -13,14 +14,15 @@
 //! The constants and the session-id rule below are the wire vocabulary the server and the client
 //! share; the client needs nothing else from here.
 //!
-//! Both revisions are modelled: 2025-11-25 (sessions opened by `initialize`), the default, and
-//! 2026-07-28 (no sessions, `_meta` on every request), which a server speaks on request. Nothing here reads a clock, draws randomness or
-//! touches a socket.
+//! Both eras are modelled: 2025-11-25 (sessions opened by `initialize`), the default, and
+//! 2026-07-28 (no sessions, `_meta` on every request), which a server speaks on request. Nothing
+//! here reads a clock, draws randomness or touches a socket.
 //!
-//! # The MCP contract, and where this profile is stricter
+//! # The 2025-11-25 contract, and where this profile is stricter
 //!
 //! The middle column says what [the transport page][mcp-transport] and [the authorization
-//! page][mcp-auth] of MCP 2025-11-25 ask for, in short; the right column, what this server does.
+//! page][mcp-auth] of MCP 2025-11-25 ask for, in short; the right column, what this server does
+//! in that era. The 2026-07-28 era's rules are `endpoint::modern`'s.
 //!
 //! | boundary | MCP 2025-11-25 | this server |
 //! |---|---|---|

@@ -1,0 +1,203 @@
+//! The endpoint's state and what it is configured with: the budgets, the revisions spoken, the
+//! published token policy, the session table and the open streams' shared state, read by every
+//! stage of the receive order and by both eras' pipelines.
+//!
+//! Not here: any stage of the receive order (`admission`, `access`, `legacy`, `modern`).
+
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use super::live::{Live, OpenStream};
+use super::published::{PolicyEdit, PublishedPolicy};
+use super::reply::Reply;
+use crate::auth::policy::OfflineTokenPolicy;
+use crate::http::TransferCodings;
+use crate::json;
+use crate::limits::Limits;
+use crate::mcp::revision::{Era, Revision, Versions};
+use crate::mcp::session::{LastSession, SessionBudget, SessionTable};
+use crate::mcp::stream::KeptBudget;
+
+/// What the endpoint is configured with. `Host` values are compared case-insensitively,
+/// `Origin` values exactly.
+#[derive(Clone, Debug)]
+pub struct EndpointConfig {
+    /// Every `Origin` value allowed, exactly as a browser would send it.
+    pub allowed_origins: Vec<String>,
+    /// The one authority the server answers as (`127.0.0.1:<port>`): the resource identifier,
+    /// the discovery document and every challenge name it.
+    pub canonical_host: String,
+    /// Other names of this server (`localhost:<port>`): refused with 421 `host_not_canonical`,
+    /// so that no response pairs them with a document naming another resource.
+    pub alias_hosts: Vec<String>,
+    /// Authorities of loopback proxies in front (`serve --allow-host`), which keep the client's
+    /// `Host`: accepted on `/mcp`, which they forward for the canonical resource; discovery is
+    /// not served under them (421 `host_not_canonical`), since its document names the canonical
+    /// resource.
+    pub proxy_hosts: Vec<String>,
+    pub limits: Limits,
+    /// The transfer codings request bodies may use: none by default, chunked under
+    /// `serve --chunked`.
+    pub request_codings: TransferCodings,
+    /// The protocol revisions spoken: 2025-11-25 alone by default, `serve --protocol-versions`
+    /// otherwise.
+    pub versions: Versions,
+}
+
+impl EndpointConfig {
+    /// The configuration of a server on `127.0.0.1:<port>`: that canonical authority, its
+    /// `localhost` alias, no proxy, and the server's own two loopback origins.
+    pub fn loopback(port: u16, limits: Limits) -> EndpointConfig {
+        EndpointConfig {
+            allowed_origins: vec![
+                format!("http://127.0.0.1:{port}"),
+                format!("http://localhost:{port}"),
+            ],
+            canonical_host: format!("127.0.0.1:{port}"),
+            alias_hosts: vec![format!("localhost:{port}")],
+            proxy_hosts: Vec::new(),
+            limits,
+            request_codings: TransferCodings::LengthOnly,
+            versions: Versions::LEGACY,
+        }
+    }
+}
+
+/// The time of one request, read once by the shell.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    /// For session lifetimes.
+    pub now: Instant,
+    /// For token expiry.
+    pub wall: SystemTime,
+}
+
+/// Where an admitted request goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    McpPost,
+    McpGet,
+    McpDelete,
+    Metadata,
+    /// `OPTIONS *`.
+    ServerOptions,
+}
+
+/// What a connection keeps from one request for the next: the session it found last
+/// ([`LastSession`]), so that a request in the same session does not take the table's lock.
+/// Dropped with the connection.
+#[derive(Debug)]
+pub(crate) struct KeptByConnection {
+    pub(super) session: LastSession,
+}
+
+/// The endpoint's state: the policy and the sessions.
+#[derive(Debug)]
+pub struct Endpoint {
+    pub(super) config: EndpointConfig,
+    pub(super) metadata_url: String,
+    /// The protected-resource metadata, encoded once: nothing in it changes while serving.
+    pub(super) metadata_document: String,
+    pub(super) policy: PublishedPolicy,
+    pub(super) sessions: SessionTable,
+    /// The open streams' shared state: counters, the share, what changed, stopping.
+    pub(super) live: Arc<Live>,
+}
+
+/// What the endpoint answers a request with.
+#[derive(Debug)]
+pub enum Answer {
+    /// One reply, whole.
+    Whole(Reply),
+    /// A stream that stays open: `head` is its status, its fields and its first events (as its
+    /// body); `stream` produces the rest.
+    Open { head: Reply, stream: Box<OpenStream> },
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Answer {
+        Answer::Whole(reply)
+    }
+}
+
+impl Endpoint {
+    /// An endpoint for `config`, deciding tokens with `policy`.
+    pub fn new(config: EndpointConfig, policy: OfflineTokenPolicy) -> Endpoint {
+        let limits = config.limits;
+        let budget = SessionBudget {
+            capacity: limits.sessions_active_max,
+            per_principal: limits.sessions_per_principal_max,
+            ttl: limits.session_ttl,
+            kept: KeptBudget {
+                messages_max: limits.sse_events_kept_per_session_max,
+                bytes_max: limits.sse_bytes_kept_per_session_max,
+            },
+        };
+        Endpoint {
+            metadata_url: policy.metadata_url().to_owned(),
+            metadata_document: json::encode(&policy.metadata()),
+            config,
+            policy: PublishedPolicy::new(policy),
+            sessions: SessionTable::new(budget),
+            live: Arc::new(Live::new(&limits)),
+        }
+    }
+
+    /// The open streams' shared state: the counters `control … stats` reads, the tool list's
+    /// changes, and the stop that ends every listen.
+    pub fn live(&self) -> &Arc<Live> {
+        &self.live
+    }
+
+    /// The budgets in force.
+    pub fn limits(&self) -> &Limits {
+        &self.config.limits
+    }
+
+    /// The protocol revisions spoken.
+    pub fn versions(&self) -> Versions {
+        self.config.versions
+    }
+
+    /// The revision a session of this server speaks: the newest of the legacy era it speaks.
+    pub(super) fn legacy_revision(&self) -> Revision {
+        self.config.versions.newest_in(Era::Legacy).unwrap_or(Revision::newest(Era::Legacy))
+    }
+
+    /// The transfer codings request bodies may use.
+    pub fn request_codings(&self) -> TransferCodings {
+        self.config.request_codings
+    }
+
+    /// Every `Origin` value allowed, exactly as compared.
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.config.allowed_origins
+    }
+
+    /// The one authority the server answers as (`127.0.0.1:<port>`).
+    pub fn canonical_host(&self) -> &str {
+        &self.config.canonical_host
+    }
+
+    /// The URL challenges point to.
+    pub fn metadata_url(&self) -> &str {
+        &self.metadata_url
+    }
+
+    /// What a new connection starts with: no session yet.
+    pub(crate) fn kept_for_new_connection(&self) -> KeptByConnection {
+        KeptByConnection { session: LastSession::default() }
+    }
+
+    /// The control plane: revocations and revision changes, in force for every request that
+    /// starts after the returned edit is dropped. The edit waits for the requests already past
+    /// stage 5 to finish under the state they read.
+    pub fn policy_mut(&self) -> PolicyEdit<'_> {
+        self.policy.edit()
+    }
+
+    /// Sessions alive at `now`.
+    pub fn live_sessions(&self, now: Instant) -> usize {
+        self.sessions.live(now)
+    }
+}
