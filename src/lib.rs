@@ -21,7 +21,7 @@
 //! - [`random`]: the fallible random source the core is handed, and ids drawn from it.
 //! - [`digest`]: SHA-256 digests as the keys of the token and session tables.
 //! - [`http`]: bytes only. `chars` (byte classes), `vocab` (methods, versions), `target`,
-//!   `fields` (the header section scanner), `request` (the head parser), `framing`, `error`,
+//!   `fields` (the header section scanner), `known` (the names it looks up), `request` (the head parser), `framing`, `error`,
 //!   `status`, `date`, `media` (media types and `Accept`), `mirror` (mirrored headers), `writer`
 //!   (responses, and the framing of a body written as it happens), `response` (the client's
 //!   parser), `chunked` (`line`, `request`, `response`: the coding, decoded in place), and
@@ -54,8 +54,8 @@
 //!   drives a connection machine (`connection`), the lingering set and its sweeper (`linger`), a
 //!   server started with fresh fixture tokens (`fixture`), `watch` (`serve --watch`), and its
 //!   own failures, reported on standard error (`report`).
-//! - [`client`]: `http` (exact request bytes, strictly parsed responses), `mcp` (the MCP client,
-//!   its checks and their typed errors), `modern` (the 2026-07-28 client and the choice of era),
+//! - [`client`]: `http` (exact request bytes, strictly parsed responses), `mcp` (the MCP client
+//!   and its checks), `error` (their typed errors), `modern` (the 2026-07-28 client and the choice of era),
 //!   `mirroring` (the headers it mirrors), `stream` (streams that stay open), `trace` (the
 //!   redacted wire trace).
 //!
@@ -63,8 +63,8 @@
 //!
 //! ```text
 //! src/main.rs          the binary: the command line, dispatching to its own cli module
-//! src/cli/             demo, attack and lab (tables of one declarative case type, in case; watch,
-//!                      the streams they watch), browser (the headless Chromium lab), serve and
+//! src/cli/             demo, attack and lab (tables of one declarative case type, in case, run
+//!                      by scene; watch, the streams they watch), browser (the headless Chromium lab), serve and
 //!                      control (the control plane, on stdin and on a control channel), stale (old
 //!                      control directories), inspect, bench (plan, link, closed, rate, codec,
 //!                      histogram, report) and overload (load generators), local, help, args

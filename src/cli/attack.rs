@@ -15,9 +15,10 @@ use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::revision::Versions;
 
 use super::case::{
-    Action, Body, Case, Change, Expect, Message, Modern, Observation, Request, Scene, Sender,
-    Smuggling, Step, Text,
+    Action, Body, Case, Change, Expect, Message, Modern, Observation, Request, Sender, Smuggling,
+    Step, Text,
 };
+use super::scene::Scene;
 use super::watch::StreamCheck;
 
 /// Runs every attack; `trace` prints the redacted wire trace.

@@ -15,9 +15,10 @@ use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 use super::case::{
-    Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Scene,
-    Sender, Step, Text,
+    Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Sender,
+    Step, Text,
 };
+use super::scene::Scene;
 use super::watch::StreamCheck;
 use loopback_mcp_http::client::modern::Opened;
 use loopback_mcp_http::mcp::revision::{Era, Versions};

@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod lab;
 pub mod local;
 pub mod overload;
+pub mod scene;
 pub mod serve;
 pub mod stale;
 pub mod watch;

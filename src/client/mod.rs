@@ -13,6 +13,7 @@
 //!   2025-11-25 call resumed after it.
 //! - [`trace`]: the redacted wire trace.
 
+pub mod error;
 pub mod http;
 pub mod mcp;
 pub mod mirroring;

@@ -17,7 +17,8 @@
 
 use super::chars::{self, HOST_NAME};
 use super::error::{RequestError, RequestErrorKind};
-use super::fields::{FieldSpan, KnownName};
+use super::fields::FieldSpan;
+use super::known::KnownName;
 use super::vocab::Version;
 use crate::decimal::{self, Decimal};
 

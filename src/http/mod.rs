@@ -97,6 +97,7 @@ pub mod date;
 pub mod error;
 mod fields;
 mod framing;
+mod known;
 pub mod media;
 pub mod mirror;
 pub mod request;
@@ -110,8 +111,9 @@ pub use error::{
     ChunkedError, ChunkedErrorKind, HeadErrorKind, RequestError, RequestErrorKind, ResponseError,
     ResponseErrorKind,
 };
-pub use fields::{CREDENTIAL_FIELDS, Field, FieldList, Occurrence, is_looked_up};
+pub use fields::{CREDENTIAL_FIELDS, Field, FieldList, Occurrence};
 pub use framing::{BodyFraming, TransferCodings, is_valid_host};
+pub use known::is_looked_up;
 pub use request::{RequestHead, RequestParser};
 pub use response::{Response, ResponseFraming, ResponseParser};
 pub use status::Status;

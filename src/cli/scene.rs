@@ -1,0 +1,512 @@
+//! Running the steps of `attack` and `lab` (`case`'s rows) against a fresh in-process server: a
+//! [`Scene`] opens the sessions the steps need, sends each request as its row describes it, and
+//! turns each response into an [`Observation`] with [`judge`].
+//!
+//! Not here: the rows themselves (`case`, `attack`, `lab`), or what a stream watch does (`watch`).
+
+use loopback_mcp_http::auth::fixtures::Role;
+use loopback_mcp_http::client::mcp::{McpClient, RequestSpec};
+use loopback_mcp_http::client::modern::Opened;
+use loopback_mcp_http::client::trace::TraceMode;
+use loopback_mcp_http::client::{ClientResponse, HttpConnection};
+use loopback_mcp_http::http::TransferCodings;
+use loopback_mcp_http::json::{self, Object, Value, members};
+use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
+use loopback_mcp_http::mcp::requests::{self, ClientInfo};
+use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
+use loopback_mcp_http::sse;
+
+use super::local::LocalServer;
+
+use super::case::{
+    Action, Base, Body, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation,
+    Request, Sender, Smuggling, Step, Text, judge,
+};
+
+/// A fresh server and the sessions a list of steps needs.
+pub struct Scene {
+    local: LocalServer,
+    clients: Vec<(Sender, McpClient)>,
+    remembered: Vec<(Remembered, String)>,
+    /// The last exchange, byte for byte, for a [`Step::Wire`].
+    last_wire: Option<String>,
+}
+
+/// A value an action remembered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Remembered {
+    GetEvent(Sender),
+    LastEvent(Sender),
+}
+
+/// Who `initialize` says the command is.
+const CLIENT: ClientInfo<'static> = ClientInfo { name: "loopback-mcp-http-lab", version: "1" };
+
+impl Scene {
+    /// Starts a server and opens a session for every sender `steps` name, in sender order. Every
+    /// client's trace knows every token and session id, so no trace shows another's.
+    pub fn open(trace: TraceMode, steps: &[Step]) -> Result<Scene, String> {
+        let local = LocalServer::start(trace)?;
+        let mut senders: Vec<Sender> = steps.iter().flat_map(senders_of).collect();
+        senders.sort();
+        senders.dedup();
+        let clients = open_sessions(&local, senders)?;
+        Ok(Scene { local, clients, remembered: Vec::new(), last_wire: None })
+    }
+
+    /// Runs one step; the observations it made (none for an action).
+    pub fn run(&mut self, step: &Step) -> Result<Vec<Observation>, String> {
+        match step {
+            Step::Baseline(case) => Ok(vec![self.observe(case, None, true)?]),
+            Step::Check(case) => Ok(vec![self.observe(case, None, false)?]),
+            Step::Wire(case) => {
+                let mut observation = self.observe(case, None, false)?;
+                observation.wire = self.last_wire.take();
+                Ok(vec![observation])
+            }
+            Step::CheckEachRole(roles, case) => {
+                roles.iter().map(|&role| self.observe(case, Some(role), false)).collect()
+            }
+            Step::Do(action) => self.act(*action).map(|()| Vec::new()),
+            Step::Browser(probe) => Ok(vec![self.browse(*probe)?]),
+            Step::Smuggle(smuggling) => Ok(vec![self.smuggle(smuggling)?]),
+            Step::Open(what, expected) => Ok(vec![self.open_both(what, *expected)]),
+            Step::Watch(watch) => {
+                let seen = super::watch::observe(self.local.trace(), *watch)?;
+                Ok(seen.into_iter().map(Observation::from).collect())
+            }
+        }
+    }
+
+    /// A fresh client of the `full` role that speaks both revisions opens (see [`Step::Open`]).
+    fn open_both(&self, what: &str, expected: Opened) -> Observation {
+        let mut client = self.local.client(Role::Full);
+        let opened = client.open(Versions::ALL);
+        let round_trips = client.round_trips();
+        let (status, key_seen, matched) = match &opened {
+            Ok(opened) => (
+                Some(200),
+                format!("era: {} (round trips: {round_trips})", opened.describe()),
+                *opened == expected,
+            ),
+            Err(e) => (None, client.trace.redact(&e.to_string()), false),
+        };
+        Observation {
+            baseline: false,
+            what: what.to_owned(),
+            expect: Expect { status: 200, key: Key::Opened(expected) },
+            status,
+            key_seen,
+            matched,
+            wire: None,
+        }
+    }
+
+    /// Sends a smuggling attempt in its two writes and judges what came back (see
+    /// [`Smuggling`]).
+    fn smuggle(&mut self, smuggling: &Smuggling) -> Result<Observation, String> {
+        let fill = |template: &str| self.fill(template);
+        let (decided, rest) = (fill(smuggling.decided)?, fill(smuggling.rest)?);
+        let address = self.local.server.address();
+        let client = self.client_mut(Sender::Alice)?;
+        let mut conn = HttpConnection::connect(address, &Limits::DEFAULT)
+            .map_err(|e| format!("connect: {e}"))?;
+        client.trace.wire('>', &decided);
+        let response = conn.send(&decided).ok().and_then(|()| conn.receive().ok());
+        if let Some(response) = &response {
+            client.trace.wire('<', &response.raw);
+        }
+        client.trace.wire('>', &rest);
+        // The server may have closed already: a failed write is part of being refused.
+        let _ = conn.send(&rest);
+        let closed = conn.is_closed_by_peer();
+        let (status, key_seen, matched) = judge(&smuggling.expect, response.as_ref());
+        let closing = response.as_ref().is_some_and(|r| r.field_str("connection") == Some("close"));
+        let key_seen = match (closing && closed, response.is_some()) {
+            (false, true) => format!("{key_seen}, BUT the connection went on"),
+            _ => key_seen,
+        };
+        Ok(Observation {
+            baseline: false,
+            what: smuggling.what.to_owned(),
+            expect: smuggling.expect,
+            status,
+            key_seen: client.trace.redact(&key_seen),
+            matched: matched && closing && closed,
+            wire: None,
+        })
+    }
+
+    /// A raw template with `{host}` (the server's authority) and `{token}` (the `full` role's)
+    /// filled in.
+    fn fill(&self, template: &str) -> Result<Vec<u8>, String> {
+        let host = self.client(Sender::Alice).map(McpClient::host)?;
+        let token = self.local.fixture.token(Role::Full);
+        Ok(template.replace("{host}", &host).replace("{token}", token).into_bytes())
+    }
+
+    /// Runs a browser probe against the server; the caller checked that Chromium is there.
+    fn browse(&mut self, probe: BrowserProbe) -> Result<Observation, String> {
+        let chromium = super::browser::chromium().ok_or(super::browser::INSTALL_HINT)?;
+        let port = self.local.server.port();
+        let (what, expect, seen) = match probe {
+            BrowserProbe::Rebinding => (
+                "Chromium loads the metadata at rebind.test:<port>, a name resolved to 127.0.0.1",
+                Expect::code(421, "host_not_allowed"),
+                super::browser::rebinding(
+                    &chromium,
+                    port,
+                    loopback_mcp_http::auth::metadata::PATH_FOR_MCP,
+                )?,
+            ),
+            BrowserProbe::ForeignOrigin => {
+                let body = json::encode(&message_value(Message::Initialize(
+                    loopback_mcp_http::mcp::PROTOCOL_VERSION,
+                )));
+                let seen = super::browser::foreign_origin_post(&chromium, port, &body)?;
+                let sessions =
+                    self.local.server.endpoint().live_sessions(std::time::Instant::now());
+                let expect = Expect::code(403, "origin_not_allowed");
+                let what =
+                    "a page at another loopback port POSTs an initialize (no-cors, text/plain)";
+                let seen = super::browser::Seen {
+                    code: format!(
+                        "{} (Origin {}; live sessions: {sessions})",
+                        seen.code,
+                        seen.origin.as_deref().unwrap_or("none")
+                    ),
+                    ..seen
+                };
+                (what, expect, seen)
+            }
+        };
+        let code_only = seen.code.split(' ').next().unwrap_or_default().to_owned();
+        let matched = seen.status == Some(expect.status)
+            && matches!(expect.key, Key::Code(c) if c == code_only);
+        let key_seen =
+            self.clients.first().map_or(seen.code.clone(), |(_, c)| c.trace.redact(&seen.code));
+        Ok(Observation {
+            baseline: false,
+            what: what.to_owned(),
+            expect,
+            status: seen.status,
+            key_seen,
+            matched,
+            wire: None,
+        })
+    }
+
+    fn observe(
+        &mut self,
+        case: &Case,
+        role: Option<Role>,
+        baseline: bool,
+    ) -> Result<Observation, String> {
+        let bytes = self.build(case.sender, &case.request, role)?;
+        let client = self.client_mut(case.sender)?;
+        let response = client.send(&bytes).ok();
+        let (status, key_seen, matched) = judge(&case.expect, response.as_ref());
+        // Observations never print a token or a session id: the trace knows every one.
+        let key_seen = client.trace.redact(&key_seen);
+        let wire = response.as_ref().map(|r| {
+            let request = client.trace.render_bytes(&bytes);
+            format!("{request}{}", client.trace.render_bytes(&r.raw))
+        });
+        self.last_wire = wire;
+        if let Some(last) = response.as_ref().and_then(last_event_id) {
+            self.remembered.push((Remembered::LastEvent(case.sender), last));
+        }
+        let what = match role {
+            Some(role) => format!("{}: {}", case.what, role.describe()),
+            None => case.what.to_owned(),
+        };
+        Ok(Observation {
+            baseline,
+            what,
+            expect: case.expect,
+            status,
+            key_seen,
+            matched,
+            wire: None,
+        })
+    }
+
+    fn act(&mut self, action: Action) -> Result<(), String> {
+        let endpoint = self.local.server.endpoint();
+        match action {
+            Action::Revoke(role) => {
+                role.revoke_in(&mut endpoint.policy_mut());
+            }
+            Action::BumpRevision(role) => {
+                role.bump_revision_in(&mut endpoint.policy_mut());
+            }
+            Action::PollStream(sender) => {
+                let events = self
+                    .client_mut(sender)?
+                    .poll_stream(None)
+                    .map_err(|e| format!("{sender:?}: GET stream: {e}"))?;
+                let id = events.into_iter().filter_map(|e| e.id).next_back();
+                let id = id.ok_or(format!("{sender:?}: the GET stream carried no event id"))?;
+                self.remembered.push((Remembered::GetEvent(sender), id));
+            }
+            Action::CallReconnectionTool(sender) => {
+                let client = self.client_mut(sender)?;
+                let spec = client.message_spec(&message_value(Message::CallReconnectionTool));
+                let response =
+                    client.send_spec(&spec).map_err(|e| format!("{sender:?}: tools/call: {e}"))?;
+                let id = last_event_id(&response)
+                    .ok_or(format!("{sender:?}: the tool's stream carried no event id"))?;
+                self.remembered.push((Remembered::LastEvent(sender), id));
+            }
+            Action::ListResources(sender) => {
+                let (_, id) = self
+                    .client_mut(sender)?
+                    .list_resources()
+                    .map_err(|e| format!("{sender:?}: resources/list: {e}"))?;
+                self.remembered.push((Remembered::LastEvent(sender), id));
+            }
+            Action::OpenSessions(role, count) => {
+                for _ in 0..count {
+                    self.local.session(role)?;
+                }
+            }
+            Action::ServeChunked => {
+                self.restart(TransferCodings::Chunked, Versions::LEGACY)?;
+            }
+            Action::ServeVersions(versions) => {
+                self.restart(TransferCodings::LengthOnly, versions)?;
+            }
+            Action::ListToolsModern(sender) => {
+                self.client_mut(sender)?
+                    .list_tools_modern()
+                    .map_err(|e| format!("{sender:?}: tools/list: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces the server with a fresh one that decodes `codings` and speaks `versions`, and
+    /// opens every sender's session again there.
+    fn restart(&mut self, codings: TransferCodings, versions: Versions) -> Result<(), String> {
+        let trace = self.local.trace();
+        self.local = LocalServer::start_speaking(trace, codings, versions)?;
+        let senders: Vec<Sender> = self.clients.iter().map(|(s, _)| *s).collect();
+        self.clients = open_sessions(&self.local, senders)?;
+        self.remembered.clear();
+        Ok(())
+    }
+
+    fn client(&self, sender: Sender) -> Result<&McpClient, String> {
+        self.clients
+            .iter()
+            .find(|(s, _)| *s == sender)
+            .map(|(_, c)| c)
+            .ok_or(format!("{sender:?} has no session in this scene"))
+    }
+
+    fn client_mut(&mut self, sender: Sender) -> Result<&mut McpClient, String> {
+        self.clients
+            .iter_mut()
+            .find(|(s, _)| *s == sender)
+            .map(|(_, c)| c)
+            .ok_or(format!("{sender:?} has no session in this scene"))
+    }
+
+    /// The request's bytes; `role`, when given, sends that role's token.
+    fn build(
+        &self,
+        sender: Sender,
+        request: &Request,
+        role: Option<Role>,
+    ) -> Result<Vec<u8>, String> {
+        let client = self.client(sender)?;
+        let mut spec = match request.base {
+            Base::Post(body) => client.post_spec(&self.body(body)),
+            Base::Modern(modern) => client
+                .modern_spec(&modern_value(modern))
+                .map_err(|e| format!("{sender:?}: {}", client.trace.redact(&e.to_string())))?,
+            Base::Get => client.session_spec("GET"),
+            Base::Discovery => client.discovery_spec(),
+            Base::Raw(template) => {
+                let token = self.local.fixture.token(Role::Full);
+                let text = template.replace("{host}", &client.host()).replace("{token}", token);
+                return Ok(text.into_bytes());
+            }
+        };
+        let mut chunks = None;
+        for change in request.changes {
+            if let Change::Chunked(piece) = change {
+                chunks = Some(*piece);
+            }
+            spec = self.apply(spec, change)?;
+        }
+        if let Some(role) = role {
+            spec = spec.bearer(self.local.fixture.token(role));
+        }
+        Ok(chunks.map_or_else(|| spec.bytes(), |piece| spec.chunked_bytes(piece)))
+    }
+
+    fn apply(&self, spec: RequestSpec, change: &Change) -> Result<RequestSpec, String> {
+        Ok(match *change {
+            Change::Set(name, value) => spec.set(name, &self.resolve(value)?),
+            Change::With(name, value) => spec.with(name, &self.resolve(value)?),
+            Change::Without(name) => spec.without(name),
+            Change::Bearer(role) => spec.bearer(self.local.fixture.token(role)),
+            Change::OutsideSession => {
+                spec.without("MCP-Session-Id").without("MCP-Protocol-Version")
+            }
+            Change::Target(target) => RequestSpec { target: self.resolve(target)?, ..spec },
+            // How the body is framed is decided when the bytes are made (see `build`).
+            Change::Chunked(_) => spec,
+        })
+    }
+
+    fn body(&self, body: Body) -> Vec<u8> {
+        match body {
+            Body::Message(message) => json::encode(&message_value(message)).into_bytes(),
+            Body::Bytes(bytes) => bytes.to_vec(),
+            Body::OverBudget => vec![b' '; self.limits().request_body_bytes_max + 1],
+        }
+    }
+
+    fn limits(&self) -> &loopback_mcp_http::limits::Limits {
+        self.local.server.endpoint().limits()
+    }
+
+    fn resolve(&self, text: Text) -> Result<String, String> {
+        Ok(match text {
+            Text::Lit(text) => text.to_owned(),
+            Text::TokenOf(role) => self.local.fixture.token(role).to_owned(),
+            Text::SessionOf(sender) => {
+                self.client(sender)?.session().unwrap_or_default().to_owned()
+            }
+            Text::GetEventOf(sender) => self.remembered(Remembered::GetEvent(sender))?,
+            Text::LastEventOf(sender) => self.remembered(Remembered::LastEvent(sender))?,
+            Text::OverValueBudget => "x".repeat(self.limits().header_value_bytes_max + 1),
+            Text::Port => self.local.server.port().to_string(),
+            Text::Join(parts) => {
+                parts.iter().map(|&part| self.resolve(part)).collect::<Result<String, String>>()?
+            }
+        })
+    }
+
+    fn remembered(&self, what: Remembered) -> Result<String, String> {
+        self.remembered
+            .iter()
+            .rev()
+            .find(|(w, _)| *w == what)
+            .map(|(_, value)| value.clone())
+            .ok_or(format!("{what:?} was not remembered by an earlier step"))
+    }
+}
+
+/// A client with an initialized session on `local` for each sender, in order. Every client's
+/// trace knows every session id, so no trace shows another's.
+fn open_sessions(
+    local: &LocalServer,
+    senders: Vec<Sender>,
+) -> Result<Vec<(Sender, McpClient)>, String> {
+    let mut clients = Vec::with_capacity(senders.len());
+    for sender in senders {
+        clients.push((sender, local.session(sender.role())?));
+    }
+    let sessions: Vec<String> =
+        clients.iter().filter_map(|(_, c)| c.session().map(str::to_owned)).collect();
+    for (_, client) in &mut clients {
+        for session in &sessions {
+            client.trace.secret(session);
+        }
+    }
+    Ok(clients)
+}
+
+/// Ids of the messages cases send (the values do not matter; they are checked where they do).
+const PING_ID: i64 = 90;
+const LIST_ID: i64 = 91;
+const INITIALIZE_ID: i64 = 92;
+const RESPONSE_ID: i64 = 7;
+const TOOL_ID: i64 = 93;
+const MODERN_ID: i64 = 94;
+
+fn message_value(message: Message) -> Value {
+    match message {
+        Message::Ping => requests::ping(&Id::from(PING_ID)),
+        Message::ListResources => requests::list_resources(&Id::from(LIST_ID)),
+        Message::Initialize(version) => {
+            requests::initialize(&Id::from(INITIALIZE_ID), version, CLIENT)
+        }
+        Message::Response => jsonrpc::result(&Id::from(RESPONSE_ID), json::object([])),
+        Message::CallReconnectionTool => {
+            requests::call_tool(&Id::from(TOOL_ID), "test_reconnection")
+        }
+        Message::ListTools => requests::list_tools(&Id::from(LIST_ID)),
+    }
+}
+
+fn modern_value(modern: Modern) -> Value {
+    let (method, params) = match modern {
+        Modern::Discover => ("server/discover", Object::new()),
+        Modern::ToolsList => ("tools/list", Object::new()),
+        Modern::TenantDocuments(tenant) => {
+            let arguments = json::object([("tenant", tenant.into())]);
+            ("tools/call", members([("name", "tenant_documents".into()), ("arguments", arguments)]))
+        }
+    };
+    let revision = Revision::newest(Era::Modern);
+    requests::modern((&Id::from(MODERN_ID), method, revision), params, &[], CLIENT)
+}
+
+/// The last event id of an event-stream response.
+fn last_event_id(response: &ClientResponse) -> Option<String> {
+    let events = sse::parse_stream(&response.body, &Limits::DEFAULT).ok()?;
+    events.into_iter().filter_map(|e| e.id).next_back()
+}
+
+/// Every sender a step needs a session for.
+fn senders_of(step: &Step) -> Vec<Sender> {
+    let mut senders = Vec::new();
+    match step {
+        Step::Baseline(case)
+        | Step::Check(case)
+        | Step::Wire(case)
+        | Step::CheckEachRole(_, case) => {
+            senders.push(case.sender);
+            for change in case.request.changes {
+                if let Change::Set(_, text) | Change::With(_, text) | Change::Target(text) = change
+                {
+                    text_senders(*text, &mut senders);
+                }
+            }
+        }
+        Step::Do(
+            Action::PollStream(sender)
+            | Action::ListResources(sender)
+            | Action::CallReconnectionTool(sender)
+            | Action::ListToolsModern(sender),
+        ) => {
+            senders.push(*sender);
+        }
+        Step::Smuggle(_) => senders.push(Sender::Alice),
+        Step::Do(
+            Action::Revoke(_)
+            | Action::BumpRevision(_)
+            | Action::OpenSessions(..)
+            | Action::ServeChunked
+            | Action::ServeVersions(_),
+        )
+        | Step::Browser(_)
+        | Step::Open(..)
+        | Step::Watch(_) => {}
+    }
+    senders
+}
+
+/// The senders a text names (a join is as deep as the tables write it, never input-driven).
+fn text_senders(text: Text, senders: &mut Vec<Sender>) {
+    match text {
+        Text::SessionOf(s) | Text::GetEventOf(s) | Text::LastEventOf(s) => senders.push(s),
+        Text::Join(parts) => parts.iter().for_each(|&part| text_senders(part, senders)),
+        Text::Lit(_) | Text::TokenOf(_) | Text::OverValueBudget | Text::Port => {}
+    }
+}
