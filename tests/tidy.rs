@@ -1026,3 +1026,15 @@ fn the_crate_map_names_every_module() {
     }
     assert!(missing.is_empty(), "modules the crate map in lib.rs does not name: {missing:?}");
 }
+
+#[test]
+fn no_source_file_is_longer_than_eight_hundred_lines() {
+    let long: Vec<String> = rust_files(&root().join("src"))
+        .into_iter()
+        .filter_map(|path| {
+            let lines = fs::read_to_string(&path).expect("read a source file").lines().count();
+            (lines > 800).then(|| format!("{}: {lines} lines", relative(&path)))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over 800 lines:\n{}", long.join("\n"));
+}
