@@ -31,8 +31,15 @@ fn initialize(port: u16, token: &str) -> u16 {
 
 #[test]
 fn serve_announces_itself_serves_and_obeys_control_commands() {
-    let mut serve =
-        Serve::start(&["--allow-origin", "http://app.example:3000", "--max-sessions", "4"]);
+    // `--limit` at a budget's ceiling is accepted (one past it is refused, below).
+    let mut serve = Serve::start(&[
+        "--allow-origin",
+        "http://app.example:3000",
+        "--max-sessions",
+        "4",
+        "--limit",
+        "list_ttl=86400s",
+    ]);
     let hello = serve.line();
     let url = text(&hello, "url").to_owned();
     let port: u16 = url
@@ -108,7 +115,7 @@ fn serve_announces_itself_serves_and_obeys_control_commands() {
 fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 15] = [
         (&["--bind", "0.0.0.0"], "binds 127.0.0.1 only"),
         (&["--workers", "0"], "workers"),
         (&["--workers", "1025"], "--workers must be 1 to 1024"),
@@ -117,6 +124,13 @@ fn serve_refuses_to_listen_beyond_loopback_and_bad_flags() {
         (&["--port", "http"], "--port"),
         (&["--frobnicate", "1"], "unknown argument"),
         (&["--port", &port], "Address already in use"),
+        (&["--limit", "control_connections_max"], "the form is NAME=VALUE"),
+        (&["--limit", "control_conections_max=4"], "did you mean `control_connections_max`?"),
+        (&["--limit", "control_line_deadline=2 min"], "is not a value of its kind"),
+        (&["--limit", "control_connections_max=-1"], "is not a value of its kind"),
+        (&["--limit", "control_line_deadline=86401s"], "invalid limits"),
+        (&["--limit", "control_line_deadline=0ms"], "invalid limits"),
+        (&["--limit", "control_connections_max=1048577"], "invalid limits"),
     ];
     for (args, message) in cases {
         let output =

@@ -39,7 +39,7 @@ use super::control;
 use loopback_mcp_http::auth::fixtures::Fixture;
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{self, Object, Value};
-use loopback_mcp_http::limits::{Limits, WORKERS_CEILING};
+use loopback_mcp_http::limits::{Amount, BUDGETS, Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::mcp::revision::Versions;
@@ -47,8 +47,9 @@ use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
 use loopback_mcp_http::server::watch::Watch;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
 
-const FLAGS: [&str; 11] = [
+const FLAGS: [&str; 12] = [
     "announce",
+    "limit",
     "protocol-versions",
     "stream-keepalive-secs",
     "port",
@@ -94,6 +95,9 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
         }
         limits.requests_in_processing_max = workers;
     }
+    for setting in flags.all("limit") {
+        set_limit(&mut limits, &setting)?;
+    }
     // Checked here too, so that a flag that breaks a budget is a usage error with the form.
     limits.validate().map_err(|e| format!("invalid limits: {e}"))?;
     config.limits = limits;
@@ -113,6 +117,36 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
         }
     };
     Ok((config, flags.one("announce")?))
+}
+
+/// Sets one budget from `--limit NAME=VALUE`: any row of the budget table, its value in its own
+/// kind (bytes and counts as a number, durations as a number and `ms` or `s`). The limits are
+/// validated as a whole afterwards.
+fn set_limit(limits: &mut Limits, setting: &str) -> Result<(), String> {
+    let (name, value) = setting
+        .split_once('=')
+        .ok_or_else(|| format!("--limit {setting:?}: the form is NAME=VALUE"))?;
+    let names: Vec<&str> = BUDGETS.iter().map(|b| b.name).collect();
+    let budget = BUDGETS.iter().find(|b| b.name == name).ok_or_else(|| {
+        let near = super::help::did_you_mean(name, &names);
+        format!("--limit: no budget {name:?}{near}")
+    })?;
+    let number = |digits: &str| digits.parse::<u64>().ok();
+    let amount = match (budget.get)(limits) {
+        Amount::Bytes(_) => number(value).and_then(|n| usize::try_from(n).ok()).map(Amount::Bytes),
+        Amount::Count(_) => number(value).and_then(|n| usize::try_from(n).ok()).map(Amount::Count),
+        Amount::Time(_) => match value.strip_suffix("ms") {
+            Some(ms) => number(ms).map(|n| Amount::Time(Duration::from_millis(n))),
+            None => value
+                .strip_suffix('s')
+                .and_then(number)
+                .map(|n| Amount::Time(Duration::from_secs(n))),
+        },
+    };
+    let amount =
+        amount.ok_or_else(|| format!("--limit {name}: {value:?} is not a value of its kind"))?;
+    (budget.set)(limits, amount);
+    Ok(())
 }
 
 /// Runs the server until the process is killed. A flag problem is returned as a usage error.
