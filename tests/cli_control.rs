@@ -395,7 +395,8 @@ fn a_command_at_the_budget_runs_and_one_byte_more_is_refused_on_both_paths() {
 fn control_dir(tmp: &Path, name: &str, port: u16, mode: u32, extra: &[&str]) {
     let dir = tmp.join(name);
     fs::create_dir(&dir).unwrap();
-    fs::write(dir.join("control"), format!(r#"{{"port":{port},"secret":"00"}}"#)).unwrap();
+    let contents = format!(r#"{{"line_deadline_ms":300,"port":{port},"secret":"00"}}"#);
+    fs::write(dir.join("control"), contents).unwrap();
     for file in extra {
         fs::write(dir.join(file), "").unwrap();
     }

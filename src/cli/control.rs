@@ -9,8 +9,9 @@
 //!   read: a background job that read one would be stopped by the shell's job control;
 //! - a control channel: a TCP listener on 127.0.0.1 and a secret. At start `serve` creates a
 //!   directory only its user can enter (mode 0700) under the temporary directory, writes there a
-//!   file only its user can read (mode 0600) with the channel's port and a fresh 256-bit secret,
-//!   and names that file in its announcement line as `control`. `loopback-mcp-http control
+//!   file only its user can read (mode 0600) with the channel's port, a fresh 256-bit secret and
+//!   its line deadline (how long a client that found the channel busy waits before its one
+//!   retry), and names that file in its announcement line as `control`. `loopback-mcp-http control
 //!   ANNOUNCEMENT VERB ROLE` reads the file, sends `SECRET VERB ROLE` on one line, and prints the
 //!   one-line reply where the person typed the command.
 //!
@@ -61,13 +62,13 @@ use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::digest::Digest;
 use loopback_mcp_http::endpoint::Endpoint;
 use loopback_mcp_http::json::{self, Object, Value};
-use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::limits::{DURATION_CEILING, Limits};
 use loopback_mcp_http::server::fill_os_random;
 
 /// Bytes of the secret, drawn from the operating system (shown as twice as many hex digits).
@@ -288,6 +289,9 @@ pub fn open(endpoint: Arc<Endpoint>) -> io::Result<Channel> {
     DirBuilder::new().mode(0o700).create(&dir)?;
     let file = dir.join("control");
     let mut contents = Object::new();
+    let deadline = endpoint.limits().control_line_deadline;
+    let deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
+    contents.insert("line_deadline_ms".into(), Value::from(deadline_ms));
     contents.insert("port".into(), Value::from(u64::from(port)));
     contents.insert("secret".into(), secret.as_str().into());
     let mut out = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file)?;
@@ -460,7 +464,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             ));
         }
     };
-    let (port, secret) = match channel_of(Path::new(announcement)) {
+    let (port, secret, wait) = match channel_of(Path::new(announcement)) {
         Ok(channel) => channel,
         Err(problem) => {
             eprintln!("error: {problem}");
@@ -468,7 +472,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     };
     let line = format!("{secret} {command}\n");
-    let reply = match send_until_taken(port, &line) {
+    let reply = match send_until_taken(port, &line, wait) {
         Ok(reply) => reply,
         Err(problem) => {
             eprintln!("error: {problem}");
@@ -505,18 +509,18 @@ fn verbs_listed() -> String {
     format!("the verbs are {}", each.join(", "))
 }
 
-/// Sends `line`, and once more after one line deadline if the first attempt ran nothing: by then
-/// every connection that was ahead of it has been answered or closed.
-fn send_until_taken(port: u16, line: &str) -> Result<String, String> {
-    let wait = Limits::DEFAULT.control_line_deadline;
+/// Sends `line`, and once more after one line deadline (`wait`, the server's) if the first
+/// attempt ran nothing: by then every connection that was ahead of it has been answered or
+/// closed.
+fn send_until_taken(port: u16, line: &str, wait: Duration) -> Result<String, String> {
     let not_answered = |e: io::Error| {
         format!("the control channel at 127.0.0.1:{port} did not answer: {e} (is serve running?)")
     };
     match attempt(port, line).map_err(not_answered)? {
         Attempt::Replied(reply) => return Ok(reply),
         Attempt::NotRun(why) => eprintln!(
-            "control: the channel {why}; nothing ran. Trying once more in {} s.",
-            wait.as_secs()
+            "control: the channel {why}; nothing ran. Trying once more in {} ms.",
+            wait.as_millis()
         ),
     }
     std::thread::sleep(wait);
@@ -574,9 +578,9 @@ fn attempt(port: u16, line: &str) -> io::Result<Attempt> {
     })
 }
 
-/// The port and secret of the channel an announcement names, after checking that the file
-/// holding them is its owner's alone.
-fn channel_of(announcement: &Path) -> Result<(u16, String), String> {
+/// The port, the secret and the line deadline of the channel an announcement names, after
+/// checking that the file holding them is its owner's alone.
+fn channel_of(announcement: &Path) -> Result<(u16, String, Duration), String> {
     let line = read_small(announcement)?;
     let line = json::decode(line.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
         .map_err(|e| format!("{}: not serve's JSON line ({e})", announcement.display()))?;
@@ -588,10 +592,13 @@ fn channel_of(announcement: &Path) -> Result<(u16, String), String> {
     let contents = read_small(file)?;
     let contents = json::decode(contents.as_bytes(), Limits::DEFAULT.json_depth_max)
         .map_err(|e| format!("{}: not a control file ({e})", file.display()))?;
-    let port = contents.get("port").and_then(Value::as_number).and_then(|n| n.as_u64());
+    let number = |key: &str| contents.get(key).and_then(Value::as_number).and_then(|n| n.as_u64());
     let secret = contents.get("secret").and_then(Value::as_str);
-    match (port.and_then(|p| u16::try_from(p).ok()), secret) {
-        (Some(port), Some(secret)) => Ok((port, secret.to_owned())),
+    // The server wrote it from a validated budget: anything past the ceiling is not its file.
+    let deadline = number("line_deadline_ms").map(Duration::from_millis);
+    let deadline = deadline.filter(|d| *d <= DURATION_CEILING);
+    match (number("port").and_then(|p| u16::try_from(p).ok()), secret, deadline) {
+        (Some(port), Some(secret), Some(deadline)) => Ok((port, secret.to_owned(), deadline)),
         _ => Err(format!("{}: not a control file", file.display())),
     }
 }
