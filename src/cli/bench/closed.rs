@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::link::{Link, spawn_load};
 use super::plan::{Plan, Route, Target};
@@ -26,7 +26,7 @@ pub(super) fn load(target: &Target, plan: &Plan) -> Result<(Value, Option<String
     }
     start.wait();
     let began = Instant::now();
-    thread::sleep(Duration::from_secs(plan.seconds));
+    thread::sleep(plan.seconds);
     stop.store(true, Ordering::Release);
     let mut total = Tally::default();
     for worker in workers {

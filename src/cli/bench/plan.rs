@@ -42,13 +42,32 @@ impl Route {
     }
 }
 
+/// The shortest and the longest run `--seconds` asks for.
+const SECONDS_RANGE: std::ops::RangeInclusive<Duration> =
+    Duration::from_millis(100)..=Duration::from_secs(600);
+
+/// `--seconds`: whole seconds, or seconds and up to three decimals (`0.5`), 0.1 to 600.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let refused = || format!("--seconds must be 0.1 to 600, up to three decimals: {text:?}");
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 3 {
+        return Err(refused());
+    }
+    let millis = format!("{fraction:0<3}").parse::<u64>().map_err(|_| refused())?;
+    let secs = whole.parse::<u64>().map_err(|_| refused())?;
+    let duration = Duration::from_secs(secs.min(601)) + Duration::from_millis(millis);
+    SECONDS_RANGE.contains(&duration).then_some(duration).ok_or_else(refused)
+}
+
 /// The most operations per second `--rate` offers.
 const RATE_MAX: u64 = 100_000;
 
 /// What the command line asked for.
 pub(super) struct Plan {
     pub(super) connections: usize,
-    pub(super) seconds: u64,
+    /// How long the run (after a `--rate` warm-up) lasts.
+    pub(super) seconds: Duration,
     pub(super) route: Route,
     pub(super) url: Option<String>,
     pub(super) token: Option<String>,
@@ -66,7 +85,7 @@ impl Plan {
         let flags = Flags::parse_with_switches(args, &known, &["allow-503"])?;
         let plan = Plan {
             connections: flags.one("connections")?.unwrap_or(16),
-            seconds: flags.one("seconds")?.unwrap_or(5),
+            seconds: seconds(flags.one::<String>("seconds")?.as_deref().unwrap_or("5"))?,
             route: Route::parse(flags.one::<String>("route")?.as_deref())?,
             url: flags.one("url")?,
             token: flags.one("token")?,
@@ -74,8 +93,8 @@ impl Plan {
             pid: flags.one("pid")?,
             allow_503: flags.has("allow-503"),
         };
-        if !(1..=1024).contains(&plan.connections) || !(1..=600).contains(&plan.seconds) {
-            return Err("--connections must be 1-1024 and --seconds 1-600".into());
+        if !(1..=1024).contains(&plan.connections) {
+            return Err("--connections must be 1-1024".into());
         }
         if plan.rate.is_some_and(|rate| !(1..=RATE_MAX).contains(&rate)) {
             return Err(format!("--rate must be 1-{RATE_MAX} operations per second"));

@@ -140,7 +140,7 @@ pub(super) fn load_at_rate(
     if let Some(cpu) = &cpu {
         cpu.read()?; // a process that cannot be read is a usage error, found before the run
     }
-    let measured = Duration::from_secs(plan.seconds);
+    let measured = plan.seconds;
     let schedule = Schedule {
         rate,
         connections: plan.connections as u64,
