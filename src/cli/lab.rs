@@ -465,7 +465,7 @@ const EXPERIMENTS: [Experiment; 23] = [
     },
     Experiment {
         name: "disconnect-means-cancel",
-        explanation: "The two revisions read a closed stream in opposite ways. The same slow call (count_slowly, six steps of 200 ms, with a progress token) is closed by its client after step 2. In 2026-07-28 closing the stream cancels the request: the server stops at the next step and the call is counted cancelled. In 2025-11-25 a disconnect is not a cancellation: the call finishes without a reader, and a GET with the last event id the client saw brings the rest and the result.",
+        explanation: "The two revisions read a closed stream in opposite ways. The same slow call (count_slowly, six steps of 50 ms, with a progress token) is closed by its client after step 2. In 2026-07-28 closing the stream cancels the request: the server stops at the next step and the call is counted cancelled. In 2025-11-25 a disconnect is not a cancellation: the call finishes without a reader, and a GET with the last event id the client saw brings the rest and the result.",
         steps: &[
             Step::Watch(StreamCheck::CloseAfterTwo(Era::Modern)),
             Step::Watch(StreamCheck::CloseAfterTwo(Era::Legacy)),
@@ -473,7 +473,7 @@ const EXPERIMENTS: [Experiment; 23] = [
     },
     Experiment {
         name: "quiet-stream-idle-timer",
-        explanation: "A client, a proxy or a load balancer drops a connection that stays silent longer than its idle timer, even when the response is still coming. A stream that sends an SSE comment line (: keep-alive) while it has nothing to say restarts every such timer, and every SSE reader skips the comment. The same slow call, quiet for 1000 ms, read with a 700 ms idle timer: cut without keep-alives, whole with one every 300 ms (serve --stream-keepalive-secs sets the interval).",
+        explanation: "A client, a proxy or a load balancer drops a connection that stays silent longer than its idle timer, even when the response is still coming. A stream that sends an SSE comment line (: keep-alive) while it has nothing to say restarts every such timer, and every SSE reader skips the comment. The same slow call, quiet for 300 ms, read with a 200 ms idle timer: cut without keep-alives, whole with one every 50 ms (serve --stream-keepalive-secs sets the interval).",
         steps: &[
             Step::Watch(StreamCheck::IdleTimer { keepalives: false }),
             Step::Watch(StreamCheck::IdleTimer { keepalives: true }),

@@ -35,11 +35,11 @@ use loopback_mcp_http::client::mcp::error_code;
 /// What a watch does.
 #[derive(Clone, Copy, Debug)]
 pub enum StreamCheck {
-    /// `count_slowly` (6 steps of 200 ms, with a progress token) in this era; the client closes
+    /// `count_slowly` (6 steps of 50 ms, with a progress token) in this era; the client closes
     /// the stream after step 2. In 2025-11-25 it then resumes with `Last-Event-ID`.
     CloseAfterTwo(Era),
-    /// `count_slowly` (one pause of 1000 ms) read with an idle timer of 700 ms, on a server
-    /// that sends keep-alives every 300 ms, or at the default 15 s.
+    /// `count_slowly` (one pause of 300 ms) read with an idle timer of 200 ms, on a server
+    /// that sends keep-alives every 50 ms, or at the default 15 s.
     IdleTimer { keepalives: bool },
     /// A listen, then a change of the tool list (what `control FILE change-tools` does).
     ListenAndChange,
@@ -50,7 +50,7 @@ pub enum StreamCheck {
     StreamFlood,
     /// A slow call whose client never reads its stream; a ping afterwards.
     NeverReads,
-    /// `count_slowly` (3 steps of 100 ms, with a progress token) asked as HTTP/1.0 (`true`) or
+    /// `count_slowly` (3 steps of 50 ms, with a progress token) asked as HTTP/1.0 (`true`) or
     /// HTTP/1.1: the framing of its stream, and its bytes as they came.
     Framing { http10: bool },
 }
@@ -95,15 +95,15 @@ pub struct Seen {
 
 /// Long enough for anything that must happen; never a bound on speed.
 const PATIENCE: Duration = Duration::from_secs(10);
-/// The slow call most watches make: six steps of 200 ms.
-const SIX_STEPS: (i64, i64) = (6, 200);
+/// The slow call most watches make: six steps of 50 ms.
+const SIX_STEPS: (i64, i64) = (6, 50);
 
 /// Runs `watch` on a fresh server; its observations.
 pub fn observe(trace: TraceMode, watch: StreamCheck) -> Result<Vec<Seen>, String> {
     match watch {
         StreamCheck::CloseAfterTwo(era) => close_after_two(&start(trace, None)?, era),
         StreamCheck::IdleTimer { keepalives } => {
-            let every = keepalives.then_some(Duration::from_millis(300));
+            let every = keepalives.then_some(Duration::from_millis(50));
             idle_timer(&start(trace, every)?, keepalives)
         }
         StreamCheck::ListenAndChange => listen_and_change(&start(trace, None)?),
@@ -199,7 +199,7 @@ fn close_after_two(local: &LocalServer, era: Era) -> Result<Vec<Seen>, String> {
     let cursor = reader.last_event_id().map(str::to_owned);
     reader.close();
     // Longer than the four steps left, so a call that went on would have finished.
-    thread::sleep(Duration::from_millis(1000));
+    thread::sleep(Duration::from_millis(250));
     let stats = stats_when(local, |s| s.calls_cancelled + s.calls_finished == 1);
     let counted = format!(
         "progress {first}, then closed; cancelled {}, finished {}",
@@ -232,11 +232,11 @@ fn close_after_two(local: &LocalServer, era: Era) -> Result<Vec<Seen>, String> {
 
 fn idle_timer(local: &LocalServer, keepalives: bool) -> Result<Vec<Seen>, String> {
     let mut client = client(local, Era::Modern)?;
-    let started = client.call_tool_streaming("count_slowly", slow_arguments((1, 1000)), "lab");
+    let started = client.call_tool_streaming("count_slowly", slow_arguments((1, 300)), "lab");
     let (head, _, mut reader) = started.map_err(|e| format!("tools/call: {e}"))?;
     let mut methods = Vec::new();
     let ending = loop {
-        match reader.next_message(Duration::from_millis(700)) {
+        match reader.next_message(Duration::from_millis(200)) {
             Ok(Some(message)) => methods.push(method(&message).to_owned()),
             Ok(None) => break "the stream ended".to_owned(),
             Err(e) => break format!("cut by the idle timer ({})", e.code()),
@@ -246,7 +246,7 @@ fn idle_timer(local: &LocalServer, keepalives: bool) -> Result<Vec<Seen>, String
     let line = format!("{}; {ending}; {comments} keep-alives skipped", shown(&methods));
     let (what, predicted) = if keepalives {
         (
-            "a stream quiet for 1000 ms, a 700 ms idle timer, keep-alives every 300 ms",
+            "a stream quiet for 300 ms, a 200 ms idle timer, keep-alives every 50 ms",
             "notifications/progress, the result; the stream ended; 2 or more keep-alives skipped",
         )
     } else {
@@ -359,7 +359,7 @@ fn never_reads(local: &LocalServer) -> Result<Vec<Seen>, String> {
     let mut client = client(local, Era::Modern)?;
     let params = members([
         ("name", "count_slowly".into()),
-        ("arguments", Value::Object(slow_arguments((3, 100)))),
+        ("arguments", Value::Object(slow_arguments((3, 50)))),
     ]);
     let (message, _) = client.modern_message("tools/call", params);
     let spec = client.modern_spec(&message).map_err(|e| format!("tools/call: {e}"))?;
@@ -383,7 +383,7 @@ fn framing(local: &LocalServer, http10: bool) -> Result<Vec<Seen>, String> {
     let meta = Value::Object(members([("progressToken", "f".into())]));
     let params = members([
         ("name", "count_slowly".into()),
-        ("arguments", Value::Object(slow_arguments((3, 100)))),
+        ("arguments", Value::Object(slow_arguments((3, 50)))),
         ("_meta", meta),
     ]);
     let (message, _) = client.modern_message("tools/call", params);
