@@ -13,6 +13,15 @@ fn run(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("run the binary")
 }
 
+/// Runs every command at once, each its own process read by its own thread, and returns their
+/// outputs in order: for runs that spend their time waiting (a stream's `retry`), not computing.
+fn run_together(commands: &[&[&str]]) -> Vec<Output> {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = commands.iter().map(|args| scope.spawn(|| run(args))).collect();
+        runs.into_iter().map(|r| r.join().expect("a run's thread")).collect()
+    })
+}
+
 /// The last stdout line as JSON.
 fn summary(output: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -30,6 +39,19 @@ fn longest_hex_run(text: &str) -> usize {
     text.split(|c: char| !matches!(c, '0'..='9' | 'a'..='f')).map(str::len).max().unwrap_or(0)
 }
 
+/// A run of a command with `--trace` shows the wire on stderr, but never a token or a session
+/// id, on stderr or stdout.
+fn assert_traced_without_secrets(args: &[&str], output: &Output) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("> POST /mcp HTTP/1.1") && stderr.contains("< HTTP/1.1 200 OK"),
+        "{args:?}: no wire trace"
+    );
+    assert!(stderr.contains("Authorization: [redacted]"), "{args:?}");
+    assert!(longest_hex_run(&stderr) < 32, "{args:?}: a token or session id in the trace");
+    assert!(longest_hex_run(&String::from_utf8_lossy(&output.stdout)) < 32, "{args:?}: stdout");
+}
+
 #[test]
 fn demo_passes_in_each_era_and_counts_its_round_trips() {
     let line = |trips: u64, versions: &str| {
@@ -37,23 +59,28 @@ fn demo_passes_in_each_era_and_counts_its_round_trips() {
             r#"{{"http_round_trips":{trips},"profile":"loopback-streamable-http-teaching-profile-v1","protocol_version":"{versions}","verdict":"PASS"}}"#
         )
     };
+    // Each run traced: a session's id is redacted too wherever a session is opened.
     let cases: [(&[&str], String); 4] = [
-        (&["demo"], line(12, "2025-11-25")),
-        (&["demo", "--protocol-versions", "2026-07-28"], line(6, "2026-07-28")),
+        (&["demo", "--trace"], line(12, "2025-11-25")),
+        (&["demo", "--protocol-versions", "2026-07-28", "--trace"], line(6, "2026-07-28")),
         (
-            &["demo", "--protocol-versions", "2025-11-25,2026-07-28"],
+            &["demo", "--protocol-versions", "2025-11-25,2026-07-28", "--trace"],
             line(18, "2025-11-25,2026-07-28"),
         ),
         (
-            &["demo", "--protocol-versions", "2026-07-28,2025-11-25"],
+            &["demo", "--protocol-versions", "2026-07-28,2025-11-25", "--trace"],
             line(18, "2025-11-25,2026-07-28"),
         ),
     ];
-    for (args, expected) in cases {
-        let output = run(args);
+    let commands: Vec<&[&str]> = cases.iter().map(|(args, _)| *args).collect();
+    for ((args, expected), output) in cases.iter().zip(run_together(&commands)) {
         assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-        assert_eq!(json::encode(&summary(&output)), expected, "{args:?}");
+        assert_eq!(&json::encode(&summary(&output)), expected, "{args:?}");
         assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1, "exactly one line");
+        assert_traced_without_secrets(args, &output);
+        let sessions = args.get(2) != Some(&"2026-07-28");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.contains("MCP-Session-Id: [redacted]"), sessions, "{args:?}");
     }
     let refused = run(&["demo", "--protocol-versions", "2027-01-01"]);
     assert_eq!((refused.status.code(), refused.stdout.len()), (Some(2), 0));
@@ -61,8 +88,10 @@ fn demo_passes_in_each_era_and_counts_its_round_trips() {
 
 #[test]
 fn attack_blocks_every_attack_and_lists_each() {
-    let output = run(&["attack"]);
+    let output = run(&["attack", "--trace"]);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_traced_without_secrets(&["attack", "--trace"], &output);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MCP-Session-Id: [redacted]"));
     let line = summary(&output);
     assert_eq!(text(&line, "verdict"), "BLOCK");
     let blocked =
@@ -97,8 +126,10 @@ fn attack_blocks_every_attack_and_lists_each() {
 
 #[test]
 fn lab_runs_every_experiment_as_predicted() {
-    let output = run(&["lab", "run", "all"]);
+    let output = run(&["lab", "run", "all", "--trace"]);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+    assert_traced_without_secrets(&["lab", "run", "all", "--trace"], &output);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MCP-Session-Id: [redacted]"));
     let line = summary(&output);
     assert_eq!(text(&line, "verdict"), "PASS");
     assert_eq!(line.get("mismatches"), Some(&Value::from(0u64)));
@@ -129,29 +160,6 @@ fn the_browser_experiment_is_skipped_cleanly_without_chromium() {
     );
     assert_eq!(text(&line, "verdict"), "PASS");
     assert!(String::from_utf8_lossy(&output.stdout).contains("apt-get install chromium"));
-}
-
-#[test]
-fn traces_show_the_wire_but_never_a_token_or_session_id() {
-    let modern = ["demo", "--protocol-versions", "2025-11-25,2026-07-28", "--trace"];
-    for args in [
-        &["demo", "--trace"][..],
-        &modern,
-        &["attack", "--trace"],
-        &["lab", "run", "all", "--trace"],
-    ] {
-        let output = run(args);
-        assert_eq!(output.status.code(), Some(0), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains("> POST /mcp HTTP/1.1") && stderr.contains("< HTTP/1.1 200 OK"),
-            "{args:?}: no wire trace"
-        );
-        assert!(stderr.contains("Authorization: [redacted]"), "{args:?}");
-        assert!(stderr.contains("MCP-Session-Id: [redacted]"), "{args:?}");
-        assert!(longest_hex_run(&stderr) < 32, "{args:?}: a token or session id in the trace");
-        assert!(longest_hex_run(&String::from_utf8_lossy(&output.stdout)) < 32, "{args:?}: stdout");
-    }
 }
 
 #[test]
@@ -363,7 +371,7 @@ fn count(value: &Value, key: &str) -> u64 {
 
 #[test]
 fn bench_serves_its_own_connections_without_hitting_a_quota() {
-    let output = run(&["bench", "--connections", "16", "--seconds", "1"]);
+    let output = run(&["bench", "--connections", "16", "--seconds", "0.3"]);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let line = summary(&output);
     assert_eq!(count(&line, "errors"), 0, "{}", json::encode(&line));
@@ -386,7 +394,7 @@ fn bench_exits_1_on_an_unexpected_answer_and_503s_only_count_as_shed_when_allowe
     let bench = |extra: &[&str]| {
         let mut args = vec!["bench", "--route", "initialize", "--url", &url, "--token", token];
         args.extend_from_slice(extra);
-        args.extend_from_slice(&["--seconds", "1"]);
+        args.extend_from_slice(&["--seconds", "0.3"]);
         run(&args)
     };
     let output = bench(&["--connections", "4"]);
@@ -399,7 +407,7 @@ fn bench_exits_1_on_an_unexpected_answer_and_503s_only_count_as_shed_when_allowe
     assert_eq!(shed.status.code(), Some(0), "only 503s went wrong: {stderr}");
     let wrong = bench(&["--token", "0000", "--connections", "1"]);
     assert_eq!(wrong.status.code(), Some(2), "--token given twice is a usage error");
-    let refused = run(&["bench", "--url", &url, "--token", "not-a-token", "--seconds", "1"]);
+    let refused = run(&["bench", "--url", &url, "--token", "not-a-token", "--seconds", "0.3"]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("nothing was answered"), "{stderr}");
@@ -407,12 +415,12 @@ fn bench_exits_1_on_an_unexpected_answer_and_503s_only_count_as_shed_when_allowe
 
 #[test]
 fn bench_at_a_rate_sends_on_schedule_and_reads_the_servers_cpu_time() {
-    let args = ["bench", "--rate", "200", "--connections", "2", "--seconds", "1"];
+    let args = ["bench", "--rate", "200", "--connections", "2", "--seconds", "0.5"];
     let output = run(&args);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let line = summary(&output);
     let shown = json::encode(&line);
-    assert_eq!(count(&line, "sent") + count(&line, "unsent"), 200, "{shown}");
+    assert_eq!(count(&line, "sent") + count(&line, "unsent"), 100, "{shown}");
     assert_eq!(count(&line, "errors"), 0, "{shown}");
     assert_eq!(count(&line, "operations"), count(&line, "sent"), "{shown}");
     for key in ["server_user_us_per_op", "server_system_us_per_op", "clock_ticks_per_second"] {
@@ -423,6 +431,9 @@ fn bench_at_a_rate_sends_on_schedule_and_reads_the_servers_cpu_time() {
         (&["bench", "--pid", "1"][..], "--pid goes with --rate and --url"),
         (&["bench", "--route", "raw-ping"][..], "--route raw-ping needs --url"),
         (&["bench", "--rate", "0"][..], "--rate must be"),
+        (&["bench", "--seconds", "0.05"][..], "--seconds must be 0.1 to 600"),
+        (&["bench", "--seconds", "1.2345"][..], "--seconds must be 0.1 to 600"),
+        (&["bench", "--seconds", "601"][..], "--seconds must be 0.1 to 600"),
     ] {
         let output = run(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");

@@ -25,7 +25,10 @@ use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::jsonrpc::Id;
 use loopback_mcp_http::mcp::requests::{self, ClientInfo};
 
-const DEADLINE: Duration = Limits::DEFAULT.control_line_deadline;
+/// The line deadline these servers are started with (`--limit`): short, so that waiting for it
+/// takes little time; the rules do not depend on its length.
+const DEADLINE: Duration = Duration::from_millis(300);
+const DEADLINE_LIMIT: &str = "control_line_deadline=300ms";
 const SLOTS: usize = Limits::DEFAULT.control_connections_max;
 
 struct Running {
@@ -39,7 +42,7 @@ struct Running {
 fn start() -> Running {
     let dir = ScratchDir::new("control");
     let saved = dir.join("serve.json");
-    let (serve, hello) = Serve::announced(&[], &saved);
+    let (serve, hello) = Serve::announced(&["--limit", DEADLINE_LIMIT], &saved);
     Running { serve, hello, saved, dir }
 }
 
@@ -274,9 +277,9 @@ fn a_trickling_connection_ahead_does_not_delay_the_owner_and_ends_at_its_deadlin
     let trickling = {
         let (mut stream, stop) = (trickler.try_clone().unwrap(), Arc::clone(&stop));
         thread::spawn(move || {
-            // A byte every 300 ms, never a newline: each read is prompt, the line never ends.
+            // A byte every 50 ms, never a newline: each read is prompt, the line never ends.
             while !stop.load(Ordering::Relaxed) && stream.write_all(b"x").is_ok() {
-                thread::sleep(Duration::from_millis(300));
+                thread::sleep(Duration::from_millis(50));
             }
         })
     };
@@ -296,11 +299,11 @@ fn a_line_that_arrives_after_its_deadline_never_runs() {
     let mut running = start();
     let (port, secret) = running.channel();
     let late = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    thread::sleep(DEADLINE + Duration::from_millis(500));
+    thread::sleep(DEADLINE + Duration::from_millis(100));
     // A valid line, past the deadline: the connection was answered and closed already.
     let _ = (&late).write_all(format!("{secret} bump-revision full\n").as_bytes());
     assert_eq!(read_reply(&late), r#"{"error":"deadline_passed","ok":false}"#);
-    thread::sleep(Duration::from_millis(200));
+    thread::sleep(Duration::from_millis(50));
     assert_eq!(running.bump_on_stdin(), 2, "the late line raised the revision");
 }
 

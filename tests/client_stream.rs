@@ -64,7 +64,7 @@ fn progress_arrives_before_the_work_ends() {
         let mut client = client(&t, versions);
         let started = Instant::now();
         let (head, _, mut reader) =
-            client.call_tool_streaming("count_slowly", slow(3, 300), "p").unwrap();
+            client.call_tool_streaming("count_slowly", slow(3, 100), "p").unwrap();
         assert_eq!(head.field_str("transfer-encoding"), Some("chunked"));
         let first = reader.next_message(PATIENCE).unwrap().unwrap();
         let first_at = started.elapsed();
@@ -75,8 +75,8 @@ fn progress_arrives_before_the_work_ends() {
         let total = started.elapsed();
         let p = |n| ("notifications/progress".to_owned(), Some(n));
         assert_eq!(seen, [p(1), p(2), p(3), ("response".to_owned(), None)], "{versions:?}");
-        // Two pauses of 300 ms separate the first event from the last.
-        assert!(total - first_at >= Duration::from_millis(600), "{first_at:?} of {total:?}");
+        // Two pauses of 100 ms separate the first event from the last.
+        assert!(total - first_at >= Duration::from_millis(200), "{first_at:?} of {total:?}");
     }
 }
 
@@ -84,7 +84,7 @@ fn progress_arrives_before_the_work_ends() {
 fn closing_after_step_two_cancels_in_2026_and_resumes_in_2025() {
     let t = server(Limits::DEFAULT.stream_keepalive);
     let mut modern = client(&t, Versions::MODERN);
-    let (_, _, mut reader) = modern.call_tool_streaming("count_slowly", slow(6, 200), "m").unwrap();
+    let (_, _, mut reader) = modern.call_tool_streaming("count_slowly", slow(6, 50), "m").unwrap();
     for step in 1..=2 {
         assert_eq!(progress(&reader.next_message(PATIENCE).unwrap().unwrap()), Some(step));
     }
@@ -93,8 +93,7 @@ fn closing_after_step_two_cancels_in_2026_and_resumes_in_2025() {
     assert_eq!((stats.calls_cancelled, stats.calls_finished, stats.streams_open), (1, 0, 0));
 
     let mut legacy = client(&t, Versions::LEGACY);
-    let (_, id, mut reader) =
-        legacy.call_tool_streaming("count_slowly", slow(4, 200), "l").unwrap();
+    let (_, id, mut reader) = legacy.call_tool_streaming("count_slowly", slow(4, 50), "l").unwrap();
     for step in 1..=2 {
         assert_eq!(progress(&reader.next_message(PATIENCE).unwrap().unwrap()), Some(step));
     }
@@ -113,14 +112,14 @@ fn closing_after_step_two_cancels_in_2026_and_resumes_in_2025() {
 
 #[test]
 fn a_keep_alive_resets_the_idle_timer_and_is_never_an_event() {
-    // A 600 ms pause against a 400 ms idle timer: cut without keep-alives, whole with them.
-    for (keepalive, whole) in [(Duration::from_secs(15), false), (Duration::from_millis(150), true)]
+    // A 300 ms pause against a 200 ms idle timer: cut without keep-alives, whole with them.
+    for (keepalive, whole) in [(Duration::from_secs(15), false), (Duration::from_millis(50), true)]
     {
         let t = server(keepalive);
         let mut client = client(&t, Versions::MODERN);
         let (_, _, mut reader) =
-            client.call_tool_streaming("count_slowly", slow(1, 600), "k").unwrap();
-        let idle = Duration::from_millis(400);
+            client.call_tool_streaming("count_slowly", slow(1, 300), "k").unwrap();
+        let idle = Duration::from_millis(200);
         let mut methods: Vec<&str> = Vec::new();
         let outcome = loop {
             match reader.next_message(idle) {

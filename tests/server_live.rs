@@ -115,10 +115,8 @@ fn eventually(t: &TestServer, done: impl Fn(&Stats) -> bool) -> Stats {
 #[test]
 fn a_slow_call_is_written_step_by_step_in_chunks_before_it_has_finished() {
     let t = server(limits());
-    let mut wire = Wire::open(
-        &t,
-        &modern(&t, Role::Full, "tools/call", &count_slowly(3, 300), PROGRESS_TOKEN),
-    );
+    let mut wire =
+        Wire::open(&t, &modern(&t, Role::Full, "tools/call", &count_slowly(3, 50), PROGRESS_TOKEN));
     let first = wire.until("notifications/progress", 1);
     // The first step is on the wire while the call still runs.
     assert_eq!(stats(&t).calls_finished, 0, "{first}");
@@ -143,22 +141,21 @@ fn a_slow_call_is_written_step_by_step_in_chunks_before_it_has_finished() {
 fn closing_the_stream_cancels_a_2026_call_and_not_a_2025_one() {
     let t = server(limits());
     // 2026-07-28: the call stops; nothing more is produced.
-    let mut wire = Wire::open(
-        &t,
-        &modern(&t, Role::Full, "tools/call", &count_slowly(6, 200), PROGRESS_TOKEN),
-    );
+    let mut wire =
+        Wire::open(&t, &modern(&t, Role::Full, "tools/call", &count_slowly(6, 50), PROGRESS_TOKEN));
     wire.until("notifications/progress", 2);
     drop(wire);
     let after = eventually(&t, |s| s.calls_cancelled == 1);
     assert_eq!((after.calls_cancelled, after.calls_finished, after.streams_open), (1, 0, 0));
-    std::thread::sleep(Duration::from_millis(1200));
+    // Longer than the four steps the call had left.
+    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(stats(&t).calls_finished, 0, "a cancelled call never finishes");
 
     // 2025-11-25: the work goes on, and its rest comes back through Last-Event-ID.
     let session = t.open_session(Role::Full);
     let call = format!(
         r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{"_meta":{{"progressToken":5}},{}}}}}"#,
-        count_slowly(5, 200)
+        count_slowly(5, 50)
     );
     let mut wire = Wire::open(&t, &t.post_bytes(Role::Full, Some(&session), &call, &[]));
     let seen = wire.until("notifications/progress", 2);
@@ -191,7 +188,7 @@ fn a_resumption_of_a_call_still_running_follows_it_to_its_result() {
     let session = t.open_session(Role::Full);
     let call = format!(
         r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{{}}}}}"#,
-        count_slowly(4, 300)
+        count_slowly(4, 50)
     );
     let mut wire = Wire::open(&t, &t.post_bytes(Role::Full, Some(&session), &call, &[]));
     let prime = wire.until("data:\n\n", 1);
@@ -209,7 +206,7 @@ fn a_resumption_of_a_call_still_running_follows_it_to_its_result() {
 
 #[test]
 fn a_quiet_stream_sends_a_comment_line_at_its_keepalive_interval() {
-    let keepalive = Duration::from_millis(300);
+    let keepalive = Duration::from_millis(50);
     let t = server(Limits { stream_keepalive: keepalive, ..limits() });
     let listen = modern(
         &t,
@@ -226,7 +223,7 @@ fn a_quiet_stream_sends_a_comment_line_at_its_keepalive_interval() {
 
     // A slow call without a progress token writes nothing at its steps: a step is no write, so
     // the keep-alives still come, however its pauses line up with the interval.
-    let call = modern(&t, Role::Full, "tools/call", &count_slowly(3, 300), "");
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(3, 75), "");
     let mut wire = Wire::open(&t, &call);
     let seen = wire.until("counted to 3", 1);
     assert!(seen.matches(": keep-alive").count() >= 2, "{seen}");
@@ -267,7 +264,7 @@ fn a_listen_acknowledges_first_tags_everything_and_honours_its_filter() {
         ]
     );
     // The same change, on the stream that did not ask for it: nothing.
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(100));
     let mut buf = [0u8; 1024];
     let late = unwanted.stream.read(&mut buf).map_or(0, |n| n);
     assert_eq!(late, 0, "{}", text(&buf[..late]));
@@ -281,7 +278,7 @@ fn a_listen_acknowledges_first_tags_everything_and_honours_its_filter() {
 
 #[test]
 fn a_listen_ends_gracefully_at_its_lifetime_and_without_a_result_when_its_token_is_revoked() {
-    let t = server(Limits { listen_lifetime: Duration::from_millis(400), ..limits() });
+    let t = server(Limits { listen_lifetime: Duration::from_millis(200), ..limits() });
     let listen = modern(
         &t,
         Role::Full,
@@ -469,7 +466,7 @@ fn split_head(seen: &str) -> (&str, &str) {
 #[test]
 fn a_stream_answered_to_http_1_0_is_delimited_by_the_close_and_written_as_it_happens() {
     let t = server(limits());
-    let call = modern(&t, Role::Full, "tools/call", &count_slowly(3, 300), PROGRESS_TOKEN);
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(3, 50), PROGRESS_TOKEN);
     let mut wire = Wire::open(&t, &http10(&call));
     let first = wire.until("notifications/progress", 1);
     // The first step is on the wire while the call still runs, unframed.
@@ -493,7 +490,7 @@ fn a_stream_answered_to_http_1_0_is_delimited_by_the_close_and_written_as_it_hap
     let session = t.open_session(Role::Full);
     let legacy = format!(
         r#"{{"id":8,"jsonrpc":"2.0","method":"tools/call","params":{{"_meta":{{"progressToken":5}},{}}}}}"#,
-        count_slowly(2, 100)
+        count_slowly(2, 50)
     );
     let legacy = t.post_bytes(Role::Full, Some(&session), &legacy, &[]);
     for (request, first) in [(listen(&t, Role::Full), "acknowledged"), (legacy, "counted to 2")] {
@@ -518,7 +515,6 @@ fn bytes_pipelined_behind_an_open_stream_are_budgeted_like_any_other() {
     let mut wire = Wire::open(&t, &call);
     wire.until("\r\n\r\n", 1);
     let _ = wire.stream.write_all(&vec![b'x'; 64 * 1024]);
-    std::thread::sleep(Duration::from_millis(300));
     let seen = wire.until_close();
     drop(wire);
     // Counted long before the call's own end (20 s), and never finished.
@@ -528,7 +524,7 @@ fn bytes_pipelined_behind_an_open_stream_are_budgeted_like_any_other() {
     assert_eq!(body, "", "nothing is written after the head");
 
     // A request pipelined within the buffer is answered once the stream has ended.
-    let call = modern(&t, Role::Full, "tools/call", &count_slowly(2, 200), "");
+    let call = modern(&t, Role::Full, "tools/call", &count_slowly(2, 100), "");
     let discover = modern(&t, Role::Full, "server/discover", "", "");
     let mut wire = Wire::open(&t, &call);
     wire.until("\r\n\r\n", 1);
@@ -555,7 +551,7 @@ fn a_request_changes_the_tool_list_its_own_tenant_sees_and_no_other() {
         String::from_utf8_lossy(&reply.body).contains(r#""name":"spare_tool""#)
     };
     assert_eq!((listed(Role::TenantDenied), listed(Role::Full)), (true, false));
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(100));
     assert!(!text(&acme.seen).contains("list_changed"), "another tenant's change reached acme");
     // The control plane's change is everyone's.
     t.server.endpoint().live().change_tools();
@@ -608,7 +604,7 @@ fn a_slow_call_whose_token_is_revoked_stops_at_its_next_step_without_a_result() 
     let revoked =
         r#"data: {"error":{"code":-32000,"message":"token_revoked"},"id":7,"jsonrpc":"2.0"}"#;
     // 2026-07-28.
-    let call = modern(&t, Role::OtherSubject, "tools/call", &count_slowly(20, 100), PROGRESS_TOKEN);
+    let call = modern(&t, Role::OtherSubject, "tools/call", &count_slowly(20, 50), PROGRESS_TOKEN);
     let mut wire = Wire::open(&t, &call);
     wire.until("notifications/progress", 1);
     Role::OtherSubject.revoke_in(&mut t.server.endpoint().policy_mut());
@@ -621,7 +617,7 @@ fn a_slow_call_whose_token_is_revoked_stops_at_its_next_step_without_a_result() 
     let session = t.open_session(Role::ConnectOnly);
     let legacy = format!(
         r#"{{"id":7,"jsonrpc":"2.0","method":"tools/call","params":{{"_meta":{{"progressToken":5}},{}}}}}"#,
-        count_slowly(20, 100)
+        count_slowly(20, 50)
     );
     let mut wire = Wire::open(&t, &t.post_bytes(Role::ConnectOnly, Some(&session), &legacy, &[]));
     wire.until("notifications/progress", 1);

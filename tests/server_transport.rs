@@ -556,7 +556,8 @@ fn a_slow_body_is_cut_at_its_deadline_and_never_dispatched() {
     let bytes = t.post_bytes(Role::Full, None, init_body(), &[]);
     let mut conn = t.connect();
     conn.send(&bytes[..bytes.len() - 10]).unwrap();
-    thread::sleep(Duration::from_millis(1500));
+    // The server closes at the body deadline; the rest comes after it.
+    assert!(conn.is_closed_by_peer(), "the partial body was answered");
     let _ = conn.send(&bytes[bytes.len() - 10..]);
     match conn.receive() {
         Err(ClientError::Closed) | Err(ClientError::Io(_)) => {}
@@ -570,12 +571,15 @@ fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let limits = Limits { connection_idle_timeout: Duration::from_millis(300), ..Limits::DEFAULT };
     let t = start_with(ServerConfig { limits, ..ServerConfig::default() });
     let mut conn = t.connect();
+    // Before the exchange, so that the server's idle time starts after it.
+    let sent = Instant::now();
     assert_eq!(
         t.exchange(&mut conn, &t.post_bytes(Role::Full, None, init_body(), &[])).unwrap().status,
         200
     );
-    thread::sleep(Duration::from_millis(1300));
+    // The read waits for the server's close: no earlier than the idle timeout.
     assert!(conn.is_closed_by_peer());
+    assert!(sent.elapsed() >= Duration::from_millis(300), "closed before the idle timeout");
 }
 
 #[test]
