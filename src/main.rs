@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         "demo" => cli::demo::run(&plain, trace),
         "attack" if plain.is_empty() => Ok(cli::attack::run(trace)),
         "lab" => cli::lab::run(&plain, trace),
+        "probe" => cli::probe::run(&plain, trace),
         "attack" => Err(format!("{command} takes only --trace or --trace-bytes")),
         "serve" => cli::serve::run(rest),
         "control" => cli::control::run(rest),

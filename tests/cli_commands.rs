@@ -98,20 +98,20 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 53, "README names 53 attacks");
+    assert_eq!(blocked, 83, "README names 83 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
         "another resource",
-        "another subject's token on a live session",
+        "another principal's session",
         "revoked token on a live session",
         "Transfer-Encoding with Content-Length",
-        "oversize header",
+        "a header field value over the budget",
         "query string",
         "revision change",
         "--chunked, CL.TE",
         "--chunked, a request hidden in a quoted chunk extension",
-        "Mcp-Method: tools/list over a body that calls a tool",
+        "Mcp-Method that disagrees with the body",
         "a sentinel that decodes to CR LF",
         "Mcp-Name twice",
         "alice's fifth listen (4 per principal)",
@@ -168,7 +168,7 @@ fn trace_bytes_shows_line_endings_and_makes_a_bare_lf_visible() {
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     // The bare-LF attack's request line ends in a lone \n; a valid one in \r\n.
-    assert!(stderr.contains("> GET /mcp HTTP/1.1\\n\n"), "no bare LF shown");
+    assert!(stderr.contains("> POST /mcp HTTP/1.1\\n\n"), "no bare LF shown");
     assert!(stderr.contains("> POST /mcp HTTP/1.1\\r\\n\n"));
     assert!(stderr.contains("-- end of head ("), "no head/body boundary");
     assert!(stderr.contains("Authorization: [redacted]\\r\\n"));

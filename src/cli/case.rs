@@ -37,12 +37,15 @@ pub enum Sender {
     Narrow,
     /// `tenant_denied`: carol of globex, a tenant outside the ACL.
     Carol,
+    /// `full` again, whose session is ended with DELETE as soon as it is opened: what a
+    /// request with an ended session's id meets.
+    Ended,
 }
 
 impl Sender {
     pub const fn role(self) -> Role {
         match self {
-            Sender::Alice | Sender::AliceSecond => Role::Full,
+            Sender::Alice | Sender::AliceSecond | Sender::Ended => Role::Full,
             Sender::Mallory => Role::OtherSubject,
             Sender::Narrow => Role::ConnectOnly,
             Sender::Carol => Role::TenantDenied,
@@ -64,10 +67,15 @@ pub enum Text {
     /// The last event id of the latest event-stream response a sender received, by any step:
     /// the cursor a client would resume that stream from.
     LastEventOf(Sender),
-    /// One byte more than a header field value may hold.
+    /// One byte more than a header field value may hold (the server's own budget, or a typical
+    /// one for a server that announces none).
     OverValueBudget,
     /// The server's port.
     Port,
+    /// The server's authority, as `Host` names it.
+    Host,
+    /// The path of the MCP endpoint.
+    Path,
     /// The parts, one after the other.
     Join(&'static [Text]),
 }
@@ -92,19 +100,30 @@ pub enum Message {
 #[derive(Clone, Copy, Debug)]
 pub enum Modern {
     Discover,
+    /// `server/discover` whose `_meta` lacks the required `clientCapabilities`.
+    DiscoverWithoutCapabilities,
+    /// `server/discover` naming this revision, in `_meta` and in `MCP-Protocol-Version`.
+    DiscoverAs(&'static str),
     ToolsList,
-    /// `tools/call` of `tenant_documents` for this tenant.
-    TenantDocuments(&'static str),
+    /// `tools/call` of the first tool the server lists, without arguments.
+    FirstTool,
+    /// `tools/call` of the first tool that mirrors an argument into a header (`x-mcp-header`),
+    /// with this value for it: `tenant_documents` and its tenant on this server.
+    Mirrored(&'static str),
 }
 
 /// A request body.
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
     Message(Message),
-    /// Exact bytes: for deliberately malformed bodies, visible in the table.
+    /// Exact bytes: for deliberately malformed bodies, visible in the table. `{method}` stands
+    /// for the method of the sender's ordinary request: `ping` in 2025-11-25,
+    /// `server/discover` in 2026-07-28.
     Bytes(&'static [u8]),
     /// One byte more than the body budget (spaces).
     OverBudget,
+    /// A ping whose params nest one array deeper than the JSON depth budget.
+    TooDeep,
 }
 
 /// What the request starts from, before its changes.
@@ -118,8 +137,14 @@ pub enum Base {
     Get,
     /// A GET of the protected-resource metadata, with the server's `Host` and nothing else.
     Discovery,
-    /// Exact request bytes, with `{host}` replaced by the server's authority and `{token}` by the
-    /// `full` role's token; changes do not apply.
+    /// A request without a body of this method, with the sender's fields and session.
+    Bodiless(&'static str),
+    /// Exact request bytes from a template; changes do not apply. Filled in: `{path}` (the MCP
+    /// endpoint's), `{host}` (the server's authority), `{token}` (the sender's token),
+    /// `{auth}` (its `Authorization` line, or nothing when it has no token), and from the
+    /// sender's ordinary ping: `{fields}` (its field lines, without framing), `{body}`,
+    /// `{length}` (the body's length), `{other_length}` (one more) and `{chunked}` (the body in
+    /// the chunked coding).
     Raw(&'static str),
 }
 
@@ -141,6 +166,15 @@ pub enum Change {
     /// Send the body in the chunked coding, in chunks of at most this many bytes (for a server
     /// under `--chunked`; one without it answers 501).
     Chunked(usize),
+    /// End the request line with a bare LF instead of CRLF.
+    BareLf,
+    /// Add one more field line than the server's field-count budget (or a typical one), each
+    /// `X-Probe-N: 1`.
+    OverFieldCount,
+    /// Replace the value of the header the [`Modern::Mirrored`] argument goes into.
+    SetMirrored(Text),
+    /// Remove that header.
+    WithoutMirrored,
 }
 
 /// A request described as data.

@@ -35,11 +35,11 @@ pub enum Listed {
     Experiments,
 }
 
-pub const USAGES: [Usage; 20] = [
+pub const USAGES: [Usage; 21] = [
     Usage {
         path: &[],
-        synopsis: "loopback-mcp-http <demo|attack|lab|serve|control|inspect|bench> ... (--help on any of them)",
-        text: "Commands: demo, attack, lab, serve, control, inspect, bench.\n`loopback-mcp-http <command> --help` explains one; `loopback-mcp-http --version` prints the\nversion.",
+        synopsis: "loopback-mcp-http <demo|attack|lab|probe|serve|control|inspect|bench> ... (--help on each)",
+        text: "Commands: demo, attack, lab, probe, serve, control, inspect, bench.\n`loopback-mcp-http <command> --help` explains one; `loopback-mcp-http --version` prints the\nversion.",
         list: Listed::Nothing,
     },
     Usage {
@@ -71,6 +71,12 @@ pub const USAGES: [Usage; 20] = [
         synopsis: "loopback-mcp-http lab run <name|all> [--trace | --trace-bytes]",
         text: "Runs one experiment (or all) against a fresh in-process server; prints each prediction and\nobservation, then one JSON summary line. Exit 0 when every observation was as predicted.",
         list: Listed::Experiments,
+    },
+    Usage {
+        path: &["probe"],
+        synopsis: "loopback-mcp-http probe URL [--token T] [--other-token T] [--header 'Name: value']... [--protocol-versions LIST] [--json] [--trace-bytes]",
+        text: "Sends the boundary catalogue (the cases attack and lab take from it) to any MCP server on\nthis machine and judges each answer by its rule: holds, deviates (a MUST broken), differs (a\nSHOULD or this project's stricter profile), not_applicable or unreachable. URL is\nhttp://127.0.0.1:PORT/path or http://localhost:PORT/path and nothing else: the requests are\nhostile. Most rows change one thing in the baseline: a ping in a 2025-11-25 session, or\nserver/discover where 2026-07-28 is all the server speaks. At most 300 requests and 60 s, one\nconnection each; every session it causes is deleted. Progress on stderr; the grid on stdout.\n  --token T              the bearer token of a principal (the resource-server rows need it)\n  --other-token T        a second principal's, for the session-binding row\n  --header 'Name: value' a field every request carries (repeatable)\n  --protocol-versions L  the revisions to try, as for serve (default: every one it knows)\n  --json                 one JSON object per row: case, group, sent, rule, source, level,\n                         observed, verdict\n  --trace, --trace-bytes every request and answer on stderr (tokens and session ids redacted)\nExit 0 when every MUST holds, 1 when one deviates, 2 for a usage error or a server that never\nanswered.",
+        list: Listed::Nothing,
     },
     Usage {
         path: &["serve"],

@@ -18,6 +18,7 @@ use super::case::{
     Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Sender,
     Step, Text,
 };
+use super::catalogue;
 use super::scene::Scene;
 use super::watch::StreamCheck;
 use loopback_mcp_http::client::modern::Opened;
@@ -65,50 +66,22 @@ const EXPERIMENTS: [Experiment; 23] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
-        steps: &[
-            PING_BASELINE,
-            ping_with(
-                "Accept: application/json",
-                &[Change::Set("Accept", Text::Lit("application/json"))],
-                Expect::code(406, "not_acceptable"),
-            ),
-        ],
+        steps: &[PING_BASELINE, Step::Check(catalogue::ACCEPT_JSON_ONLY.case())],
     },
     Experiment {
         name: "content-type-text-plain",
         explanation: "A POST body must be declared application/json: 415. This is this project's hardening rule, not a MUST of the transport specification.",
-        steps: &[
-            PING_BASELINE,
-            ping_with(
-                "Content-Type: text/plain",
-                &[Change::Set("Content-Type", Text::Lit("text/plain"))],
-                Expect::code(415, "unsupported_media_type"),
-            ),
-        ],
+        steps: &[PING_BASELINE, Step::Check(catalogue::TEXT_PLAIN.case())],
     },
     Experiment {
         name: "missing-protocol-version",
         explanation: "After initialize every request carries MCP-Protocol-Version: 2025-11-25; without it: 400.",
-        steps: &[
-            PING_BASELINE,
-            ping_with(
-                "no MCP-Protocol-Version",
-                &[Change::Without("MCP-Protocol-Version")],
-                Expect::code(400, "protocol_version_missing"),
-            ),
-        ],
+        steps: &[PING_BASELINE, Step::Check(catalogue::VERSION_MISSING.case())],
     },
     Experiment {
         name: "missing-session-id",
         explanation: "Every request after initialize carries the session id; without it: 400 (a stale or unknown one would be 404).",
-        steps: &[
-            PING_BASELINE,
-            ping_with(
-                "no MCP-Session-Id",
-                &[Change::Without("MCP-Session-Id")],
-                Expect::code(400, "session_missing"),
-            ),
-        ],
+        steps: &[PING_BASELINE, Step::Check(catalogue::NO_SESSION.case())],
     },
     Experiment {
         name: "later-revision",
@@ -174,26 +147,7 @@ const EXPERIMENTS: [Experiment; 23] = [
     Experiment {
         name: "token-in-query",
         explanation: "A token never travels in a URL: any query string is refused (400), and the refusal does not repeat it.",
-        steps: &[
-            baseline(
-                "GET stream with the token in Authorization",
-                Sender::Alice,
-                Request::get(&[]),
-                Expect::status(200),
-            ),
-            changed(
-                "the token in ?access_token=",
-                Sender::Alice,
-                Request::get(&[
-                    Change::Without("Authorization"),
-                    Change::Target(Text::Join(&[
-                        Text::Lit("/mcp?access_token="),
-                        Text::TokenOf(Role::Full),
-                    ])),
-                ]),
-                Expect::code(400, "query_forbidden"),
-            ),
-        ],
+        steps: &[PING_BASELINE, Step::Check(catalogue::TOKEN_IN_QUERY.case())],
     },
     Experiment {
         name: "other-subject-session",
@@ -205,11 +159,7 @@ const EXPERIMENTS: [Experiment; 23] = [
                 Request::post(Message::Ping, &[]),
                 Expect::status(200),
             ),
-            ping_with(
-                "mallory's token, alice's session",
-                &[Change::Bearer(Role::OtherSubject)],
-                Expect::code(404, "session_not_found"),
-            ),
+            Step::Check(catalogue::OTHER_PRINCIPAL.case()),
         ],
     },
     Experiment {
@@ -399,18 +349,10 @@ const EXPERIMENTS: [Experiment; 23] = [
             baseline(
                 "tenant_documents for acme, Mcp-Param-Tenant: acme",
                 Sender::Alice,
-                Request::modern(Modern::TenantDocuments("acme"), &[]),
+                Request::modern(Modern::Mirrored("acme"), &[]),
                 Expect::events("response"),
             ),
-            Step::Wire(Case {
-                what: "the same body, Mcp-Param-Tenant: globex",
-                sender: Sender::Alice,
-                request: Request::modern(
-                    Modern::TenantDocuments("acme"),
-                    &[Change::Set("Mcp-Param-Tenant", Text::Lit("globex"))],
-                ),
-                expect: Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
-            }),
+            Step::Wire(catalogue::PARAM_MISMATCH.case()),
         ],
     },
     Experiment {
@@ -419,39 +361,21 @@ const EXPERIMENTS: [Experiment; 23] = [
         steps: &[
             Step::Do(Action::ServeVersions(Versions::ALL)),
             Step::Do(Action::ListToolsModern(Sender::Alice)),
-            Step::Wire(Case {
-                what: "tenant \"acmé\": not ASCII, so the client encodes it",
-                sender: Sender::Alice,
-                request: Request::modern(Modern::TenantDocuments("acmé"), &[]),
-                expect: Expect::body(200, "tenant_not_found"),
-            }),
+            Step::Wire(catalogue::PARAM_SENTINEL.case()),
             Step::Wire(Case {
                 what: "tenant \"=?base64?YWNtZQ==?=\": shaped like the sentinel, so encoded too",
                 sender: Sender::Alice,
-                request: Request::modern(Modern::TenantDocuments("=?base64?YWNtZQ==?="), &[]),
+                request: Request::modern(Modern::Mirrored("=?base64?YWNtZQ==?="), &[]),
                 expect: Expect::body(200, "tenant_not_found"),
             }),
-            changed(
-                "the same look-alike, sent plain",
-                Sender::Alice,
-                Request::modern(
-                    Modern::TenantDocuments("=?base64?YWNtZQ==?="),
-                    &[Change::Set("Mcp-Param-Tenant", Text::Lit("=?base64?YWNtZQ==?="))],
-                ),
-                Expect::mismatch("Mcp-Param-Tenant", "header_body_mismatch"),
-            ),
+            Step::Check(catalogue::PARAM_LOOKALIKE.case()),
         ],
     },
     Experiment {
         name: "era-probe",
         explanation: "A client that speaks both revisions cannot know the server's era in advance, so it sends a modern request first. The default server answers with a 400 whose body is no modern error (not -32020, -32021 or -32022), and the client falls back to initialize. A server that speaks 2026-07-28 answers the probe and the client stays modern; a modern error would have kept it modern too.",
         steps: &[
-            Step::Wire(Case {
-                what: "server/discover, the modern probe, at the default server",
-                sender: Sender::Alice,
-                request: Request::modern(Modern::Discover, &[]),
-                expect: Expect::code(400, "protocol_version_unsupported"),
-            }),
+            Step::Wire(catalogue::ERA_PROBE.case()),
             Step::Open("a dual-era client at the default server", Opened::FellBack),
             Step::Do(Action::ServeVersions(Versions::ALL)),
             Step::Wire(Case {

@@ -10,18 +10,18 @@ use loopback_mcp_http::client::modern::Opened;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::client::{ClientResponse, HttpConnection};
 use loopback_mcp_http::http::TransferCodings;
-use loopback_mcp_http::json::{self, Object, Value, members};
+use loopback_mcp_http::json;
 use loopback_mcp_http::limits::Limits;
-use loopback_mcp_http::mcp::jsonrpc::{self, Id};
-use loopback_mcp_http::mcp::requests::{self, ClientInfo};
-use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
+use loopback_mcp_http::mcp::MCP_PATH;
+use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::sse;
 
 use super::local::LocalServer;
+use super::render::{self, Callable, MirroredArgument, World};
 
 use super::case::{
-    Action, Base, Body, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation,
-    Request, Sender, Smuggling, Step, Text, judge,
+    Action, Base, Body, BrowserProbe, Case, Change, Expect, Key, Message, Observation, Sender,
+    Smuggling, Step, Text, judge,
 };
 
 /// A fresh server and the sessions a list of steps needs.
@@ -39,9 +39,6 @@ enum Remembered {
     GetEvent(Sender),
     LastEvent(Sender),
 }
-
-/// Who `initialize` says the command is.
-const CLIENT: ClientInfo<'static> = ClientInfo { name: "loopback-mcp-http-lab", version: "1" };
 
 impl Scene {
     /// Starts a server and opens a session for every sender `steps` name, in sender order. Every
@@ -106,7 +103,7 @@ impl Scene {
     /// Sends a smuggling attempt in its two writes and judges what came back (see
     /// [`Smuggling`]).
     fn smuggle(&mut self, smuggling: &Smuggling) -> Result<Observation, String> {
-        let fill = |template: &str| self.fill(template);
+        let fill = |template: &str| render::fill(self, Sender::Alice, template);
         let (decided, rest) = (fill(smuggling.decided)?, fill(smuggling.rest)?);
         let address = self.local.server.address();
         let client = self.client_mut(Sender::Alice)?;
@@ -138,14 +135,6 @@ impl Scene {
         })
     }
 
-    /// A raw template with `{host}` (the server's authority) and `{token}` (the `full` role's)
-    /// filled in.
-    fn fill(&self, template: &str) -> Result<Vec<u8>, String> {
-        let host = self.client(Sender::Alice).map(McpClient::host)?;
-        let token = self.local.fixture.token(Role::Full);
-        Ok(template.replace("{host}", &host).replace("{token}", token).into_bytes())
-    }
-
     /// Runs a browser probe against the server; the caller checked that Chromium is there.
     fn browse(&mut self, probe: BrowserProbe) -> Result<Observation, String> {
         let chromium = super::browser::chromium().ok_or(super::browser::INSTALL_HINT)?;
@@ -161,7 +150,7 @@ impl Scene {
                 )?,
             ),
             BrowserProbe::ForeignOrigin => {
-                let body = json::encode(&message_value(Message::Initialize(
+                let body = json::encode(&render::message_value(Message::Initialize(
                     loopback_mcp_http::mcp::PROTOCOL_VERSION,
                 )));
                 let seen = super::browser::foreign_origin_post(&chromium, port, &body)?;
@@ -203,7 +192,7 @@ impl Scene {
         role: Option<Role>,
         baseline: bool,
     ) -> Result<Observation, String> {
-        let bytes = self.build(case.sender, &case.request, role)?;
+        let bytes = render::build(self, case.sender, &case.request, role)?;
         let client = self.client_mut(case.sender)?;
         let response = client.send(&bytes).ok();
         let (status, key_seen, matched) = judge(&case.expect, response.as_ref());
@@ -252,7 +241,8 @@ impl Scene {
             }
             Action::CallReconnectionTool(sender) => {
                 let client = self.client_mut(sender)?;
-                let spec = client.message_spec(&message_value(Message::CallReconnectionTool));
+                let spec =
+                    client.message_spec(&render::message_value(Message::CallReconnectionTool));
                 let response =
                     client.send_spec(&spec).map_err(|e| format!("{sender:?}: tools/call: {e}"))?;
                 let id = last_event_id(&response)
@@ -313,65 +303,33 @@ impl Scene {
             .ok_or(format!("{sender:?} has no session in this scene"))
     }
 
-    /// The request's bytes; `role`, when given, sends that role's token.
-    fn build(
-        &self,
-        sender: Sender,
-        request: &Request,
-        role: Option<Role>,
-    ) -> Result<Vec<u8>, String> {
+    fn remembered(&self, what: Remembered) -> Result<String, String> {
+        self.remembered
+            .iter()
+            .rev()
+            .find(|(w, _)| *w == what)
+            .map(|(_, value)| value.clone())
+            .ok_or(format!("{what:?} was not remembered by an earlier step"))
+    }
+}
+
+impl World for Scene {
+    fn spec(&self, sender: Sender, base: Base) -> Result<RequestSpec, String> {
         let client = self.client(sender)?;
-        let mut spec = match request.base {
+        Ok(match base {
             Base::Post(body) => client.post_spec(&self.body(body)),
-            Base::Modern(modern) => client
-                .modern_spec(&modern_value(modern))
-                .map_err(|e| format!("{sender:?}: {}", client.trace.redact(&e.to_string())))?,
+            Base::Modern(modern) => {
+                let tools = self.callable(sender)?;
+                let message = render::modern_message(modern, &tools, client.modern_revision())?;
+                client
+                    .modern_spec(&message)
+                    .map_err(|e| format!("{sender:?}: {}", client.trace.redact(&e.to_string())))?
+            }
             Base::Get => client.session_spec("GET"),
+            Base::Bodiless(method) => client.session_spec(method),
             Base::Discovery => client.discovery_spec(),
-            Base::Raw(template) => {
-                let token = self.local.fixture.token(Role::Full);
-                let text = template.replace("{host}", &client.host()).replace("{token}", token);
-                return Ok(text.into_bytes());
-            }
-        };
-        let mut chunks = None;
-        for change in request.changes {
-            if let Change::Chunked(piece) = change {
-                chunks = Some(*piece);
-            }
-            spec = self.apply(spec, change)?;
-        }
-        if let Some(role) = role {
-            spec = spec.bearer(self.local.fixture.token(role));
-        }
-        Ok(chunks.map_or_else(|| spec.bytes(), |piece| spec.chunked_bytes(piece)))
-    }
-
-    fn apply(&self, spec: RequestSpec, change: &Change) -> Result<RequestSpec, String> {
-        Ok(match *change {
-            Change::Set(name, value) => spec.set(name, &self.resolve(value)?),
-            Change::With(name, value) => spec.with(name, &self.resolve(value)?),
-            Change::Without(name) => spec.without(name),
-            Change::Bearer(role) => spec.bearer(self.local.fixture.token(role)),
-            Change::OutsideSession => {
-                spec.without("MCP-Session-Id").without("MCP-Protocol-Version")
-            }
-            Change::Target(target) => RequestSpec { target: self.resolve(target)?, ..spec },
-            // How the body is framed is decided when the bytes are made (see `build`).
-            Change::Chunked(_) => spec,
+            Base::Raw(_) => return Err("a raw template has no spec".into()),
         })
-    }
-
-    fn body(&self, body: Body) -> Vec<u8> {
-        match body {
-            Body::Message(message) => json::encode(&message_value(message)).into_bytes(),
-            Body::Bytes(bytes) => bytes.to_vec(),
-            Body::OverBudget => vec![b' '; self.limits().request_body_bytes_max + 1],
-        }
-    }
-
-    fn limits(&self) -> &loopback_mcp_http::limits::Limits {
-        self.local.server.endpoint().limits()
     }
 
     fn resolve(&self, text: Text) -> Result<String, String> {
@@ -385,19 +343,50 @@ impl Scene {
             Text::LastEventOf(sender) => self.remembered(Remembered::LastEvent(sender))?,
             Text::OverValueBudget => "x".repeat(self.limits().header_value_bytes_max + 1),
             Text::Port => self.local.server.port().to_string(),
+            Text::Host => self.local.server.address().to_string(),
+            Text::Path => MCP_PATH.to_owned(),
             Text::Join(parts) => {
                 parts.iter().map(|&part| self.resolve(part)).collect::<Result<String, String>>()?
             }
         })
     }
 
-    fn remembered(&self, what: Remembered) -> Result<String, String> {
-        self.remembered
-            .iter()
-            .rev()
-            .find(|(w, _)| *w == what)
-            .map(|(_, value)| value.clone())
-            .ok_or(format!("{what:?} was not remembered by an earlier step"))
+    fn token_of(&self, role: Role) -> Result<String, String> {
+        Ok(self.local.fixture.token(role).to_owned())
+    }
+
+    fn sender_token(&self, sender: Sender) -> Option<String> {
+        Some(self.local.fixture.token(sender.role()).to_owned())
+    }
+
+    /// This server's tools; its mirrored string argument is `tenant_documents`' tenant.
+    fn callable(&self, sender: Sender) -> Result<Callable, String> {
+        let tools = self.client(sender)?.tool_headers();
+        let mirrored = tools.iter().find_map(|t| {
+            let param = t.params.iter().find(|p| p.name == "Tenant")?;
+            let header = format!("Mcp-Param-{}", param.name);
+            Some(MirroredArgument { tool: t.tool.clone(), path: param.path.clone(), header })
+        });
+        Ok(Callable { first: tools.first().map(|t| t.tool.clone()), mirrored })
+    }
+
+    fn fields_over_budget(&self) -> usize {
+        self.limits().header_fields_max + 1
+    }
+}
+
+impl Scene {
+    fn body(&self, body: Body) -> Vec<u8> {
+        match body {
+            Body::Message(message) => json::encode(&render::message_value(message)).into_bytes(),
+            Body::Bytes(bytes) => render::with_method(bytes, "ping"),
+            Body::OverBudget => vec![b' '; self.limits().request_body_bytes_max + 1],
+            Body::TooDeep => render::nested(self.limits().json_depth_max + 1, "ping"),
+        }
+    }
+
+    fn limits(&self) -> &Limits {
+        self.local.server.endpoint().limits()
     }
 }
 
@@ -409,7 +398,14 @@ fn open_sessions(
 ) -> Result<Vec<(Sender, McpClient)>, String> {
     let mut clients = Vec::with_capacity(senders.len());
     for sender in senders {
-        clients.push((sender, local.session(sender.role())?));
+        let mut client = local.session(sender.role())?;
+        if sender == Sender::Ended {
+            let ended = client.session().unwrap_or_default().to_owned();
+            client.delete().map_err(|e| format!("{sender:?}: DELETE: {e}"))?;
+            // It keeps the ended id, which is what its cases send.
+            client.use_session(&ended);
+        }
+        clients.push((sender, client));
     }
     let sessions: Vec<String> =
         clients.iter().filter_map(|(_, c)| c.session().map(str::to_owned)).collect();
@@ -419,42 +415,6 @@ fn open_sessions(
         }
     }
     Ok(clients)
-}
-
-/// Ids of the messages cases send (the values do not matter; they are checked where they do).
-const PING_ID: i64 = 90;
-const LIST_ID: i64 = 91;
-const INITIALIZE_ID: i64 = 92;
-const RESPONSE_ID: i64 = 7;
-const TOOL_ID: i64 = 93;
-const MODERN_ID: i64 = 94;
-
-fn message_value(message: Message) -> Value {
-    match message {
-        Message::Ping => requests::ping(&Id::from(PING_ID)),
-        Message::ListResources => requests::list_resources(&Id::from(LIST_ID)),
-        Message::Initialize(version) => {
-            requests::initialize(&Id::from(INITIALIZE_ID), version, CLIENT)
-        }
-        Message::Response => jsonrpc::result(&Id::from(RESPONSE_ID), json::object([])),
-        Message::CallReconnectionTool => {
-            requests::call_tool(&Id::from(TOOL_ID), "test_reconnection")
-        }
-        Message::ListTools => requests::list_tools(&Id::from(LIST_ID)),
-    }
-}
-
-fn modern_value(modern: Modern) -> Value {
-    let (method, params) = match modern {
-        Modern::Discover => ("server/discover", Object::new()),
-        Modern::ToolsList => ("tools/list", Object::new()),
-        Modern::TenantDocuments(tenant) => {
-            let arguments = json::object([("tenant", tenant.into())]);
-            ("tools/call", members([("name", "tenant_documents".into()), ("arguments", arguments)]))
-        }
-    };
-    let revision = Revision::newest(Era::Modern);
-    requests::modern((&Id::from(MODERN_ID), method, revision), params, &[], CLIENT)
 }
 
 /// The last event id of an event-stream response.
@@ -470,15 +430,7 @@ fn senders_of(step: &Step) -> Vec<Sender> {
         Step::Baseline(case)
         | Step::Check(case)
         | Step::Wire(case)
-        | Step::CheckEachRole(_, case) => {
-            senders.push(case.sender);
-            for change in case.request.changes {
-                if let Change::Set(_, text) | Change::With(_, text) | Change::Target(text) = change
-                {
-                    text_senders(*text, &mut senders);
-                }
-            }
-        }
+        | Step::CheckEachRole(_, case) => case_senders(case, &mut senders),
         Step::Do(
             Action::PollStream(sender)
             | Action::ListResources(sender)
@@ -502,11 +454,36 @@ fn senders_of(step: &Step) -> Vec<Sender> {
     senders
 }
 
+/// The senders a case needs: its own, and every one a change names.
+fn case_senders(case: &Case, senders: &mut Vec<Sender>) {
+    senders.push(case.sender);
+    for change in case.request.changes {
+        match change {
+            Change::Set(_, text)
+            | Change::With(_, text)
+            | Change::Target(text)
+            | Change::SetMirrored(text) => text_senders(*text, senders),
+            Change::Without(_)
+            | Change::Bearer(_)
+            | Change::OutsideSession
+            | Change::Chunked(_)
+            | Change::BareLf
+            | Change::OverFieldCount
+            | Change::WithoutMirrored => {}
+        }
+    }
+}
+
 /// The senders a text names (a join is as deep as the tables write it, never input-driven).
 fn text_senders(text: Text, senders: &mut Vec<Sender>) {
     match text {
         Text::SessionOf(s) | Text::GetEventOf(s) | Text::LastEventOf(s) => senders.push(s),
         Text::Join(parts) => parts.iter().for_each(|&part| text_senders(part, senders)),
-        Text::Lit(_) | Text::TokenOf(_) | Text::OverValueBudget | Text::Port => {}
+        Text::Lit(_)
+        | Text::TokenOf(_)
+        | Text::OverValueBudget
+        | Text::Port
+        | Text::Host
+        | Text::Path => {}
     }
 }

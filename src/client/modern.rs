@@ -32,7 +32,7 @@ use super::mcp::{
     CLIENT_INFO, McpClient, McpError, ReplyRule, RequestSpec, Streamed, event_stream,
     expect_status, media_type_is, result_of,
 };
-use super::mirroring;
+use super::mirroring::{self, ToolHeaders};
 use crate::json::{self, Object, Value, members};
 use crate::limits::Limits;
 use crate::mcp::PROTOCOL_VERSION;
@@ -155,6 +155,11 @@ impl McpClient {
         if !self.capabilities.contains(&capability) {
             self.capabilities.push(capability);
         }
+    }
+
+    /// The tools of its latest modern `tools/list`, and what each mirrors.
+    pub fn tool_headers(&self) -> &[ToolHeaders] {
+        &self.tools
     }
 
     /// The warnings of tools left out of a list, oldest first.

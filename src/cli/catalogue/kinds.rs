@@ -1,0 +1,221 @@
+//! The kinds a catalogue row is made of: its group, its rule and level, how any answer keeps
+//! it, and what a server must offer for it to apply.
+
+use crate::cli::case::{Case, Change, Expect, Message, Request, Sender};
+
+/// The groups of the grid, in the order it prints them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    Framing,
+    Media,
+    Rebinding,
+    Json,
+    Versions,
+    Sessions,
+    Modern,
+    Resource,
+    Hygiene,
+}
+
+impl Group {
+    pub const ALL: [Group; 9] = [
+        Group::Framing,
+        Group::Media,
+        Group::Rebinding,
+        Group::Json,
+        Group::Versions,
+        Group::Sessions,
+        Group::Modern,
+        Group::Resource,
+        Group::Hygiene,
+    ];
+
+    /// The group's heading.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Group::Framing => "HTTP framing",
+            Group::Media => "media types",
+            Group::Rebinding => "DNS-rebinding guards",
+            Group::Json => "JSON and JSON-RPC",
+            Group::Versions => "protocol versions",
+            Group::Sessions => "2025-11-25 sessions",
+            Group::Modern => "2026-07-28",
+            Group::Resource => "the resource server",
+            Group::Hygiene => "hygiene",
+        }
+    }
+}
+
+/// How binding a rule is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// A MUST of the source: breaking it is a deviation.
+    Must,
+    /// A SHOULD of the source: breaking it is a difference.
+    Should,
+    /// This project's stricter choice where the source allows more: a difference too.
+    Profile,
+}
+
+impl Level {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+            Level::Profile => "profile",
+        }
+    }
+}
+
+/// A rule: what an answer must do, where that is written, and how binding it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    pub says: &'static str,
+    pub source: &'static str,
+    pub level: Level,
+}
+
+/// How any server's answer keeps a rule (see `probe::judge`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holds {
+    /// Refused with this status; another refusal keeps the rule loosely.
+    Refused(u16),
+    /// Refused (with this status, when one is named), and the connection closed after it: the
+    /// framing rules of RFC 9112 §6. No answer while the connection stays open breaks it too:
+    /// the server waits for a body by another length.
+    RefusedThenClosed(Option<u16>),
+    /// Whatever the answer, the connection closed after it; no answer on an open connection
+    /// breaks it too.
+    Closes,
+    /// Refused with this status and this JSON-RPC error code.
+    RpcError(u16, i64),
+    /// Anything but a `-32020` refusal: the header was read as matching its body.
+    NoMismatch,
+    /// 200 with a JSON-RPC result listing `supportedVersions`.
+    Discovered,
+    /// 401 with a `Bearer` challenge, carrying this `error` when one is named.
+    Challenge(Option<&'static str>),
+    /// 401 whose `Bearer` challenge names `resource_metadata`.
+    ChallengeNamesMetadata,
+    /// 200 with a JSON protected-resource document that lists an authorization server.
+    Metadata,
+    /// That document's `resource` is the endpoint's URL.
+    ResourceIsEndpoint,
+    /// 405 with an `Allow` field.
+    NotAllowed,
+    /// The answer tells a dual-era client the era the server speaks (see `probe::judge`).
+    TellsTheEra,
+}
+
+/// What a server must offer for a row to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Nothing: sent in the server's first era, as its ordinary ping changed.
+    Nothing,
+    /// A 2025-11-25 session.
+    Session,
+    /// A 2025-11-25 session, and DELETE to end one.
+    EndedSession,
+    /// A 2025-11-25 session and a second principal's token (`probe --other-token`).
+    OtherToken,
+    /// 2026-07-28.
+    Modern,
+    /// 2026-07-28 and nothing older.
+    ModernOnly,
+    /// A 2026-07-28 tool that mirrors an argument into a header.
+    MirroredTool,
+    /// A token (`probe --token`).
+    Token,
+}
+
+/// One row of the catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct Boundary {
+    /// The case, in words.
+    pub case: &'static str,
+    /// What is sent, in one line.
+    pub sent: &'static str,
+    pub group: Group,
+    pub needs: Needs,
+    pub sender: Sender,
+    pub request: Request,
+    pub rule: Rule,
+    pub holds: Holds,
+    /// What this server answers.
+    pub ours: Expect,
+}
+
+/// A rule judged across every answer of a probe, not by one request.
+#[derive(Clone, Copy, Debug)]
+pub struct Across {
+    pub case: &'static str,
+    pub sent: &'static str,
+    pub group: Group,
+    pub needs: Needs,
+    pub rule: Rule,
+    pub check: Aggregate,
+}
+
+/// What an [`Across`] row looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregate {
+    /// The challenge names the metadata, or the metadata is at its well-known URI.
+    Discoverable,
+    /// No refusal repeats a distinctive value the request carried, or a session id.
+    NoEcho,
+    /// No answer carries the token.
+    NoTokenEcho,
+    /// No answer carries a stack trace or a file path.
+    NoTrace,
+}
+
+impl Boundary {
+    /// The row as a case of this server: its words, its sender, its request and this server's
+    /// answer.
+    pub const fn case(&self) -> Case {
+        Case { what: self.case, sender: self.sender, request: self.request, expect: self.ours }
+    }
+}
+
+// How the rows are written.
+
+pub(super) const fn must(says: &'static str, source: &'static str) -> Rule {
+    Rule { says, source, level: Level::Must }
+}
+
+pub(super) const fn should(says: &'static str, source: &'static str) -> Rule {
+    Rule { says, source, level: Level::Should }
+}
+
+pub(super) const fn profile(says: &'static str, source: &'static str) -> Rule {
+    Rule { says, source, level: Level::Profile }
+}
+
+/// The sender's ordinary ping with `changes`.
+pub(super) const fn ping(changes: &'static [Change]) -> Request {
+    Request::post(Message::Ping, changes)
+}
+
+/// A row sent by the first principal.
+#[allow(clippy::too_many_arguments)]
+pub(super) const fn row(
+    (case, sent): (&'static str, &'static str),
+    group: Group,
+    needs: Needs,
+    request: Request,
+    rule: Rule,
+    holds: Holds,
+    ours: Expect,
+) -> Boundary {
+    Boundary { case, sent, group, needs, sender: Sender::Alice, request, rule, holds, ours }
+}
+
+pub(super) const RFC9112_FRAMING: &str = "RFC 9112 §6.3";
+pub(super) const TRANSPORT: &str = "MCP 2025-11-25 and 2026-07-28, transports: Sending Messages";
+pub(super) const SECURITY: &str = "MCP 2025-11-25 and 2026-07-28, transports: Security Warning";
+pub(super) const VERSION_HEADER: &str = "MCP 2025-11-25, transports: Protocol Version Header";
+pub(super) const SESSIONS: &str = "MCP 2025-11-25, transports: Session Management";
+pub(super) const VALIDATION: &str = "MCP 2026-07-28, transports: Server Validation";
+pub(super) const ENCODING: &str = "MCP 2026-07-28, transports: Value Encoding";
+pub(super) const DISCOVERY: &str =
+    "MCP 2025-11-25, authorization: Protected Resource Metadata Discovery";

@@ -1,0 +1,365 @@
+//! How any server's answer keeps a catalogue rule: a verdict and a line of what came back. Pure:
+//! an [`Exchange`] in, words out.
+//!
+//! - `holds`: the answer keeps the rule as written;
+//! - `differs`: it breaks a SHOULD or this project's profile, or keeps a MUST loosely (a refusal
+//!   with another status than the one the rule names);
+//! - `deviates`: it breaks a MUST;
+//! - `not_applicable` and `unreachable` are decided before judging (`probe`) or when nothing
+//!   came back.
+//!
+//! Not here: sending, or what the rows are (`catalogue`).
+
+use loopback_mcp_http::json::{self, Value};
+
+use super::answer::{self, Head};
+use super::wire::{Exchange, Failure};
+use crate::cli::catalogue::{Holds, Level};
+
+/// A row's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    Deviates,
+    Differs,
+    NotApplicable,
+    Unreachable,
+}
+
+impl Verdict {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Deviates => "deviates",
+            Verdict::Differs => "differs",
+            Verdict::NotApplicable => "not_applicable",
+            Verdict::Unreachable => "unreachable",
+        }
+    }
+}
+
+/// How an answer kept a rule, before its level decides the verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    Yes,
+    Loosely,
+    No,
+}
+
+/// What the judge knows beyond one answer.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The endpoint's URL, as the metadata's `resource` must name it.
+    pub endpoint: String,
+    /// The server speaks a 2026-era revision.
+    pub modern: bool,
+}
+
+/// The verdict on one exchange under a rule of `level`.
+pub fn verdict(holds: Holds, level: Level, exchange: &Exchange, context: &Context) -> Verdict {
+    // Silence on an open connection is an answer of its own to a framing rule: the server is
+    // reading a body by another length.
+    let framing = matches!(holds, Holds::RefusedThenClosed(_) | Holds::Closes);
+    match (&exchange.head, exchange.failure) {
+        (None, Some(Failure::Connect)) => return Verdict::Unreachable,
+        (None, Some(Failure::Timeout)) if !framing => return Verdict::Unreachable,
+        _ => {}
+    }
+    match (kept(holds, exchange, context), level) {
+        (Kept::Yes, _) => Verdict::Holds,
+        (Kept::Loosely, _) | (Kept::No, Level::Should | Level::Profile) => Verdict::Differs,
+        (Kept::No, Level::Must) => Verdict::Deviates,
+    }
+}
+
+/// How the answer in `exchange` keeps `holds`.
+pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
+    let status = exchange.head.as_ref().map(|h| h.status);
+    let refused = status.is_some_and(|s| s >= 400) || (status.is_none() && exchange.closed);
+    let by = |ok: bool| {
+        if ok {
+            Kept::Yes
+        } else if refused {
+            Kept::Loosely
+        } else {
+            Kept::No
+        }
+    };
+    match holds {
+        Holds::Refused(wanted) => by(status == Some(wanted)),
+        Holds::RefusedThenClosed(named) => match (status, exchange.closed) {
+            (Some(s), true) if named.is_none_or(|n| n == s) && s >= 400 => Kept::Yes,
+            (None, true) if named.is_none() => Kept::Yes,
+            (Some(400..=599) | None, true) => Kept::Loosely,
+            _ => Kept::No,
+        },
+        Holds::Closes => yes_or_no(exchange.closed),
+        Holds::RpcError(wanted, code) => {
+            by(status == Some(wanted) && rpc_code(exchange) == Some(code))
+        }
+        Holds::NoMismatch => {
+            yes_or_no(!(status == Some(400) && rpc_code(exchange) == Some(-32020)))
+        }
+        Holds::Discovered => {
+            yes_or_no(status == Some(200) && supported_versions(exchange).is_some())
+        }
+        Holds::Challenge(error) => {
+            let challenge = bearer(exchange.head.as_ref());
+            match (status, challenge) {
+                (Some(401), Some(c)) if error.is_none_or(|e| has_param(&c, "error", e)) => {
+                    Kept::Yes
+                }
+                (Some(401), Some(_)) => Kept::Loosely,
+                _ => Kept::No,
+            }
+        }
+        Holds::ChallengeNamesMetadata => {
+            let challenge = bearer(exchange.head.as_ref());
+            yes_or_no(
+                status == Some(401) && challenge.is_some_and(|c| c.contains("resource_metadata=")),
+            )
+        }
+        Holds::Metadata => {
+            let doc = document(exchange);
+            let servers = doc.as_ref().and_then(|d| d.get("authorization_servers"));
+            yes_or_no(
+                status == Some(200)
+                    && servers.and_then(Value::as_array).is_some_and(|a| !a.is_empty()),
+            )
+        }
+        Holds::ResourceIsEndpoint => {
+            let doc = document(exchange);
+            let resource = doc.as_ref().and_then(|d| d.get("resource")).and_then(Value::as_str);
+            yes_or_no(status == Some(200) && resource == Some(context.endpoint.as_str()))
+        }
+        Holds::NotAllowed => {
+            match (status, exchange.head.as_ref().and_then(|h| h.field("allow"))) {
+                (Some(405), Some(_)) => Kept::Yes,
+                (Some(405), None) => Kept::No,
+                _ if refused => Kept::Loosely,
+                _ => Kept::No,
+            }
+        }
+        Holds::TellsTheEra => yes_or_no(tells_modern(exchange) == context.modern),
+    }
+}
+
+fn yes_or_no(ok: bool) -> Kept {
+    if ok { Kept::Yes } else { Kept::No }
+}
+
+/// Whether a dual-era client reads the answer to its `server/discover` probe as "modern": a
+/// 200 with a result, or a 400 carrying one of the modern errors.
+pub fn tells_modern(exchange: &Exchange) -> bool {
+    let status = exchange.head.as_ref().map(|h| h.status);
+    match status {
+        Some(200) => message(exchange).is_some_and(|m| m.get("result").is_some()),
+        Some(400) => rpc_code(exchange).is_some_and(|c| (-32022..=-32020).contains(&c)),
+        _ => false,
+    }
+}
+
+/// The JSON-RPC message of the answer: the body, or the last data line of an event stream.
+pub fn message(exchange: &Exchange) -> Option<Value> {
+    let head = exchange.head.as_ref()?;
+    let is_stream = head.field("content-type").is_some_and(|t| t.starts_with("text/event-stream"));
+    let text = if is_stream {
+        answer::event_data(&exchange.body).into_iter().next_back()?.into_bytes()
+    } else {
+        exchange.body.clone()
+    };
+    json::decode(&text, 64).ok()
+}
+
+/// The JSON-RPC error code of the answer.
+pub fn rpc_code(exchange: &Exchange) -> Option<i64> {
+    message(exchange)?.get("error")?.get("code")?.as_number()?.as_i64()
+}
+
+/// The `supportedVersions` of a `server/discover` result.
+pub fn supported_versions(exchange: &Exchange) -> Option<Vec<String>> {
+    let message = message(exchange)?;
+    let from_result = message.get("result").and_then(|r| r.get("supportedVersions"));
+    let from_error =
+        message.get("error").and_then(|e| e.get("data")).and_then(|d| d.get("supported"));
+    let list = from_result.or(from_error)?.as_array()?;
+    Some(list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+}
+
+fn document(exchange: &Exchange) -> Option<Value> {
+    json::decode(&exchange.body, 64).ok()
+}
+
+/// The `Bearer` challenge of a `WWW-Authenticate` field.
+fn bearer(head: Option<&Head>) -> Option<String> {
+    let head = head?;
+    head.fields
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, v)| v)
+        .find(|v| v.len() >= 6 && v[..6].eq_ignore_ascii_case("bearer"))
+        .cloned()
+}
+
+fn has_param(challenge: &str, name: &str, value: &str) -> bool {
+    challenge.contains(&format!("{name}=\"{value}\""))
+        || challenge.contains(&format!("{name}={value}"))
+}
+
+/// What came back, in one line: the status, the JSON-RPC error code and public code when there
+/// are some, the challenge's parameters, and the connection's state. Never a value that was
+/// sent: only numbers, field names and short lowercase codes are shown.
+pub fn observed(exchange: &Exchange) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match (&exchange.head, &exchange.failure) {
+        (Some(head), _) => {
+            parts.push(head.status.to_string());
+            if let Some(code) = rpc_code(exchange) {
+                parts.push(code.to_string());
+            }
+            if let Some(code) = public_code(exchange) {
+                parts.push(code);
+            }
+            if let Some(challenge) = bearer(Some(head)) {
+                parts.push(format!("Bearer {}", challenge_params(&challenge)));
+            }
+            if let Some(allow) = head.field("allow") {
+                parts.push(format!(
+                    "Allow: {}",
+                    allow
+                        .chars()
+                        .filter(|c| c.is_ascii_uppercase() || *c == ',' || *c == ' ')
+                        .collect::<String>()
+                ));
+            }
+        }
+        (None, Some(failure)) => parts.push(failure.describe().to_owned()),
+        (None, None) => parts.push("no answer".to_owned()),
+    }
+    let connection = match (exchange.closed, exchange.stream_open) {
+        (true, _) => "closed",
+        (false, true) => "stream left open",
+        (false, false) => "kept open",
+    };
+    format!("{}; {connection}", parts.join(" "))
+}
+
+/// A public code in the answer: a JSON-RPC error's message or an `error` member, when it is a
+/// short lowercase identifier.
+fn public_code(exchange: &Exchange) -> Option<String> {
+    let message = message(exchange)?;
+    let text = message
+        .get("error")
+        .and_then(|e| e.get("message").or(Some(e)))
+        .and_then(Value::as_str)
+        .map(str::to_owned)?;
+    let is_code = !text.is_empty()
+        && text.len() <= 48
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    is_code.then_some(text)
+}
+
+/// A challenge's parameter names, and the value of `error` (a fixed vocabulary).
+fn challenge_params(challenge: &str) -> String {
+    let mut out = Vec::new();
+    for part in challenge[6..].split(',') {
+        let Some((name, value)) = part.trim().split_once('=') else { continue };
+        let value = value.trim_matches('"');
+        match name.trim() {
+            "error" if value.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') => {
+                out.push(format!("error={value}"));
+            }
+            name if name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+                out.push(name.to_owned());
+            }
+            _ => {}
+        }
+    }
+    if out.is_empty() { "(no parameters)".into() } else { out.join(",") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(raw: &str, closed: bool) -> Exchange {
+        let head = answer::head(raw.as_bytes()).unwrap().unwrap();
+        let body = raw.as_bytes()[head.len..].to_vec();
+        Exchange {
+            head: Some(head),
+            body,
+            closed,
+            stream_open: false,
+            failure: None,
+            raw: Vec::new(),
+        }
+    }
+
+    const CONTEXT: fn() -> Context =
+        || Context { endpoint: "http://127.0.0.1:1/mcp".into(), modern: false };
+
+    #[test]
+    fn refusals_keep_rules_exactly_loosely_or_not_at_all() {
+        let bad = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+        let forbidden = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n";
+        let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+        let mismatch = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n\r\n{\"error\":{\"code\":-32020,\"message\":\"header_mismatch\"},\"id\":1,\"jsonrpc\":\"2.0\"}";
+        let cases: [(Holds, Level, &str, bool, Verdict); 13] = [
+            (Holds::Refused(403), Level::Must, forbidden, false, Verdict::Holds),
+            (Holds::Refused(403), Level::Must, bad, false, Verdict::Differs),
+            (Holds::Refused(403), Level::Must, ok, false, Verdict::Deviates),
+            (Holds::Refused(400), Level::Profile, ok, false, Verdict::Differs),
+            (Holds::RefusedThenClosed(None), Level::Must, ok, false, Verdict::Deviates),
+            (Holds::RefusedThenClosed(None), Level::Must, ok, true, Verdict::Deviates),
+            (Holds::RefusedThenClosed(None), Level::Must, forbidden, true, Verdict::Holds),
+            (Holds::RefusedThenClosed(Some(400)), Level::Must, bad, true, Verdict::Holds),
+            (Holds::RefusedThenClosed(Some(400)), Level::Must, bad, false, Verdict::Deviates),
+            (Holds::RefusedThenClosed(Some(400)), Level::Must, forbidden, true, Verdict::Differs),
+            (Holds::RpcError(400, -32020), Level::Must, mismatch, false, Verdict::Holds),
+            (Holds::RpcError(400, -32020), Level::Must, bad, false, Verdict::Differs),
+            (Holds::NoMismatch, Level::Must, mismatch, false, Verdict::Deviates),
+        ];
+        for (holds, level, raw, closed, expected) in cases {
+            let got = verdict(holds, level, &answer(raw, closed), &CONTEXT());
+            assert_eq!(got, expected, "{holds:?} {raw:?} closed {closed}");
+        }
+    }
+
+    #[test]
+    fn challenges_and_metadata_are_read_from_the_answer() {
+        let invalid = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"http://x\"\r\nContent-Length: 0\r\n\r\n";
+        let bare = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n";
+        let doc = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"resource\":\"http://127.0.0.1:1/mcp\",\"authorization_servers\":[\"http://as\"]}";
+        let cases: [(Holds, &str, Kept); 6] = [
+            (Holds::Challenge(Some("invalid_token")), invalid, Kept::Yes),
+            (Holds::Challenge(None), bare, Kept::No),
+            (Holds::ChallengeNamesMetadata, invalid, Kept::Yes),
+            (Holds::Metadata, doc, Kept::Yes),
+            (Holds::ResourceIsEndpoint, doc, Kept::Yes),
+            (Holds::ResourceIsEndpoint, bare, Kept::No),
+        ];
+        for (holds, raw, expected) in cases {
+            assert_eq!(kept(holds, &answer(raw, false), &CONTEXT()), expected, "{holds:?}");
+        }
+        assert_eq!(
+            observed(&answer(invalid, true)),
+            "401 Bearer error=invalid_token,resource_metadata; closed"
+        );
+    }
+
+    #[test]
+    fn the_era_an_answer_tells_is_what_a_dual_era_client_concludes() {
+        let cases: [(&str, bool); 4] = [
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"id\":1,\"result\":{}}",
+                true,
+            ),
+            ("HTTP/1.1 400 Bad Request\r\n\r\n{\"error\":{\"code\":-32022}}", true),
+            ("HTTP/1.1 400 Bad Request\r\n\r\n{\"error\":{\"code\":-32600}}", false),
+            ("HTTP/1.1 404 Not Found\r\n\r\n", false),
+        ];
+        for (raw, modern) in cases {
+            assert_eq!(tells_modern(&answer(raw, false)), modern, "{raw}");
+        }
+    }
+}
