@@ -122,20 +122,7 @@ struct Judging {
 
 /// Every row, judged or set aside, in the grid's order.
 fn probe_all(peer: &mut Peer) -> Vec<Row> {
-    let ping = Request::post(Message::Ping, &[]);
-    let baseline =
-        send_row(peer, ("the baseline request", Sender::Alice), &ping, wire::CLOSE_GLANCE);
-    let baseline = match baseline {
-        Ok((_, exchange))
-            if exchange.head.as_ref().is_some_and(|h| (200..300).contains(&h.status)) =>
-        {
-            Ok(())
-        }
-        Ok((_, exchange)) => {
-            Err(format!("the baseline request was answered {}", judge::observed(&exchange)))
-        }
-        Err(why) => Err(why),
-    };
+    let baseline = baseline(peer);
     let mut judging = Judging { context: peer.context(), baseline, hygiene: Hygiene::default() };
     let mut rows = Vec::new();
     for group in Group::ALL {
@@ -151,6 +138,29 @@ fn probe_all(peer: &mut Peer) -> Vec<Row> {
         eprintln!("probe: {}", grid::group_line(group, &rows[before..]));
     }
     rows
+}
+
+/// The first baseline method the server answers 2xx (the table's bodies name it from then on);
+/// why none did, if none did.
+fn baseline(peer: &mut Peer) -> Result<(), String> {
+    let ping = Request::post(Message::Ping, &[]);
+    let mut why = String::new();
+    for method in peer.baseline_methods() {
+        peer.use_baseline(method);
+        match send_row(peer, ("the baseline request", Sender::Alice), &ping, wire::CLOSE_GLANCE) {
+            Ok((_, exchange))
+                if exchange.head.as_ref().is_some_and(|h| (200..300).contains(&h.status)) =>
+            {
+                return Ok(());
+            }
+            Ok((_, exchange)) => {
+                why = format!("the baseline {method} was answered {}", judge::observed(&exchange))
+            }
+            Err(e) => why = e,
+        }
+    }
+    peer.use_baseline(peer.baseline_methods()[0]);
+    Err(why)
 }
 
 /// One row sent and judged, or set aside.

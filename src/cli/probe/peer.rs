@@ -12,8 +12,8 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::RequestSpec;
 use loopback_mcp_http::client::mirroring::{self, ToolHeaders};
 use loopback_mcp_http::client::trace::Trace;
-use loopback_mcp_http::json::{self, Value};
-use loopback_mcp_http::mcp::jsonrpc::Id;
+use loopback_mcp_http::json::{self, Object, Value};
+use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 use loopback_mcp_http::mcp::requests;
 use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
 
@@ -72,6 +72,8 @@ pub struct Peer {
     /// Sessions a hostile request made, with the principal that made them.
     strays: Vec<(String, Sender)>,
     pub sent: usize,
+    /// The baseline's method (see [`Peer::baseline_methods`]).
+    ordinary: &'static str,
     /// How many exchanges brought an answer.
     pub answered: usize,
     pub deadline: Instant,
@@ -101,6 +103,7 @@ impl Peer {
             callable: Callable::default(),
             strays: Vec::new(),
             sent: 0,
+            ordinary: "ping",
             answered: 0,
             deadline,
         };
@@ -113,6 +116,7 @@ impl Peer {
         if peer.modern.is_some() {
             peer.list_tools();
         }
+        peer.ordinary = peer.baseline_methods()[0];
         peer
     }
 
@@ -357,9 +361,25 @@ impl Peer {
         headers.iter().fold(spec, |spec, (name, value)| spec.with(name, value))
     }
 
-    /// The method of the ordinary request in the server's first era.
+    /// The methods the baseline may be, in the order they are tried: a ping in 2025-11-25
+    /// (`tools/list` for a server that lacks it), `server/discover` where 2026-07-28 is all the
+    /// server speaks.
+    pub fn baseline_methods(&self) -> [&'static str; 2] {
+        if self.modern.is_some() && !self.legacy {
+            ["server/discover", "tools/list"]
+        } else {
+            ["ping", "tools/list"]
+        }
+    }
+
+    /// Makes `method` the one the baseline and the bodies of the table name.
+    pub fn use_baseline(&mut self, method: &'static str) {
+        self.ordinary = method;
+    }
+
+    /// The method of the baseline.
     fn ordinary_method(&self) -> &'static str {
-        if self.modern.is_some() && !self.legacy { "server/discover" } else { "ping" }
+        self.ordinary
     }
 
     /// The sender's ordinary POST of `body` in the server's first era: 2025-11-25 in its session
@@ -387,12 +407,15 @@ impl World for Peer {
     fn spec(&self, sender: Sender, base: Base) -> Result<RequestSpec, String> {
         Ok(match base {
             Base::Post(Body::Message(message)) => match self.modern.filter(|_| !self.legacy) {
-                // The ordinary 2026-era request is server/discover, which every such server
-                // answers, built whole with its `_meta`.
+                // The 2026-era baseline, built whole with its `_meta`.
                 Some(revision) if matches!(message, Message::Ping) => {
-                    let message =
-                        render::modern_message(Modern::Discover, &self.callable, revision)?;
-                    self.modern_spec(sender, &message)
+                    let id = Id::from(render::MODERN_ID);
+                    let method = (&id, self.ordinary, revision);
+                    self.modern_spec(sender, &requests::modern(method, Object::new(), &[], CLIENT))
+                }
+                None if matches!(message, Message::Ping) && self.ordinary != "ping" => {
+                    let message = jsonrpc::request(&Id::from(90), self.ordinary, Object::new());
+                    self.ordinary(sender, json::encode(&message).into_bytes())
                 }
                 Some(_) | None => self
                     .ordinary(sender, json::encode(&render::message_value(message)).into_bytes()),
