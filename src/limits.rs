@@ -301,6 +301,13 @@ budgets! {
     /// The longest pause between two steps of a `count_slowly` call. One millisecond more: the
     /// call is refused (`-32602`, `pause_invalid`) before it starts.
     count_slowly_pause_max: duration 1000 ms, at most DURATION_CEILING;
+    /// The longest `test_tool_slow` call (its `durationMs`). One millisecond more: the call is
+    /// refused (`-32602`, `duration_invalid`) before it starts.
+    test_tool_slow_duration_max: duration 30 s, at most DURATION_CEILING;
+    /// The longest step of a `test_tool_slow` call: its duration is cut into equal steps no longer
+    /// than this, at each of which it writes (its progress, or a keep-alive) and looks for a
+    /// cancellation, so that one is honoured within a step.
+    test_tool_slow_step: duration 250 ms, at most DURATION_CEILING;
     /// How long an open stream may stay silent: past it, it sends an SSE comment line, so that an
     /// idle timer between the server and the client (a proxy's, the client's own) does not cut
     /// it. `serve --stream-keepalive-secs` sets it.

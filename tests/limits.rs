@@ -489,7 +489,7 @@ enum Edge {
 
 /// Every budget and the test of its edge. A budget added to the table without a row here fails
 /// `every_budget_has_an_edge_test`, which names it.
-const EDGES: [(&str, Edge); 53] = {
+const EDGES: [(&str, Edge); 55] = {
     use Edge::{Paces, Test};
     const LIMITS: &str = "tests/limits.rs";
     const CONNECTION: &str = "tests/connection.rs";
@@ -666,6 +666,21 @@ const EDGES: [(&str, Edge); 53] = {
         ),
         ("count_slowly_steps_max", Test(LIVE, SLOW_ARGUMENTS)),
         ("count_slowly_pause_max", Test(LIVE, SLOW_ARGUMENTS)),
+        (
+            "test_tool_slow_duration_max",
+            Test(
+                "tests/server_cancel.rs",
+                "slow_tool_durations_hold_at_their_budget_and_are_refused_one_past",
+            ),
+        ),
+        (
+            "test_tool_slow_step",
+            Paces(
+                "it cuts a slow tool's work into steps, each a write and a look for a cancellation",
+                "src/endpoint/tools.rs",
+                "slow_tool_steps",
+            ),
+        ),
         (
             "stream_keepalive",
             Test(LIVE, "a_quiet_stream_sends_a_comment_line_at_its_keepalive_interval"),

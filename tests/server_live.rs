@@ -6,19 +6,14 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant, SystemTime};
 
 use common::server::*;
+use common::wire::*;
 use loopback_mcp_http::auth::fixtures::Role;
-use loopback_mcp_http::endpoint::live::Stats;
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::ServerConfig;
-
-const MODERN: &str = "2026-07-28";
-/// How long a test waits for bytes that must come.
-const PATIENCE: Duration = Duration::from_secs(10);
 
 fn server(limits: Limits) -> TestServer {
     start_with(ServerConfig { limits, versions: Versions::ALL, ..ServerConfig::default() })
@@ -29,88 +24,11 @@ fn limits() -> Limits {
     Limits { requests_in_processing_max: 16, ..Limits::DEFAULT }
 }
 
-/// One connection read as the bytes come.
-struct Wire {
-    stream: TcpStream,
-    seen: Vec<u8>,
-}
-
-impl Wire {
-    fn open(t: &TestServer, request: &[u8]) -> Wire {
-        let mut stream = TcpStream::connect(t.server.address()).unwrap();
-        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-        stream.write_all(request).unwrap();
-        Wire { stream, seen: Vec::new() }
-    }
-
-    /// Reads until `pattern` has been seen `times` times; everything read so far, as text.
-    fn until(&mut self, pattern: &str, times: usize) -> String {
-        let started = Instant::now();
-        let mut buf = [0u8; 4096];
-        while text(&self.seen).matches(pattern).count() < times {
-            assert!(started.elapsed() < PATIENCE, "no {pattern:?} in {:?}", text(&self.seen));
-            match self.stream.read(&mut buf) {
-                Ok(0) => panic!("closed before {pattern:?}: {:?}", text(&self.seen)),
-                Ok(n) => self.seen.extend_from_slice(&buf[..n]),
-                Err(_) => {}
-            }
-        }
-        text(&self.seen)
-    }
-
-    /// Reads until the server closes the connection or `PATIENCE` passes.
-    fn until_close(&mut self) -> String {
-        let started = Instant::now();
-        let mut buf = [0u8; 4096];
-        while started.elapsed() < PATIENCE {
-            match self.stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => self.seen.extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
-                Err(_) => {}
-            }
-        }
-        text(&self.seen)
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A 2026-07-28 POST of `method` with `params` (the `_meta` added, with `meta_extra` inside it).
-fn modern(t: &TestServer, role: Role, method: &str, params: &str, meta_extra: &str) -> Vec<u8> {
-    let comma = if params.is_empty() { "" } else { "," };
-    let body = format!(
-        r#"{{"id":7,"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/protocolVersion":"{MODERN}"{meta_extra}}}{comma}{params}}}}}"#
-    );
-    let name = params.split(r#""name":""#).nth(1).and_then(|r| r.split('"').next());
-    let mut extra = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
-    extra.extend(name.map(|n| ("Mcp-Name", n)));
-    t.post_bytes(role, None, &body, &extra)
-}
-
 fn count_slowly(steps: u64, pause_ms: u64) -> String {
     format!(r#""arguments":{{"pause_ms":{pause_ms},"steps":{steps}}},"name":"count_slowly""#)
 }
 
 const PROGRESS_TOKEN: &str = r#","progressToken":"p""#;
-
-fn stats(t: &TestServer) -> Stats {
-    t.server.endpoint().live().stats()
-}
-
-/// Waits until `done` holds of the server's counters.
-fn eventually(t: &TestServer, done: impl Fn(&Stats) -> bool) -> Stats {
-    let started = Instant::now();
-    loop {
-        let now = stats(t);
-        if done(&now) || started.elapsed() > PATIENCE {
-            return now;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 #[test]
 fn a_slow_call_is_written_step_by_step_in_chunks_before_it_has_finished() {

@@ -498,6 +498,9 @@ enum LiveOp {
     Listen { principal: u8, tools: bool },
     /// The client of a 2025-11-25 call resumes it from its last id.
     Resume { call: u8 },
+    /// A `notifications/cancelled` naming the id of 2025-11-25 call `call`, sent in the session
+    /// of call `session` (each call has a session of its own).
+    Cancel { call: u8, session: u8 },
     /// Time passes.
     Advance { ms: u16 },
     /// The clock goes to the time a stream said to come back.
@@ -580,6 +583,8 @@ struct Slow {
     detached: bool,
     /// The 2025-11-25 call's index in `calls`.
     call: Option<usize>,
+    /// Its client cancelled it (2025-11-25).
+    cancelled: bool,
 }
 
 /// A 2025-11-25 call's POST stream and its client.
@@ -598,8 +603,10 @@ struct Call {
     position: u64,
     /// An open stream writes the call's messages to the client: the call itself or a tail.
     reader: bool,
-    /// The call queued its result.
+    /// The call queued its result, or stopped for good.
     finished: bool,
+    /// It stopped on its client's cancellation, without a result.
+    cancelled: bool,
 }
 
 /// A listen, as the model follows it.
@@ -730,6 +737,12 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
                     s.resume(usize::from(call) % s.calls.len());
                 }
             }
+            LiveOp::Cancel { call, session } => {
+                if !s.calls.is_empty() {
+                    let n = s.calls.len();
+                    s.cancel(usize::from(call) % n, usize::from(session) % n);
+                }
+            }
             LiveOp::Advance { ms } => s.now += Duration::from_millis(u64::from(ms)),
             LiveOp::Catch { stream } => {
                 if let Some(index) = s.pick(stream) {
@@ -800,7 +813,8 @@ fn run_open_streams(setup: &Setup, ops: Vec<LiveOp>) {
         assert!(call.finished && !call.reader);
         assert_eq!(call.received, call.produced, "a call's messages, as its client has them");
         let last = call.received.last();
-        assert!(matches!(last, Some(Msg::Result { .. } | Msg::Revoked)), "no result last");
+        let ended = matches!(last, Some(Msg::Result { .. } | Msg::Revoked));
+        assert!(ended != call.cancelled, "a result after a cancellation, or none without one");
     }
 }
 
@@ -879,6 +893,7 @@ impl Streams {
             pause,
             scale: if percent { Scale::Percent } else { Scale::Steps },
             progress_token: progress.then(|| Value::from("tok")),
+            keepalive: None,
         };
         let limits = self.host.limits;
         let (stream, call) = if modern {
@@ -910,6 +925,7 @@ impl Streams {
                 position,
                 reader: true,
                 finished: false,
+                cancelled: false,
             });
             let stream = OpenStream::slow_legacy(request, (session, post), opening, &limits);
             (stream, Some(n))
@@ -927,6 +943,7 @@ impl Streams {
             done: 0,
             detached: false,
             call,
+            cancelled: false,
         };
         let watched =
             Watched { stream, kind: Kind::Slow(slow), last_written: self.now, until: None };
@@ -1020,6 +1037,22 @@ impl Streams {
         }
     }
 
+    /// A cancellation naming call `call`'s id in call `session`'s session: it reaches the call
+    /// exactly when that is its own session and its work is still in progress.
+    fn cancel(&mut self, call: usize, session: usize) {
+        let id = self.calls[call].id.clone();
+        let reached = self.calls[session].session.cancel(&id);
+        let running = self.streams.iter_mut().find_map(|w| match &mut w.kind {
+            Kind::Slow(slow) if slow.call == Some(call) => Some(slow),
+            Kind::Slow(_) | Kind::Listen(_) | Kind::Tail { .. } => None,
+        });
+        let in_progress = call == session && running.is_some();
+        assert_eq!(reached, in_progress, "a cancellation that reached what it should not");
+        if let Some(slow) = running.filter(|_| in_progress) {
+            slow.cancelled = true;
+        }
+    }
+
     /// The next step of stream `index`, against the model.
     fn next(&mut self, index: usize) {
         let (now, wall) = (self.now, self.wall());
@@ -1060,6 +1093,20 @@ impl Streams {
                     }
                 }
                 let expected = Expect::End(messages, Ending::Revoked);
+                let (id, call) = (slow.id.clone(), slow.call);
+                ended = check_step(&step, &expected, |bytes| {
+                    slow_events(bytes, &self.host.limits, call, &mut self.calls, &id)
+                });
+            }
+            Kind::Slow(slow) if slow.cancelled => {
+                // What it wrote stays; no result is written or kept.
+                self.stats.calls_cancelled += 1;
+                if let Some(call) = slow.call {
+                    let call = &mut self.calls[call];
+                    call.finished = true;
+                    call.cancelled = true;
+                }
+                let expected = Expect::End(Vec::new(), Ending::Done);
                 let (id, call) = (slow.id.clone(), slow.call);
                 ended = check_step(&step, &expected, |bytes| {
                     slow_events(bytes, &self.host.limits, call, &mut self.calls, &id)

@@ -104,9 +104,9 @@ impl Endpoint {
         let (_, session) = self.session_for(head, principal, clock, last)?;
         match message {
             Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
-            Message::Notification { .. } => {
+            Message::Notification { params, .. } => {
                 access::authorize(policy, principal, requirement)?;
-                notified(session, named);
+                notified(session, named, &params);
                 Ok(Reply::empty(Status::Accepted).into())
             }
             Message::Request { .. }
@@ -352,8 +352,12 @@ impl Methods for LegacyMethods<'_> {
         let (endpoint, called) = (self.endpoint, &self.called);
         match tools::tool_called(params, endpoint.legacy_revision()) {
             Ok(Tool::TestReconnection) => endpoint.test_reconnection(called.session, called.id),
-            Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress)) => {
+            Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress | Tool::TestToolSlow)) => {
                 endpoint.slow_call(called, tool, params)
+            }
+            Ok(Tool::TestToolFast) => {
+                let outcome = Ok(tools::FAST_TEXT.to_owned());
+                self.answer(Ok(super::live::legacy_tool_result(called.id, outcome)))
             }
             // Tools of 2026-07-28 alone: `tool_called` finds none of them here.
             Ok(
@@ -420,15 +424,22 @@ fn lifecycle(named: MethodName) -> Lifecycle {
     }
 }
 
-/// What a notification does in its session: `notifications/initialized` ends the handshake; any
-/// other is accepted and does nothing.
-fn notified(session: &Session, named: MethodName) {
+/// What a notification does in its session: `notifications/initialized` ends the handshake;
+/// `notifications/cancelled` cancels the session's own request in progress under its
+/// `requestId` (anything else it names, it leaves alone: see [`Session::cancel`]); any other is
+/// accepted and does nothing. Each is answered 202 whatever it changed, so that a cancellation
+/// tells no one which ids are in progress.
+fn notified(session: &Session, named: MethodName, params: &Object) {
     match named {
         MethodName::Notification(McpMethod::NotificationsInitialized) => session.mark_initialized(),
+        MethodName::Notification(McpMethod::NotificationsCancelled) => {
+            if let Some(id) = params.get("requestId").and_then(Id::of) {
+                session.cancel(&id);
+            }
+        }
         MethodName::Notification(
             McpMethod::Initialize
             | McpMethod::Ping
-            | McpMethod::NotificationsCancelled
             | McpMethod::ResourcesList
             | McpMethod::ToolsList
             | McpMethod::ToolsCall

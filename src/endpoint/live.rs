@@ -20,6 +20,13 @@
 //! the stream cancels the request: the call stops at once, nothing more is produced or kept for
 //! it, and it is counted cancelled. A tail or a listen just ends.
 //!
+//! **In 2025-11-25 the client cancels with `notifications/cancelled`** in the same session. A
+//! slow call is listed in its session as in progress while it runs
+//! ([`crate::mcp::session::InProgress`]); a cancellation naming its id sets its flag, and at its
+//! next step (or the stream's next wake) it stops: what it had written stays, no result is
+//! written or kept, its POST stream ends (a resumption then owes nothing: 204), and it is counted
+//! cancelled. The rule of which requests a cancellation reaches is the session's.
+//!
 //! **A quiet stream sends a keep-alive.** When nothing was written for `stream_keepalive`, the
 //! next step is an SSE comment line (`: keep-alive`), which every SSE reader skips, so that an
 //! idle timer on the way does not cut the stream. Between its own events a stream comes back
@@ -64,7 +71,7 @@ use crate::mcp::method::{
     McpMethod, NOTIFICATIONS_PROGRESS, NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
 };
-use crate::mcp::session::Session;
+use crate::mcp::session::{InProgress, Session};
 use crate::mcp::stream::StreamRef;
 use crate::sse::{self, EventRef};
 
@@ -146,14 +153,16 @@ enum Source {
 
 impl OpenStream {
     /// A slow call in 2025-11-25: its messages go through `session`'s event log, on its live
-    /// POST stream `post` (already opened, its priming event written).
+    /// POST stream `post` (already opened, its priming event written), and the session lists it
+    /// as in progress, for a `notifications/cancelled` to reach.
     pub fn slow_legacy(
         request: SlowRequest,
         (session, post): (Arc<Session>, u64),
         opening: Opening,
         limits: &Limits,
     ) -> OpenStream {
-        OpenStream::slow(request, Outlet::Log { session, post }, opening, limits)
+        let in_progress = session.begin(&request.id);
+        OpenStream::slow(request, Outlet::Log { session, post, in_progress }, opening, limits)
     }
 
     /// A slow call in 2026-07-28, its result written by `result`.
@@ -169,8 +178,11 @@ impl OpenStream {
     fn slow(request: SlowRequest, outlet: Outlet, opening: Opening, limits: &Limits) -> Self {
         let event_bytes_max = limits.sse_event_bytes_max;
         let started = opening.now;
+        let keepalive = request.keepalive;
         let call = SlowCall { request, outlet, started, done: 0, detached: false, event_bytes_max };
-        OpenStream::new(Source::Slow(call), opening, limits)
+        let mut stream = OpenStream::new(Source::Slow(call), opening, limits);
+        stream.keepalive = keepalive.map_or(stream.keepalive, |own| own.min(stream.keepalive));
+        stream
     }
 
     /// A 2025-11-25 resumption of `stream`, a POST stream of `session` whose work still runs.
@@ -296,13 +308,17 @@ pub struct SlowRequest {
     pub scale: Scale,
     /// `params._meta.progressToken`, when it is a string or an integer.
     pub progress_token: Option<Value>,
+    /// A keep-alive interval of its own, shorter than the stream's (`test_tool_slow` writes at
+    /// every step).
+    pub keepalive: Option<Duration>,
 }
 
 /// Where a slow call's messages go: the era decides.
 #[derive(Debug)]
 enum Outlet {
-    /// 2025-11-25: through the session's event log, on POST stream `post`.
-    Log { session: Arc<Session>, post: u64 },
+    /// 2025-11-25: through the session's event log, on POST stream `post`; listed in the session
+    /// as in progress while it runs.
+    Log { session: Arc<Session>, post: u64, in_progress: InProgress },
     /// 2026-07-28: straight out, as plain events; the result is written by `result`.
     Plain { result: fn(&Id, Result<String, &'static str>) -> String },
 }
@@ -320,6 +336,9 @@ struct SlowCall {
 
 impl SlowCall {
     fn next(&mut self, host: &dyn Host, now: Instant) -> Step {
+        if self.cancelled() {
+            return self.cancel(host);
+        }
         let stopping = host.live().stopping();
         let due = self.started + self.request.pause.saturating_mul(self.done as u32 + 1);
         if now < due && !stopping {
@@ -339,6 +358,21 @@ impl SlowCall {
         }
         let bytes = self.emit(host, messages, last);
         if last { Step::End(bytes, Ending::Done) } else { Step::Write(bytes) }
+    }
+
+    /// Whether its client cancelled it with a `notifications/cancelled` (2025-11-25).
+    fn cancelled(&self) -> bool {
+        match &self.outlet {
+            Outlet::Log { in_progress, .. } => in_progress.cancelled(),
+            Outlet::Plain { .. } => false,
+        }
+    }
+
+    /// Its client cancelled it: the work stops here, its stream ends with what it had written
+    /// and no result, and the log keeps none for a resumption; it counts as cancelled.
+    fn cancel(&mut self, host: &dyn Host) -> Step {
+        host.live().calls_cancelled.fetch_add(1, Ordering::Relaxed);
+        Step::End(self.emit(host, Vec::new(), true), Ending::Done)
     }
 
     /// Its token stopped being valid: no result, but an in-band error naming why, and the call
@@ -378,7 +412,7 @@ impl SlowCall {
     /// peer is gone; in 2026-07-28 plain events.
     fn emit(&mut self, host: &dyn Host, messages: Vec<String>, last: bool) -> Vec<u8> {
         match &self.outlet {
-            Outlet::Log { session, post } => {
+            Outlet::Log { session, post, .. } => {
                 let mut events = session.events();
                 for message in messages {
                     events.append(*post, message);
@@ -430,7 +464,7 @@ fn plain_events(messages: &[String], event_bytes_max: usize) -> Vec<u8> {
 }
 
 /// A 2025-11-25 tool result: its text, or the public code of a tool error.
-fn legacy_tool_result(id: &Id, outcome: Result<String, &'static str>) -> String {
+pub(super) fn legacy_tool_result(id: &Id, outcome: Result<String, &'static str>) -> String {
     let (text, is_error) = match &outcome {
         Ok(text) => (text.as_str(), false),
         Err(code) => (*code, true),

@@ -28,7 +28,9 @@
 //! notification is held to every header check that needs neither a method's row nor a `_meta`
 //! (a notification has no `Mcp-Name` to compare and no `_meta` version to mirror). Then the
 //! notification is accepted (202) and ignored: this revision defines no client notification over
-//! HTTP.
+//! HTTP. A `notifications/cancelled` too: here closing the request's stream is the cancellation
+//! (the cancellation page: none is required or expected), and there is no session in which an id
+//! would name a request.
 //!
 //! **Where the mirrored headers are compared, and why.** Steps 1 to 3 read only the request
 //! itself, so they run before the token: a peer without credentials learns nothing it did not
@@ -379,8 +381,10 @@ impl Methods for ModernMethods<'_> {
         match tool_call(called, tool, params)? {
             ToolAnswer::Done(notes, response) => self.answer(notes, response),
             ToolAnswer::Slow(request) => {
+                let first = tools::opening_event(tool, &request).to_vec();
                 let opener = called.opener();
-                Ok(open(called.endpoint.open_slow_modern(request, tool_result, opener)?))
+                let stream = called.endpoint.open_slow_modern(request, tool_result, opener)?;
+                Ok(open_with(first, stream))
             }
             ToolAnswer::Refused(error) => Ok(Reply::json_text(error).into()),
         }
@@ -398,7 +402,12 @@ impl Methods for ModernMethods<'_> {
 
 /// An event stream that stays open, its events all to come.
 fn open(stream: super::live::OpenStream) -> Answer {
-    let head = Reply::event_stream_body(Vec::new()).with("X-Accel-Buffering", "no");
+    open_with(Vec::new(), stream)
+}
+
+/// An event stream that stays open, `first` written with its head.
+fn open_with(first: Vec<u8>, stream: super::live::OpenStream) -> Answer {
+    let head = Reply::event_stream_body(first).with("X-Accel-Buffering", "no");
     Answer::Open { head, stream: Box::new(stream) }
 }
 
@@ -462,9 +471,10 @@ fn tool_call(
             logged(called.meta, LogLevel::Info, "test_logging_tool_called"),
             Ok("logged".to_owned()),
         ),
-        Tool::CountSlowly | Tool::TestToolWithProgress => {
+        Tool::CountSlowly | Tool::TestToolWithProgress | Tool::TestToolSlow => {
             return Ok(slow_request(called, tool, params));
         }
+        Tool::TestToolFast => (Vec::new(), Ok(tools::FAST_TEXT.to_owned())),
         // The fixture's hook changes what the caller's own tenant sees, and no one else's.
         Tool::TestTriggerToolChange => {
             let generation = called.endpoint.live().change_tools_for(&principal.tenant);

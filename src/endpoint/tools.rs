@@ -22,6 +22,13 @@
 //!   a disconnect means follows the era (`endpoint::live`).
 //! - `test_tool_with_progress` (both): the suite's name for a slow call of three steps
 //!   50 ms<!-- not a limit --> apart, whose progress reads 0, 50 and 100 of 100.
+//! - `test_tool_fast` (both): the conformance suite's health check; answers at once with one
+//!   text item.
+//! - `test_tool_slow` (both): the suite's slow tool: `durationMs` of work (0 to
+//!   `test_tool_slow_duration_max`), cut into equal steps of at most `test_tool_slow_step`; at
+//!   every step it writes (a `notifications/progress` with a `progressToken`, a keep-alive
+//!   without), and its stream shows it is live at once (the priming event in 2025-11-25, an event
+//!   of empty data in 2026-07-28). Each era's cancellation stops it within a step.
 //! - `test_trigger_tool_change` (2026-07-28): the suite's hook; it changes the tool list, as
 //!   `control … change-tools` does, and every listen that opted in is told.
 //! - `spare_tool` (2026-07-28): listed, and callable, only while the tool list is in its changed
@@ -48,6 +55,8 @@ pub enum Tool {
     TestLogging,
     CountSlowly,
     TestToolWithProgress,
+    TestToolFast,
+    TestToolSlow,
     TestTriggerToolChange,
     SpareTool,
 }
@@ -117,6 +126,14 @@ const SLOW_PARAMS: &[Param] = &[
     },
 ];
 
+const SLOW_TOOL_PARAMS: &[Param] = &[Param {
+    name: "durationMs",
+    ty: ParamType::Integer,
+    required: true,
+    header: None,
+    description: "How long the call works, in milliseconds, 0 to the server's budget",
+}];
+
 const TENANT_PARAMS: &[Param] = &[
     Param {
         name: "limit",
@@ -136,7 +153,7 @@ const TENANT_PARAMS: &[Param] = &[
 
 impl Tool {
     /// Every tool, in the order `tools/list` names them.
-    pub const ALL: [Tool; 9] = [
+    pub const ALL: [Tool; 11] = [
         Tool::TestReconnection,
         Tool::Whoami,
         Tool::TenantDocuments,
@@ -144,6 +161,8 @@ impl Tool {
         Tool::TestLogging,
         Tool::CountSlowly,
         Tool::TestToolWithProgress,
+        Tool::TestToolFast,
+        Tool::TestToolSlow,
         Tool::TestTriggerToolChange,
         Tool::SpareTool,
     ];
@@ -166,6 +185,8 @@ impl Tool {
             Tool::TestToolWithProgress => {
                 ("test_tool_with_progress", NO_PARAMS, BOTH, Connect, None)
             }
+            Tool::TestToolFast => ("test_tool_fast", NO_PARAMS, BOTH, Connect, None),
+            Tool::TestToolSlow => ("test_tool_slow", SLOW_TOOL_PARAMS, BOTH, Connect, None),
             Tool::TestTriggerToolChange => {
                 ("test_trigger_tool_change", NO_PARAMS, MODERN, Connect, None)
             }
@@ -198,6 +219,11 @@ impl Tool {
             }
             Tool::TestToolWithProgress => {
                 "Three steps 50 ms apart, reporting progress 0, 50 and 100 of 100"
+            }
+            Tool::TestToolFast => "Answers at once with one text item",
+            Tool::TestToolSlow => {
+                "Works durationMs milliseconds on an event stream, writing at every step (its \
+                 progress, or a keep-alive), and honours a cancellation within a step"
             }
             Tool::TestTriggerToolChange => {
                 "Changes the tool list (spare_tool appears or goes), as control change-tools \
@@ -298,7 +324,12 @@ pub(super) fn slow_request(
     let arguments = params.get("arguments").and_then(json::Value::as_object).unwrap_or(&empty);
     let (steps, pause, scale) = match tool {
         Tool::TestToolWithProgress => (3, std::time::Duration::from_millis(50), Scale::Percent),
+        Tool::TestToolSlow => {
+            let (steps, pause) = slow_tool_steps(arguments, limits)?;
+            (steps, pause, Scale::Steps)
+        }
         Tool::CountSlowly
+        | Tool::TestToolFast
         | Tool::TestReconnection
         | Tool::Whoami
         | Tool::TenantDocuments
@@ -310,7 +341,35 @@ pub(super) fn slow_request(
             (steps, pause, Scale::Steps)
         }
     };
-    Ok(SlowRequest { id: id.clone(), steps, pause, scale, progress_token: progress_token(params) })
+    // The slow tool writes at every step: a keep-alive when it has no progress to send.
+    let keepalive = (tool == Tool::TestToolSlow).then_some(pause);
+    Ok(SlowRequest {
+        id: id.clone(),
+        steps,
+        pause,
+        scale,
+        progress_token: progress_token(params),
+        keepalive,
+    })
+}
+
+/// The steps and the pause of a `test_tool_slow` call: its `durationMs` (0 to
+/// `test_tool_slow_duration_max`) cut into equal steps of at most `test_tool_slow_step`, or the
+/// public code of why it is refused.
+fn slow_tool_steps(
+    arguments: &Object,
+    limits: &Limits,
+) -> Result<(u64, std::time::Duration), &'static str> {
+    let max = u64::try_from(limits.test_tool_slow_duration_max.as_millis()).unwrap_or(u64::MAX);
+    let duration = arguments
+        .get("durationMs")
+        .and_then(Value::as_number)
+        .and_then(whole_number)
+        .filter(|&ms| ms <= max)
+        .ok_or("duration_invalid")?;
+    let step = u64::try_from(limits.test_tool_slow_step.as_millis()).unwrap_or(u64::MAX).max(1);
+    let steps = duration.div_ceil(step).max(1);
+    Ok((steps, std::time::Duration::from_millis(duration / steps)))
 }
 
 /// `params._meta.progressToken`, when it is a string or an integer (anything else asks for no
@@ -326,6 +385,31 @@ fn progress_token(params: &Object) -> Option<json::Value> {
         | json::Value::Object(_) => false,
     };
     usable.then(|| token.clone())
+}
+
+/// What `test_tool_fast` answers.
+pub const FAST_TEXT: &str = "answered at once";
+
+/// What a 2026-07-28 slow call's stream writes with its head: for `test_tool_slow` without a
+/// progress token, one event of empty data, which every SSE reader skips (WHATWG: an event
+/// without data is not dispatched), so that a client waiting for a first `data:` line (the
+/// conformance suite does) sees the stream live at once; nothing for any other (its events are
+/// its progress). In 2025-11-25 the priming event does this.
+pub fn opening_event(tool: Tool, request: &SlowRequest) -> &'static [u8] {
+    match tool {
+        Tool::TestToolSlow if request.progress_token.is_none() => b"data:\n\n",
+        Tool::TestToolSlow
+        | Tool::TestReconnection
+        | Tool::Whoami
+        | Tool::TenantDocuments
+        | Tool::TestMissingCapability
+        | Tool::TestLogging
+        | Tool::CountSlowly
+        | Tool::TestToolWithProgress
+        | Tool::TestToolFast
+        | Tool::TestTriggerToolChange
+        | Tool::SpareTool => b"",
+    }
 }
 
 /// The pause of a `count_slowly` call that names none.
@@ -369,6 +453,28 @@ mod tests {
     use super::*;
     use crate::json;
 
+    const LEGACY_TOOLS: [&str; 5] = [
+        "test_reconnection",
+        "count_slowly",
+        "test_tool_with_progress",
+        "test_tool_fast",
+        "test_tool_slow",
+    ];
+
+    /// Every modern tool, `spare_tool` last (listed in the changed state only).
+    const MODERN_TOOLS: [&str; 10] = [
+        "whoami",
+        "tenant_documents",
+        "test_missing_capability",
+        "test_logging_tool",
+        "count_slowly",
+        "test_tool_with_progress",
+        "test_tool_fast",
+        "test_tool_slow",
+        "test_trigger_tool_change",
+        "spare_tool",
+    ];
+
     #[test]
     fn each_revision_lists_its_own_tools_in_table_order() {
         let names = |revision, changed| {
@@ -380,43 +486,10 @@ mod tests {
             (tools.iter().map(name).collect::<Vec<_>>(), listed)
         };
         let cases: [(Revision, bool, &[&str]); 4] = [
-            (
-                Revision::V2025_11_25,
-                false,
-                &["test_reconnection", "count_slowly", "test_tool_with_progress"],
-            ),
-            (
-                Revision::V2026_07_28,
-                false,
-                &[
-                    "whoami",
-                    "tenant_documents",
-                    "test_missing_capability",
-                    "test_logging_tool",
-                    "count_slowly",
-                    "test_tool_with_progress",
-                    "test_trigger_tool_change",
-                ],
-            ),
-            (
-                Revision::V2026_07_28,
-                true,
-                &[
-                    "whoami",
-                    "tenant_documents",
-                    "test_missing_capability",
-                    "test_logging_tool",
-                    "count_slowly",
-                    "test_tool_with_progress",
-                    "test_trigger_tool_change",
-                    "spare_tool",
-                ],
-            ),
-            (
-                Revision::V2025_11_25,
-                true,
-                &["test_reconnection", "count_slowly", "test_tool_with_progress"],
-            ),
+            (Revision::V2025_11_25, false, &LEGACY_TOOLS),
+            (Revision::V2026_07_28, false, &MODERN_TOOLS[..9]),
+            (Revision::V2026_07_28, true, &MODERN_TOOLS),
+            (Revision::V2025_11_25, true, &LEGACY_TOOLS),
         ];
         for (revision, changed, expected) in cases {
             assert_eq!(names(revision, changed).0, expected, "{revision:?} {changed}");

@@ -29,6 +29,21 @@ impl Id {
         }
     }
 
+    /// The id a JSON value is, if it is one (a string, or an integer that fits an `i64`).
+    pub fn of(value: &Value) -> Option<Id> {
+        Id::from_value(value.clone())
+    }
+
+    /// Whether two ids name the same request: equal strings, or integers of one value however
+    /// they are spelled (`7`, `7.0`, `7e0`).
+    pub fn same_as(&self, other: &Id) -> bool {
+        match (self, other) {
+            (Id::String(a), Id::String(b)) => a == b,
+            (Id::Number(a), Id::Number(b)) => a.as_i64().is_some() && a.as_i64() == b.as_i64(),
+            (Id::String(_), Id::Number(_)) | (Id::Number(_), Id::String(_)) => false,
+        }
+    }
+
     /// The id as a JSON value.
     pub fn to_value(&self) -> Value {
         match self {

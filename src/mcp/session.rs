@@ -19,6 +19,15 @@
 //! same three checks: the id's digest is the one stored, the session has not ended or expired,
 //! and the asking principal owns it.
 //!
+//! **Requests in progress.** A session lists its requests whose work is still running
+//! ([`Session::begin`]), each with a flag that a `notifications/cancelled` naming its id sets
+//! ([`Session::cancel`]). Request ids are chosen by clients, so two sessions (of one principal or
+//! of two) use the same ids all the time: an id means something only in the session that sent
+//! it. A cancellation therefore reaches the requests in progress of its own session under that
+//! id, and nothing else: an unknown id, a finished request's, or another session's changes
+//! nothing, and no principal can stop another's work by guessing ids. Every cancellation is
+//! answered 202 alike, so none tells which ids are in progress.
+//!
 //! Pure data: time is an [`Instant`] argument and ids and tags come from the caller's randomness.
 //! The table stores sessions under the SHA-256 of their id, so it never holds a raw id.
 
@@ -29,6 +38,7 @@ use std::time::{Duration, Instant};
 pub use super::stream::CursorError;
 use super::stream::{EventLog, KeptBudget};
 use crate::digest::{Digest, DigestMap};
+use crate::mcp::jsonrpc::Id;
 
 /// The principal a session is bound to. The endpoint builds it from the token policy's principal;
 /// this module needs only these three values, so it does not depend on the policy.
@@ -143,9 +153,60 @@ pub struct Session {
     /// [`LogLevel::ALL`].
     log_level: AtomicU8,
     events: Mutex<EventLog>,
+    /// Its requests whose work is in progress, each with its cancellation flag: what a
+    /// `notifications/cancelled` in this session can reach.
+    in_progress: Mutex<Vec<(Id, Arc<AtomicBool>)>>,
+}
+
+/// A request of a session whose work is in progress, listed in the session until this is
+/// dropped (however the work ended). A `notifications/cancelled` of the same session naming its
+/// id sets its flag.
+#[derive(Debug)]
+pub struct InProgress {
+    session: Arc<Session>,
+    flag: Arc<AtomicBool>,
+}
+
+impl InProgress {
+    /// Whether the client cancelled the request.
+    pub fn cancelled(&self) -> bool {
+        self.flag.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        let mut calls = self.session.in_progress();
+        calls.retain(|(_, flag)| !Arc::ptr_eq(flag, &self.flag));
+    }
 }
 
 impl Session {
+    /// Lists the request `id` as in progress until the returned guard is dropped.
+    pub fn begin(self: &Arc<Session>, id: &Id) -> InProgress {
+        let flag = Arc::new(AtomicBool::new(false));
+        self.in_progress().push((id.clone(), Arc::clone(&flag)));
+        InProgress { session: Arc::clone(self), flag }
+    }
+
+    /// Cancels every request of this session in progress under `id`: whether one was. An id
+    /// that names nothing in progress here (unknown, finished, another session's) changes
+    /// nothing: request ids are chosen by clients, so they mean something only within the
+    /// session that sent them.
+    pub fn cancel(&self, id: &Id) -> bool {
+        let calls = self.in_progress();
+        let mut found = false;
+        for (_, flag) in calls.iter().filter(|(listed, _)| listed.same_as(id)) {
+            flag.store(true, Ordering::Release);
+            found = true;
+        }
+        found
+    }
+
+    fn in_progress(&self) -> MutexGuard<'_, Vec<(Id, Arc<AtomicBool>)>> {
+        self.in_progress.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// True when it is still in the table at `now` and `owner` owns it: what
     /// the table's lookup checks, without the table.
     fn is_live_for(&self, owner: OwnerRef<'_>, now: Instant) -> bool {
@@ -294,6 +355,7 @@ impl SessionTable {
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LogLevel::Info as u8),
             events: Mutex::new(EventLog::new(tag, self.budget.kept)),
+            in_progress: Mutex::new(Vec::new()),
         });
         sessions.insert(key, Arc::clone(&session));
         Ok(session)

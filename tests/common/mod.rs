@@ -5,6 +5,7 @@
 pub mod fake;
 pub mod serve;
 pub mod server;
+pub mod wire;
 
 use loopback_mcp_http::http::{
     BodyFraming, Parsed, RequestError, RequestHead, RequestParser, TransferCodings,
