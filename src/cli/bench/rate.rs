@@ -2,16 +2,16 @@
 //!
 //! `--rate N` makes it open-loop: N operations per second in all, spread evenly over the
 //! connections. Operation g, counted over all connections, is due g/N seconds after the start;
-//! connection i sends operations i, i + C, i + 2C, ... of C connections, one every C/N seconds.
-//! A connection sends at the due time, or as soon as its previous operation is answered when that
-//! is later: such a send is *late*, and its latency is still measured from its due time, so a
-//! server that falls behind shows as latency, not as a lower rate. The first second is a warm-up
-//! (connections and sessions opened, answers checked, nothing recorded), then S seconds are
-//! measured; operations due but not sent by their end are *unsent*. The line gives the offered
-//! and achieved rates, the sends and the late and unsent ones, the answers by status, the latency
-//! percentiles from the due times, and the server's CPU time per operation, user and system apart,
-//! in microseconds, from `/proc`, read when the measured seconds begin and once their last
-//! operation is answered:
+//! connection i sends operations i, i + C, i + 2C, ... of C connections, one every C/N seconds. A
+//! connection sends at the due time, or as soon as its previous operation is answered when that is
+//! later: such a send is *late*, and its latency is still measured from its due time, so a server
+//! that falls behind shows as latency, not as a lower rate. A warm-up as long as the measured
+//! seconds, at most one second, comes first (connections and sessions opened, answers checked,
+//! nothing recorded), then S seconds are measured; operations due but not sent by their end are
+//! *unsent*. The line gives the offered and achieved rates, the sends and the late and unsent ones,
+//! the answers by status, the latency percentiles from the due times, and the server's CPU time per
+//! operation, user and system apart, in microseconds, from `/proc`, read when the measured seconds
+//! begin and once their last operation is answered:
 //!
 //! - in-process, the threads of this process whose name starts with `loopback-mcp-` (the server
 //!   names its worker, acceptor and sweeper so; `bench`'s own threads are `bench-load`, and the
@@ -39,8 +39,9 @@ use super::report::{Tally, decimal, insert_latency};
 use loopback_mcp_http::client::http::HttpConnection;
 use loopback_mcp_http::json::{Object, Value};
 
-/// The warm-up before the measured seconds of `--rate`.
-const WARMUP: Duration = Duration::from_secs(1);
+/// The longest warm-up before the measured seconds of `--rate`; a shorter run warms up for as
+/// long as it measures.
+const WARMUP_MAX: Duration = Duration::from_secs(1);
 /// The prefix of the server's thread names (`server::spawn`), as `/proc` shows them.
 const SERVER_THREADS: &str = "loopback-mcp-";
 
@@ -144,8 +145,8 @@ pub(super) fn load_at_rate(
     let schedule = Schedule {
         rate,
         connections: plan.connections as u64,
-        warmup: WARMUP,
-        end: WARMUP + measured,
+        warmup: measured.min(WARMUP_MAX),
+        end: measured.min(WARMUP_MAX) + measured,
     };
     // Every thread is started before the first operation is due.
     let start = Instant::now() + Duration::from_millis(100);
