@@ -42,7 +42,7 @@ use crate::json::{self, Object, Value, object};
 use crate::limits::Limits;
 use crate::mcp::jsonrpc::{Id, Message};
 use crate::mcp::meta::RequestMeta;
-use crate::mcp::method::{McpMethod, MethodName};
+use crate::mcp::method::{McpMethod, MethodName, Offer};
 use crate::mcp::revision::{Era, Revision};
 use crate::sse;
 
@@ -311,9 +311,9 @@ fn mirrored_request(head: &RequestHead<'_>, id: &Id, method: &str, params: &Obje
         Ok(meta) => meta,
         Err(e) => return refused_early(&Rejection::MetaInvalid(e), Some(id)),
     };
-    let standard = modern::standard_checks(head, &meta, method, params);
+    let standard = modern::standard_checks(head, &meta, (method, false), params);
     let mut members = Object::new();
-    let modern = Revision::newest(Era::Modern);
+    let modern = Offer::plain(Revision::newest(Era::Modern));
     let called = match MethodName::of_request(method, modern) {
         MethodName::Request(McpMethod::ToolsCall, _) => Some(tools::tool_called(params, modern)),
         MethodName::Request(..) | MethodName::Notification(_) | MethodName::Unknown => None,

@@ -37,7 +37,8 @@
 //! - [`mcp`]: `revision` (the table of revisions, one row each, and sets of them), `era` (which
 //!   era a request belongs to), `jsonrpc`, `method` (the methods, one row of decisions each),
 //!   `meta` (a 2026-07-28 request's `_meta`), `requests` (what a client sends), `session` (the
-//!   session table), `stream` (each session's resumable event streams), `uri` (`kb://`).
+//!   session table), `stream` (each session's resumable event streams), `uri` (`kb://`),
+//!   `conformance` (the suite's step-up fixtures, served on request).
 //! - [`endpoint`]: the receive order, from a parsed head to a reply: `state`, `admission`
 //!   (stages 2 and 3, and the era switch), `access` (the token and scope stages both eras call),
 //!   `legacy` and `modern` (each era's pipeline), `dispatch` (the one method dispatch),

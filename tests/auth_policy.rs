@@ -506,3 +506,53 @@ fn revisions_and_revocations_apply_whichever_comes_first() {
     assert!(policy.revoke(&token_id));
     assert_eq!(decide(&policy).map(|_| ()), Err(Denial::InvalidToken(R::Revoked)));
 }
+
+/// What the full conformance token holds, with the scope of template id 456 that it lacks: a
+/// challenge names the held scopes too (`insufficient_scope_lists_held_and_required_scopes`).
+const FULL_AND_456: &str = "mcp:conformance:baseline mcp:conformance:prompts:get \
+    mcp:conformance:prompts:test_simple_prompt mcp:conformance:resources:read \
+    mcp:conformance:resources:static mcp:conformance:resources:template:123 \
+    mcp:conformance:resources:template:456 mcp:conformance:tools:call \
+    mcp:conformance:tools:test_simple_text";
+
+#[test]
+fn conformance_tokens_hold_their_scopes_and_a_template_id_needs_its_own() {
+    let mut f = fixture();
+    let unknown = f.policy.identify([bearer(fixtures::CONFORMANCE_LOW).as_slice()], now());
+    assert_eq!(unknown.err(), Some(Denial::InvalidToken(R::Unknown)));
+    f.add_conformance_tokens(now()).unwrap();
+    let low = "mcp:conformance:baseline";
+    let tool = "mcp:conformance:tools:call mcp:conformance:tools:test_simple_text";
+    let template = "mcp:conformance:resources:read mcp:conformance:resources:template:";
+    let cases: [(&str, Requirement, Option<&str>, Option<String>); 6] = [
+        (fixtures::CONFORMANCE_LOW, scope::CONFORMANCE_TOOL, None, Some(format!("{low} {tool}"))),
+        (fixtures::CONFORMANCE_FULL, scope::CONFORMANCE_TOOL, None, None),
+        (
+            fixtures::CONFORMANCE_LOW,
+            scope::CONFORMANCE_TEMPLATE,
+            Some("mcp:conformance:resources:template:123"),
+            Some(format!("{low} {template}123")),
+        ),
+        (
+            fixtures::CONFORMANCE_FULL,
+            scope::CONFORMANCE_TEMPLATE,
+            Some("mcp:conformance:resources:template:123"),
+            None,
+        ),
+        (
+            fixtures::CONFORMANCE_FULL,
+            scope::CONFORMANCE_TEMPLATE,
+            Some("mcp:conformance:resources:template:456"),
+            Some(FULL_AND_456.to_owned()),
+        ),
+        (fixtures::CONFORMANCE_LOW, scope::CONNECT, None, Some(format!("{low} mcp:connect"))),
+    ];
+    for (token, requirement, argument, expected) in cases {
+        let principal = f.policy.identify([bearer(token).as_slice()], now()).unwrap();
+        let got = f.policy.authorize_with(principal, &requirement, argument);
+        let expected = expected.map(|scope| Denial::InsufficientScope { scope });
+        assert_eq!(got.err(), expected, "{token} {requirement:?} {argument:?}");
+    }
+    let again = f.add_conformance_tokens(now());
+    assert_eq!(again, Err(ClaimError::DuplicateToken), "registered once only");
+}

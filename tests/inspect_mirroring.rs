@@ -15,6 +15,7 @@ use loopback_mcp_http::endpoint::tools::Tool;
 use loopback_mcp_http::inspect::{self, Subject};
 use loopback_mcp_http::json::{self, Value};
 use loopback_mcp_http::limits::Limits;
+use loopback_mcp_http::mcp::method::Offer;
 use loopback_mcp_http::mcp::revision::{Revision, Versions};
 use loopback_mcp_http::server::ServerConfig;
 
@@ -232,7 +233,8 @@ fn the_answer_inspect_predicts_is_the_answer_a_live_modern_server_gives() {
                 assert_eq!(response.status, 200, "{}", row.behaviour);
                 let tool = text(&report.value, "tool");
                 let error = message.get("error").map(|e| text(e, "message"));
-                let known = tool.is_empty() || Tool::named(tool, Revision::V2026_07_28).is_some();
+                let known = tool.is_empty()
+                    || Tool::named(tool, Offer::plain(Revision::V2026_07_28)).is_some();
                 let expected = (!known).then_some(tool);
                 assert_eq!(error, expected, "{}", row.behaviour);
             }

@@ -19,6 +19,13 @@
 //!
 //! Token strings are 32 random bytes in hex, drawn from the caller's random source, so they differ
 //! on every run and say nothing about their role.
+//!
+//! The conformance suite's two tokens are the exception: fixed, public strings that the suite
+//! sends as they are, so a server registers them only when asked to serve the suite's step-up
+//! fixtures ([`Fixture::add_conformance_tokens`]). Both belong to subject and tenant
+//! `conformance`: `mcp-conformance-scope-low` holds only `mcp:conformance:baseline`, and
+//! `mcp-conformance-scope-full` every scope of the four fixtures, the template's for the id
+//! [`CONFORMANCE_TEMPLATE_ID`] alone, so that another id still needs a step-up.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -26,7 +33,7 @@ use std::time::{Duration, SystemTime};
 
 use super::claims::{ClaimError, TokenClaims};
 use super::policy::OfflineTokenPolicy;
-use super::scope::{MCP_CONNECT, RESOURCES_READ};
+use super::scope::{self, MCP_CONNECT, RESOURCES_READ};
 use crate::random::{self, FillRandom, RandomUnavailable};
 
 /// The issuer the policy trusts: deliberately a name that can never resolve (`.invalid`).
@@ -40,6 +47,14 @@ pub const UNICODE_TENANT: &str = "Ünïcødé/東京?#tenant";
 pub const TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 /// The authorization revision every fixture subject starts at.
 const CURRENT_REVISION: u64 = 1;
+/// The conformance suite's under-scoped token.
+pub const CONFORMANCE_LOW: &str = "mcp-conformance-scope-low";
+/// The conformance suite's token that holds every fixture's scopes.
+pub const CONFORMANCE_FULL: &str = "mcp-conformance-scope-full";
+/// The one template id whose scope the full conformance token holds.
+pub const CONFORMANCE_TEMPLATE_ID: &str = "123";
+/// The subject and tenant of both conformance tokens.
+const CONFORMANCE_PRINCIPAL: &str = "conformance";
 
 /// A fixture role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -255,6 +270,44 @@ impl Fixture {
     /// Every role with its token, in role order.
     pub fn tokens(&self) -> impl Iterator<Item = (Role, &str)> {
         self.tokens.iter().map(|(r, t)| (*r, t.as_str()))
+    }
+
+    /// Registers the conformance suite's two fixed tokens (the module docs), valid from `now`.
+    pub fn add_conformance_tokens(&mut self, now: SystemTime) -> Result<(), ClaimError> {
+        let principal = CONFORMANCE_PRINCIPAL;
+        self.policy.set_revision(principal, principal, CURRENT_REVISION);
+        let template = scope::template(CONFORMANCE_TEMPLATE_ID);
+        let fixtures = [
+            scope::CONFORMANCE_TOOL,
+            scope::CONFORMANCE_STATIC,
+            scope::CONFORMANCE_TEMPLATE,
+            scope::CONFORMANCE_PROMPT,
+        ];
+        let every = fixtures.iter().flat_map(|r| r.scopes.iter().copied());
+        let full = every.chain([scope::CONFORMANCE_BASELINE, template.as_str()]);
+        let tokens = [
+            (CONFORMANCE_LOW, vec![scope::CONFORMANCE_BASELINE]),
+            (CONFORMANCE_FULL, full.collect()),
+        ];
+        let resource = self.policy.resource().to_owned();
+        for (token, scopes) in tokens {
+            let claims = TokenClaims {
+                token_id: format!("tid-{token}"),
+                issuer: ISSUER.to_owned(),
+                audience: resource.clone(),
+                resource: resource.clone(),
+                authorization_request_resource: resource.clone(),
+                token_request_resource: resource.clone(),
+                subject: principal.to_owned(),
+                tenant: principal.to_owned(),
+                scopes: scopes.into_iter().map(String::from).collect(),
+                authorization_revision: CURRENT_REVISION,
+                active: true,
+                expires_at: now + TOKEN_LIFETIME,
+            };
+            self.policy.register(token, claims)?;
+        }
+        Ok(())
     }
 }
 

@@ -339,10 +339,22 @@ impl OfflineTokenPolicy {
         principal: &Principal,
         requirement: &Requirement,
     ) -> Result<(), Denial> {
-        let missing = requirement.scopes.iter().any(|s| !principal.scopes.contains(*s));
-        if missing {
+        self.authorize_with(principal, requirement, None)
+    }
+
+    /// [`Self::authorize`] for a request whose arguments make one more scope needed (a template
+    /// resource's id): a refusal's challenge names every scope the operation needs at once,
+    /// with those the token holds, so that one step-up is enough.
+    pub fn authorize_with(
+        &self,
+        principal: &Principal,
+        requirement: &Requirement,
+        argument: Option<&str>,
+    ) -> Result<(), Denial> {
+        let needed = || requirement.scopes.iter().copied().chain(argument);
+        if needed().any(|s| !principal.scopes.contains(s)) {
             let mut scopes: BTreeSet<&str> = principal.scopes.iter().map(String::as_str).collect();
-            scopes.extend(requirement.scopes.iter().copied());
+            scopes.extend(needed());
             let scope = scopes.into_iter().collect::<Vec<_>>().join(" ");
             return Err(Denial::InsufficientScope { scope });
         }

@@ -17,6 +17,9 @@
 //! decode chunked request bodies too; the line then also says `"transfer_codings":["chunked"]`.
 //! `--protocol-versions LIST` sets the revisions spoken (`2025-11-25` by default, `2026-07-28`
 //! alone, or both); the line then names them under `protocol_versions`.
+//! `--conformance-fixtures` serves the conformance suite's step-up fixtures and accepts its two
+//! public tokens (`mcp::conformance`, `auth::fixtures`); the line then names those tokens under
+//! `conformance_tokens`.
 //!
 //! `--announce FILE` writes the announcement line to FILE instead of stdout. The line holds a
 //! bearer token for every role, so FILE is created new with mode 0600, before the server binds:
@@ -36,13 +39,13 @@ use std::time::Duration;
 
 use super::args::Flags;
 use super::control;
-use loopback_mcp_http::auth::fixtures::Fixture;
+use loopback_mcp_http::auth::fixtures::{CONFORMANCE_FULL, CONFORMANCE_LOW, Fixture};
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{self, Object, Value};
 use loopback_mcp_http::limits::{Amount, BUDGETS, Limits, WORKERS_CEILING};
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
-use loopback_mcp_http::mcp::revision::Versions;
+use loopback_mcp_http::mcp::revision::{Era, Revision, Versions};
 use loopback_mcp_http::server::fixture::{StartError, start_with_fixture};
 use loopback_mcp_http::server::watch::Watch;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
@@ -64,7 +67,11 @@ const FLAGS: [&str; 12] = [
 
 /// Reads the flags into a server configuration, and the file `--announce` names.
 fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
-    let flags = Flags::parse_with_switches(args, &FLAGS, &["chunked", "watch", "watch=bytes"])?;
+    let flags = Flags::parse_with_switches(
+        args,
+        &FLAGS,
+        &["chunked", "conformance-fixtures", "watch", "watch=bytes"],
+    )?;
     let mut config = ServerConfig::default();
     let mut limits = Limits::DEFAULT;
     if let Some(address) = flags.one::<IpAddr>("bind")? {
@@ -104,6 +111,7 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
     if flags.has("chunked") {
         config.request_codings = TransferCodings::Chunked;
     }
+    config.conformance_fixtures = flags.has("conformance-fixtures");
     if let Some(list) = flags.one::<String>("protocol-versions")? {
         config.versions =
             Versions::parse(&list).map_err(|e| format!("--protocol-versions: {e}"))?;
@@ -226,6 +234,12 @@ fn announcement(server: &RunningServer, fixture: &Fixture, channel: &control::Ch
     if server.endpoint().request_codings() == TransferCodings::Chunked {
         // Only under the flag: without it, the line is what it always was.
         line.insert("transfer_codings".into(), Value::Array(vec!["chunked".into()]));
+    }
+    if server.endpoint().offer(Revision::newest(Era::Modern)).fixtures {
+        let mut tokens = Object::new();
+        tokens.insert("low".into(), CONFORMANCE_LOW.into());
+        tokens.insert("full".into(), CONFORMANCE_FULL.into());
+        line.insert("conformance_tokens".into(), Value::Object(tokens));
     }
     let versions = server.endpoint().versions();
     if versions != Versions::default() {

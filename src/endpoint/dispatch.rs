@@ -33,6 +33,10 @@ pub(super) trait Methods {
     fn discover(&self) -> Result<Answer, Rejection>;
     /// `subscriptions/listen`.
     fn listen(&self, params: &Object) -> Result<Answer, Rejection>;
+    /// `resources/read` (the conformance suite's fixtures).
+    fn resources_read(&self, params: &Object) -> Result<Answer, Rejection>;
+    /// `prompts/get` (the conformance suite's fixture).
+    fn prompts_get(&self, params: &Object) -> Result<Answer, Rejection>;
 }
 
 /// What the request of `method` with `params` comes to in `era`.
@@ -49,6 +53,8 @@ pub(super) fn dispatch(
         McpMethod::ToolsCall => era.tools_call(params),
         McpMethod::ServerDiscover => era.discover(),
         McpMethod::SubscriptionsListen => era.listen(params),
+        McpMethod::ResourcesRead => era.resources_read(params),
+        McpMethod::PromptsGet => era.prompts_get(params),
         // No request's method: `initialize` opens its session before any call, and the rest are
         // notifications.
         McpMethod::Initialize

@@ -83,13 +83,17 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         last: &mut LastSession,
     ) -> Result<Answer, Rejection> {
-        let legacy = self.legacy_revision();
+        let legacy = self.offer(self.legacy_revision());
         let named = match &message {
             Message::Request { method, .. } => MethodName::of_request(method, legacy),
             Message::Notification { method, .. } => MethodName::of_notification(method, legacy),
             Message::Response { .. } => MethodName::Unknown,
         };
-        let requirement = requirement_of(named.access());
+        let access = match &message {
+            Message::Request { params, .. } => access::access_of(named, params, legacy),
+            Message::Notification { .. } | Message::Response { .. } => named.access(),
+        };
+        let requirement = requirement_of(access);
         let principal = access::authenticate(policy, head, clock, requirement)?;
         if let (Message::Request { id, params, .. }, Lifecycle::Opens) =
             (&message, lifecycle(named))
@@ -115,7 +119,7 @@ impl Endpoint {
                 Err(Rejection::NotInitialized)
             }
             Message::Request { id, params, .. } => {
-                access::authorize(policy, principal, requirement)?;
+                access::authorize_access(policy, principal, access, &params)?;
                 match named {
                     MethodName::Request(method, form) => {
                         let called = LegacyCall { session, id: &id, principal, head, clock };
@@ -152,9 +156,9 @@ impl Endpoint {
         let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
-        let revision = self.legacy_revision();
+        let offer = self.offer(self.legacy_revision());
         let result = jsonrpc::result_text(id, INITIALIZE_RESULT_BYTES, |result| {
-            methods::initialize_result(revision, result);
+            methods::initialize_result(offer, result);
         });
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
     }
@@ -341,16 +345,16 @@ impl Methods for LegacyMethods<'_> {
     }
 
     fn tools_list(&self) -> Result<Answer, Rejection> {
-        let revision = self.endpoint.legacy_revision();
+        let offer = self.endpoint.offer(self.endpoint.legacy_revision());
         let result = jsonrpc::result_text(self.called.id, SMALL_RESULT_BYTES, |result| {
-            tools::write_tools(revision, false, result);
+            tools::write_tools(offer, false, result);
         });
         self.answer(Ok(result))
     }
 
     fn tools_call(&self, params: &Object) -> Result<Answer, Rejection> {
         let (endpoint, called) = (self.endpoint, &self.called);
-        match tools::tool_called(params, endpoint.legacy_revision()) {
+        match tools::tool_called(params, endpoint.offer(endpoint.legacy_revision())) {
             Ok(Tool::TestReconnection) => endpoint.test_reconnection(called.session, called.id),
             Ok(tool @ (Tool::CountSlowly | Tool::TestToolWithProgress | Tool::TestToolSlow)) => {
                 endpoint.slow_call(called, tool, params)
@@ -361,7 +365,8 @@ impl Methods for LegacyMethods<'_> {
             }
             // Tools of 2026-07-28 alone: `tool_called` finds none of them here.
             Ok(
-                Tool::Whoami
+                Tool::TestSimpleText
+                | Tool::Whoami
                 | Tool::TenantDocuments
                 | Tool::TestMissingCapability
                 | Tool::TestLogging
@@ -377,6 +382,14 @@ impl Methods for LegacyMethods<'_> {
     }
 
     fn listen(&self, _params: &Object) -> Result<Answer, Rejection> {
+        self.not_offered()
+    }
+
+    fn resources_read(&self, _params: &Object) -> Result<Answer, Rejection> {
+        self.not_offered()
+    }
+
+    fn prompts_get(&self, _params: &Object) -> Result<Answer, Rejection> {
         self.not_offered()
     }
 }
@@ -445,7 +458,9 @@ fn notified(session: &Session, named: MethodName, params: &Object) {
             | McpMethod::ToolsCall
             | McpMethod::LoggingSetLevel
             | McpMethod::ServerDiscover
-            | McpMethod::SubscriptionsListen,
+            | McpMethod::SubscriptionsListen
+            | McpMethod::ResourcesRead
+            | McpMethod::PromptsGet,
         )
         | MethodName::Request(..)
         | MethodName::Unknown => {}

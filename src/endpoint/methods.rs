@@ -7,9 +7,10 @@
 //! `tools`'.
 
 use crate::json::{Object, ObjectWriter, Value};
+use crate::mcp::conformance;
 use crate::mcp::jsonrpc;
-use crate::mcp::method::{Capability, McpMethod, NOTIFICATIONS_MESSAGE};
-use crate::mcp::revision::Revision;
+use crate::mcp::jsonrpc::code;
+use crate::mcp::method::{Capability, McpMethod, NOTIFICATIONS_MESSAGE, Offer};
 use crate::mcp::session::LogLevel;
 use crate::mcp::uri;
 
@@ -30,18 +31,59 @@ pub fn initialize_params_valid(params: &Object) -> bool {
 
 /// The `initialize` result of a session of `revision` (of the legacy era): a client that cannot
 /// use it must stop.
-pub fn initialize_result(revision: Revision, result: &mut ObjectWriter<'_>) {
+pub fn initialize_result(offer: Offer, result: &mut ObjectWriter<'_>) {
     result
         .object("capabilities", |capabilities| {
-            let advertised = |c: &Capability| McpMethod::advertised(*c, revision);
+            let advertised = |c: &Capability| McpMethod::advertised(*c, offer);
             for capability in Capability::ALL.into_iter().filter(advertised) {
                 capabilities.object(capability.name(), |_| {});
             }
         })
-        .string("protocolVersion", revision.name())
+        .string("protocolVersion", offer.revision.name())
         .object("serverInfo", |info| {
             info.string("name", SERVER_NAME).string("version", env!("CARGO_PKG_VERSION"));
         });
+}
+
+/// The resource a `resources/read` names (`params.uri`): its URI and text, or the JSON-RPC error
+/// of one this server does not have. Only the conformance suite's fixtures exist.
+pub fn resource(params: &Object) -> Result<(String, String), (i64, &'static str)> {
+    // 2026-07-28 answers an unknown resource -32602, where 2025-11-25 had its own -32002.
+    let not_found = (code::INVALID_PARAMS, "resource_not_found");
+    let uri = params.get("uri").and_then(Value::as_str).ok_or(not_found)?;
+    match conformance::resource(uri).ok_or(not_found)? {
+        (_, Some(id)) => Ok((uri.to_owned(), conformance::template_text(id))),
+        (_, None) => Ok((uri.to_owned(), conformance::STATIC_TEXT.to_owned())),
+    }
+}
+
+/// A `resources/read` result: the one text resource.
+pub fn resource_result(uri: &str, text: &str, result: &mut ObjectWriter<'_>) {
+    result.objects("contents", [(uri, text)], |content, (uri, text)| {
+        content.string("mimeType", "text/plain").string("text", text).string("uri", uri);
+    });
+}
+
+/// Whether a `prompts/get` names the one prompt (`params.name`), or its JSON-RPC error.
+pub fn prompt(params: &Object) -> Result<(), (i64, &'static str)> {
+    match params.get("name").and_then(Value::as_str) {
+        Some(conformance::PROMPT) => Ok(()),
+        Some(_) | None => Err((code::INVALID_PARAMS, "prompt_unknown")),
+    }
+}
+
+/// A `prompts/get` result: one user message.
+pub fn prompt_result(result: &mut ObjectWriter<'_>) {
+    result.string("description", "The conformance suite's scope fixture").objects(
+        "messages",
+        [conformance::PROMPT_TEXT],
+        |message, text| {
+            message.object("content", |content| {
+                content.string("text", text).string("type", "text");
+            });
+            message.string("role", "user");
+        },
+    );
 }
 
 /// The empty result of `ping` and `logging/setLevel`.
@@ -94,6 +136,7 @@ pub fn log_message(level: LogLevel, event: &str) -> String {
 mod tests {
     use super::*;
     use crate::json;
+    use crate::mcp::revision::{Era, Revision};
 
     #[test]
     fn initialize_params() {
@@ -144,7 +187,7 @@ mod tests {
             r#"{"resources":[{"mimeType":"text/markdown","name":"Tenant handbook","uri":"kb://tenant/q%22%C3%A9/handbook"},{"mimeType":"text/plain","name":"Frequently asked questions","uri":"kb://tenant/q%22%C3%A9/faq"}]}"#
         );
         assert_eq!(
-            written(|r| initialize_result(Revision::newest(crate::mcp::revision::Era::Legacy), r)),
+            written(|r| initialize_result(Offer::plain(Revision::newest(Era::Legacy)), r)),
             format!(
                 r#"{{"capabilities":{{"logging":{{}},"resources":{{}},"tools":{{}}}},"protocolVersion":"2025-11-25","serverInfo":{{"name":"loopback-mcp-http","version":"{}"}}}}"#,
                 env!("CARGO_PKG_VERSION")

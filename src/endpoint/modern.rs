@@ -75,6 +75,7 @@ use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::http::mirror::{self, BodyValue, Encoding, MirrorError};
 use crate::http::{Occurrence, RequestHead, Status};
 use crate::json::{Object, ObjectWriter, Value};
+use crate::mcp::conformance;
 use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::meta::{RequestMeta, SERVER_INFO_KEY};
 use crate::mcp::method::{Access, Capability, McpMethod, MethodName, ReplyForm};
@@ -123,12 +124,14 @@ fn request(
     clock: Clock,
 ) -> Result<Answer, Rejection> {
     let meta = RequestMeta::of(params).map_err(Rejection::MetaInvalid)?;
-    first_failure(&standard_checks(head, &meta, method, params))?;
+    let fixtures = endpoint.config.conformance_fixtures;
+    first_failure(&standard_checks(head, &meta, (method, fixtures), params))?;
     let revision = spoken(endpoint, meta.protocol_version)?;
-    let named = MethodName::of_request(method, revision);
-    let requirement = requirement_of(access_of(named, params, revision));
-    let principal = access::authenticate(policy, head, clock, requirement)?;
-    access::authorize(policy, principal, requirement)?;
+    let offer = endpoint.offer(revision);
+    let named = MethodName::of_request(method, offer);
+    let access = access::access_of(named, params, offer);
+    let principal = access::authenticate(policy, head, clock, requirement_of(access))?;
+    access::authorize_access(policy, principal, access, params)?;
     let MethodName::Request(method, form) = named else {
         return Err(Rejection::MethodNotFound);
     };
@@ -213,14 +216,16 @@ fn field_name(header: MirroredHeader) -> String {
 }
 
 /// Step 2's checks, in the server's order: `MCP-Protocol-Version` against the `_meta` version,
-/// `Mcp-Method` against the method, and `Mcp-Name` against the field the method's row names.
+/// `Mcp-Method` against the method, and `Mcp-Name` against the field the method's row names
+/// (a fixture method's only when `fixtures` are served: otherwise the name is no method here).
 pub fn standard_checks<'r>(
     head: &RequestHead<'_>,
     meta: &RequestMeta<'r>,
-    method: &'r str,
+    (method, fixtures): (&'r str, bool),
     params: &'r Object,
 ) -> Vec<Check<'r>> {
-    let source = McpMethod::from_name(method).and_then(|m| m.row().mcp_name);
+    let known = McpMethod::from_name(method).filter(|m| fixtures || !m.row().fixture);
+    let source = known.and_then(|m| m.row().mcp_name);
     let named = source.map(|source| params.get(source.member()));
     let mut checks = vec![
         Check::of(head, MirroredHeader::ProtocolVersion, Mirrored::Text(meta.protocol_version)),
@@ -317,18 +322,6 @@ fn version_shaped(text: &str) -> bool {
     date || number
 }
 
-/// The access a request needs: its method's, and for `tools/call` the named tool's.
-fn access_of(named: MethodName, params: &Object, revision: Revision) -> Access {
-    match named {
-        MethodName::Request(McpMethod::ToolsCall, _) => {
-            tools::tool_called(params, revision).map_or(Access::Connect, |tool| tool.row().access)
-        }
-        MethodName::Request(..) | MethodName::Notification(_) | MethodName::Unknown => {
-            named.access()
-        }
-    }
-}
-
 /// A modern request on its way to its method, and how the method answers.
 struct ModernMethods<'c> {
     called: ModernCall<'c>,
@@ -339,6 +332,17 @@ impl ModernMethods<'_> {
     /// A method's answer: its notifications and its response, as the method's form says.
     fn answer(&self, notes: Vec<String>, response: String) -> Result<Answer, Rejection> {
         answered(self.called.endpoint, self.form, notes, response).map(Answer::from)
+    }
+
+    /// A fixture method's answer: its result, or its JSON-RPC error as a JSON reply.
+    fn fixture_answer(&self, response: Result<String, (i64, &str)>) -> Result<Answer, Rejection> {
+        match response {
+            Ok(response) => self.answer(Vec::new(), response),
+            Err((code, message)) => {
+                let error = jsonrpc::error_text(Some(self.called.id), code, message);
+                Ok(Reply::json_text(error).into())
+            }
+        }
     }
 }
 
@@ -371,7 +375,7 @@ impl Methods for ModernMethods<'_> {
 
     fn tools_call(&self, params: &Object) -> Result<Answer, Rejection> {
         let called = &self.called;
-        let tool = match tools::tool_called(params, called.revision) {
+        let tool = match tools::tool_called(params, called.endpoint.offer(called.revision)) {
             Ok(tool) => tool,
             Err(message) => {
                 let error = jsonrpc::error_text(Some(called.id), code::INVALID_PARAMS, message);
@@ -388,6 +392,30 @@ impl Methods for ModernMethods<'_> {
             }
             ToolAnswer::Refused(error) => Ok(Reply::json_text(error).into()),
         }
+    }
+
+    fn resources_read(&self, params: &Object) -> Result<Answer, Rejection> {
+        let id = self.called.id;
+        let response = methods::resource(params).map(|(uri, text)| {
+            jsonrpc::result_text(id, RESULT_BYTES, |result| {
+                server_meta(result);
+                methods::resource_result(&uri, &text, result);
+                result.string("resultType", "complete");
+            })
+        });
+        self.fixture_answer(response)
+    }
+
+    fn prompts_get(&self, params: &Object) -> Result<Answer, Rejection> {
+        let id = self.called.id;
+        let response = methods::prompt(params).map(|()| {
+            jsonrpc::result_text(id, RESULT_BYTES, |result| {
+                server_meta(result);
+                methods::prompt_result(result);
+                result.string("resultType", "complete");
+            })
+        });
+        self.fixture_answer(response)
     }
 
     fn discover(&self) -> Result<Answer, Rejection> {
@@ -475,6 +503,7 @@ fn tool_call(
             return Ok(slow_request(called, tool, params));
         }
         Tool::TestToolFast => (Vec::new(), Ok(tools::FAST_TEXT.to_owned())),
+        Tool::TestSimpleText => (Vec::new(), Ok(conformance::TOOL_TEXT.to_owned())),
         // The fixture's hook changes what the caller's own tenant sees, and no one else's.
         Tool::TestTriggerToolChange => {
             let generation = called.endpoint.live().change_tools_for(&principal.tenant);
@@ -533,13 +562,13 @@ fn discover_result(endpoint: &Endpoint, id: &Id, revision: Revision) -> String {
         server_meta(result);
         result.string("cacheScope", "public").object("capabilities", |capabilities| {
             for capability in Capability::ALL {
-                if McpMethod::advertised(capability, revision) {
+                if McpMethod::advertised(capability, endpoint.offer(revision)) {
                     // The tool list can change, and a listen that asks is told.
                     capabilities.object(capability.name(), |c| match capability {
                         Capability::Tools => {
                             c.boolean("listChanged", true);
                         }
-                        Capability::Logging | Capability::Resources => {}
+                        Capability::Logging | Capability::Prompts | Capability::Resources => {}
                     });
                 }
             }
@@ -558,7 +587,7 @@ fn tools_list_result(endpoint: &Endpoint, id: &Id, revision: Revision, tenant: &
         server_meta(result);
         result.string("cacheScope", "private").string("resultType", "complete");
         let changed = endpoint.live().tools_generation_for(tenant) % 2 == 1;
-        tools::write_tools(revision, changed, result);
+        tools::write_tools(endpoint.offer(revision), changed, result);
         result.integer("ttlMs", ttl_ms(endpoint));
     })
 }

@@ -14,6 +14,7 @@ use crate::auth::policy::OfflineTokenPolicy;
 use crate::http::TransferCodings;
 use crate::json;
 use crate::limits::Limits;
+use crate::mcp::method::Offer;
 use crate::mcp::revision::{Era, Revision, Versions};
 use crate::mcp::session::{LastSession, SessionBudget, SessionTable};
 use crate::mcp::stream::KeptBudget;
@@ -42,6 +43,8 @@ pub struct EndpointConfig {
     /// The protocol revisions spoken: 2025-11-25 alone by default, `serve --protocol-versions`
     /// otherwise.
     pub versions: Versions,
+    /// The conformance suite's scope fixtures are served (`serve --conformance-fixtures`).
+    pub conformance_fixtures: bool,
 }
 
 impl EndpointConfig {
@@ -59,6 +62,7 @@ impl EndpointConfig {
             limits,
             request_codings: TransferCodings::LengthOnly,
             versions: Versions::LEGACY,
+            conformance_fixtures: false,
         }
     }
 }
@@ -162,6 +166,11 @@ impl Endpoint {
     /// The revision a session of this server speaks: the newest of the legacy era it speaks.
     pub(super) fn legacy_revision(&self) -> Revision {
         self.config.versions.newest_in(Era::Legacy).unwrap_or(Revision::newest(Era::Legacy))
+    }
+
+    /// What this server offers a request of `revision`.
+    pub fn offer(&self, revision: Revision) -> Offer {
+        Offer { revision, fixtures: self.config.conformance_fixtures }
     }
 
     /// The transfer codings request bodies may use.

@@ -33,15 +33,18 @@
 //!   `control … change-tools` does, and every listen that opted in is told.
 //! - `spare_tool` (2026-07-28): listed, and callable, only while the tool list is in its changed
 //!   state (after an odd number of changes): what a `notifications/tools/list_changed` is about.
+//! - `test_simple_text` (2026-07-28, `serve --conformance-fixtures` only): the suite's step-up
+//!   fixture; one text item, for a token holding its two scopes (`mcp::conformance`).
 //!
 //! Not here: how a call is answered (the endpoint decides the stream and the errors).
 
 use super::live::{Scale, SlowRequest};
 use crate::json::{self, Number, Object, ObjectWriter, Value};
 use crate::limits::Limits;
+use crate::mcp::conformance::{self, Fixture};
 use crate::mcp::jsonrpc::Id;
 use crate::mcp::meta::ClientCapability;
-use crate::mcp::method::Access;
+use crate::mcp::method::{Access, Offer};
 use crate::mcp::revision::{Offered, Revision};
 use crate::mcp::uri;
 
@@ -59,6 +62,7 @@ pub enum Tool {
     TestToolSlow,
     TestTriggerToolChange,
     SpareTool,
+    TestSimpleText,
 }
 
 /// The type of a tool argument.
@@ -99,6 +103,8 @@ pub struct ToolRow {
     pub access: Access,
     /// A client capability the call needs (`-32021` without it).
     pub needs: Option<ClientCapability>,
+    /// It exists only on a server started with the conformance suite's fixtures.
+    pub fixture: bool,
 }
 
 const NO_PARAMS: &[Param] = &[];
@@ -153,7 +159,7 @@ const TENANT_PARAMS: &[Param] = &[
 
 impl Tool {
     /// Every tool, in the order `tools/list` names them.
-    pub const ALL: [Tool; 11] = [
+    pub const ALL: [Tool; 12] = [
         Tool::TestReconnection,
         Tool::Whoami,
         Tool::TenantDocuments,
@@ -165,6 +171,7 @@ impl Tool {
         Tool::TestToolSlow,
         Tool::TestTriggerToolChange,
         Tool::SpareTool,
+        Tool::TestSimpleText,
     ];
 
     /// Every decision about this tool.
@@ -191,8 +198,13 @@ impl Tool {
                 ("test_trigger_tool_change", NO_PARAMS, MODERN, Connect, None)
             }
             Tool::SpareTool => ("spare_tool", NO_PARAMS, MODERN, Connect, None),
+            Tool::TestSimpleText => {
+                (conformance::TOOL, NO_PARAMS, MODERN, Access::Fixture(Fixture::Tool), None)
+            }
         };
-        ToolRow { name, description: self.description(), params, offered, access, needs }
+        let description = self.description();
+        let fixture = matches!(self, Tool::TestSimpleText);
+        ToolRow { name, description, params, offered, access, needs, fixture }
     }
 
     /// What `tools/list` says the tool does.
@@ -230,6 +242,10 @@ impl Tool {
                  does: listens that asked for toolsListChanged are told"
             }
             Tool::SpareTool => "Listed only while the tool list is in its changed state",
+            Tool::TestSimpleText => {
+                "The conformance suite's scope fixture: one text item, for a token holding its \
+                 two scopes"
+            }
         }
     }
 
@@ -238,9 +254,15 @@ impl Tool {
         self.row().name
     }
 
-    /// The tool `revision` offers under `name`.
-    pub fn named(name: &str, revision: Revision) -> Option<Tool> {
-        Tool::ALL.into_iter().find(|t| t.name() == name && t.row().offered.includes(revision))
+    /// The tool `offer` offers under `name`.
+    pub fn named(name: &str, offer: Offer) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name && t.offered_in(offer))
+    }
+
+    /// Whether `offer` has this tool: its revision, and the fixtures when it is one.
+    pub fn offered_in(self, offer: Offer) -> bool {
+        let row = self.row();
+        row.offered.includes(offer.revision) && (offer.fixtures || !row.fixture)
     }
 
     /// The tool of a name, in any revision (for sharing the name's text).
@@ -249,12 +271,12 @@ impl Tool {
     }
 }
 
-/// The `tools` member of a `tools/list` result in `revision`, every tool that revision offers;
-/// `spare_tool` only when `changed` (the list is in its changed state).
-pub fn write_tools(revision: Revision, changed: bool, result: &mut ObjectWriter<'_>) {
+/// The `tools` member of a `tools/list` result in `offer`, every tool it offers; `spare_tool`
+/// only when `changed` (the list is in its changed state).
+pub fn write_tools(offer: Offer, changed: bool, result: &mut ObjectWriter<'_>) {
     let offered = Tool::ALL
         .into_iter()
-        .filter(|t| t.row().offered.includes(revision))
+        .filter(|t| t.offered_in(offer))
         .filter(|t| *t != Tool::SpareTool || changed);
     result.objects("tools", offered, |tool, offered| {
         let row = offered.row();
@@ -283,14 +305,14 @@ fn write_schema(params: &[Param], schema: &mut ObjectWriter<'_>) {
     schema.string("type", "object");
 }
 
-/// The tool a `tools/call` names in `revision`, or the public code of why its params are refused
-/// (answered as a JSON-RPC `-32602` error): `name` must be a tool the revision offers, and
-/// `arguments`, when present, an object.
-pub fn tool_called(params: &Object, revision: Revision) -> Result<Tool, &'static str> {
+/// The tool a `tools/call` names in `offer`, or the public code of why its params are refused
+/// (answered as a JSON-RPC `-32602` error): `name` must be a tool it offers, and `arguments`,
+/// when present, an object.
+pub fn tool_called(params: &Object, offer: Offer) -> Result<Tool, &'static str> {
     let arguments_ok = params.get("arguments").is_none_or(|a| a.as_object().is_some());
     match params.get("name").and_then(Value::as_str) {
         _ if !arguments_ok => Err("tool_arguments_invalid"),
-        Some(name) => Tool::named(name, revision).ok_or("tool_unknown"),
+        Some(name) => Tool::named(name, offer).ok_or("tool_unknown"),
         None => Err("tool_name_missing"),
     }
 }
@@ -336,7 +358,8 @@ pub(super) fn slow_request(
         | Tool::TestMissingCapability
         | Tool::TestLogging
         | Tool::TestTriggerToolChange
-        | Tool::SpareTool => {
+        | Tool::SpareTool
+        | Tool::TestSimpleText => {
             let (steps, pause) = slow_arguments(arguments, limits)?;
             (steps, pause, Scale::Steps)
         }
@@ -408,7 +431,8 @@ pub fn opening_event(tool: Tool, request: &SlowRequest) -> &'static [u8] {
         | Tool::TestToolWithProgress
         | Tool::TestToolFast
         | Tool::TestTriggerToolChange
-        | Tool::SpareTool => b"",
+        | Tool::SpareTool
+        | Tool::TestSimpleText => b"",
     }
 }
 
@@ -478,7 +502,7 @@ mod tests {
     #[test]
     fn each_revision_lists_its_own_tools_in_table_order() {
         let names = |revision, changed| {
-            let listed = json::object_text(0, |r| write_tools(revision, changed, r));
+            let listed = json::object_text(0, |r| write_tools(Offer::plain(revision), changed, r));
             assert_eq!(json::encode(&json::decode(listed.as_bytes(), 16).unwrap()), listed);
             let tools = json::decode(listed.as_bytes(), 16).unwrap();
             let tools = tools.get("tools").and_then(Value::as_array).unwrap().to_vec();

@@ -17,6 +17,7 @@
 //! Not here: what a method does (the endpoint's business), or which token grants an access (the
 //! token policy's).
 
+use super::conformance::Fixture;
 use super::revision::{Era, Offered, Revision};
 
 /// Declares [`McpMethod`] from one list of variants and their wire names: the enum, [`McpMethod::ALL`],
@@ -72,6 +73,10 @@ methods! {
     ServerDiscover = "server/discover",
     /// Opens a stream of the notifications the client opts in to; it stays open.
     SubscriptionsListen = "subscriptions/listen",
+    /// Reads a resource: here the conformance suite's two fixtures alone.
+    ResourcesRead = "resources/read",
+    /// Gets a prompt: here the conformance suite's fixture alone.
+    PromptsGet = "prompts/get",
 }
 
 /// The method of the notifications the server sends with a log message.
@@ -92,6 +97,23 @@ pub enum Access {
     Connect,
     /// Reading the tenant's resources, which also passes the tenant ACL.
     ReadResources,
+    /// Reaching one of the conformance suite's fixtures: the two scopes of its own.
+    Fixture(Fixture),
+}
+
+/// What a server offers a request: the revision it is judged in, and whether the server was
+/// started with the conformance suite's fixtures (some rows exist only then).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offer {
+    pub revision: Revision,
+    pub fixtures: bool,
+}
+
+impl Offer {
+    /// A revision's offer without the fixtures.
+    pub const fn plain(revision: Revision) -> Offer {
+        Offer { revision, fixtures: false }
+    }
 }
 
 /// When in a session's life a method may come.
@@ -125,19 +147,21 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Capability {
     Logging,
+    Prompts,
     Resources,
     Tools,
 }
 
 impl Capability {
     /// Every capability, in the order the result lists them (their names' order).
-    pub const ALL: [Capability; 3] =
-        [Capability::Logging, Capability::Resources, Capability::Tools];
+    pub const ALL: [Capability; 4] =
+        [Capability::Logging, Capability::Prompts, Capability::Resources, Capability::Tools];
 
     /// The capability's key in the `capabilities` object.
     pub const fn name(self) -> &'static str {
         match self {
             Capability::Logging => "logging",
+            Capability::Prompts => "prompts",
             Capability::Resources => "resources",
             Capability::Tools => "tools",
         }
@@ -175,6 +199,10 @@ pub struct Row {
     pub capability: Option<Capability>,
     /// The revisions in which the method exists.
     pub offered: Offered,
+    /// It exists only on a server started with the conformance suite's fixtures.
+    pub fixture: bool,
+    /// Its access is its target's (the tool, resource or prompt `mcp_name` names), not its own.
+    pub access_by_target: bool,
 }
 
 impl McpMethod {
@@ -204,9 +232,18 @@ impl McpMethod {
             }
             McpMethod::ServerDiscover => (Connect, Anytime, json, None, modern),
             McpMethod::SubscriptionsListen => (Connect, Anytime, stream, None, modern),
+            // The conformance suite's step-up fixtures, which it checks in 2026-07-28 requests.
+            McpMethod::ResourcesRead => {
+                (Connect, Initialized, json, Some(Capability::Resources), modern)
+            }
+            McpMethod::PromptsGet => {
+                (Connect, Initialized, json, Some(Capability::Prompts), modern)
+            }
         };
+        let fixture = matches!(self, McpMethod::ResourcesRead | McpMethod::PromptsGet);
         let mcp_name = match self {
-            McpMethod::ToolsCall => Some(NameSource::Name),
+            McpMethod::ToolsCall | McpMethod::PromptsGet => Some(NameSource::Name),
+            McpMethod::ResourcesRead => Some(NameSource::Uri),
             McpMethod::Initialize
             | McpMethod::Ping
             | McpMethod::NotificationsInitialized
@@ -217,24 +254,29 @@ impl McpMethod {
             | McpMethod::ServerDiscover
             | McpMethod::SubscriptionsListen => None,
         };
-        Row { access, lifecycle, kind, mcp_name, capability, offered }
+        let access_by_target = mcp_name.is_some();
+        Row { access, lifecycle, kind, mcp_name, capability, offered, fixture, access_by_target }
     }
 
-    /// Whether `revision` has this method.
-    pub fn offered_in(self, revision: Revision) -> bool {
-        self.row().offered.includes(revision)
+    /// Whether `offer` has this method: its revision, and the fixtures when the row needs them.
+    pub fn offered_in(self, offer: Offer) -> bool {
+        let row = self.row();
+        row.offered.includes(offer.revision) && (offer.fixtures || !row.fixture)
     }
 
-    /// Whether `revision` advertises `capability`: some method it offers names it, or, for
-    /// logging in the modern era, a request may ask for log messages in its `_meta`.
-    pub fn advertised(capability: Capability, revision: Revision) -> bool {
+    /// Whether `offer` advertises `capability`: some method it offers names it, or, for logging
+    /// in the modern era, a request may ask for log messages in its `_meta`.
+    pub fn advertised(capability: Capability, offer: Offer) -> bool {
         let by_method = McpMethod::ALL
             .iter()
-            .any(|m| m.offered_in(revision) && m.row().capability == Some(capability));
-        let by_meta = match (capability, revision.era()) {
+            .any(|m| m.offered_in(offer) && m.row().capability == Some(capability));
+        let by_meta = match (capability, offer.revision.era()) {
             (Capability::Logging, Era::Modern) => true,
             (Capability::Logging, Era::Legacy)
-            | (Capability::Resources | Capability::Tools, Era::Legacy | Era::Modern) => false,
+            | (
+                Capability::Prompts | Capability::Resources | Capability::Tools,
+                Era::Legacy | Era::Modern,
+            ) => false,
         };
         by_method || by_meta
     }
@@ -253,18 +295,18 @@ pub enum MethodName {
 }
 
 impl MethodName {
-    /// What a request (a message with an id) names in `revision`.
-    pub fn of_request(name: &str, revision: Revision) -> MethodName {
-        let offered = McpMethod::from_name(name).filter(|m| m.offered_in(revision));
+    /// What a request (a message with an id) names in `offer`.
+    pub fn of_request(name: &str, offer: Offer) -> MethodName {
+        let offered = McpMethod::from_name(name).filter(|m| m.offered_in(offer));
         match offered.map(|method| (method, method.row().kind)) {
             Some((method, Kind::Request(answer))) => MethodName::Request(method, answer),
             Some((_, Kind::Notification)) | None => MethodName::Unknown,
         }
     }
 
-    /// What a notification (a message without an id) names in `revision`.
-    pub fn of_notification(name: &str, revision: Revision) -> MethodName {
-        let offered = McpMethod::from_name(name).filter(|m| m.offered_in(revision));
+    /// What a notification (a message without an id) names in `offer`.
+    pub fn of_notification(name: &str, offer: Offer) -> MethodName {
+        let offered = McpMethod::from_name(name).filter(|m| m.offered_in(offer));
         match offered.map(|method| (method, method.row().kind)) {
             Some((method, Kind::Notification)) => MethodName::Notification(method),
             Some((_, Kind::Request(_))) | None => MethodName::Unknown,
@@ -382,7 +424,7 @@ mod tests {
             ("Ping", MethodName::Unknown, MethodName::Unknown),
             ("server/discover", MethodName::Unknown, MethodName::Unknown),
         ];
-        let legacy = Revision::V2025_11_25;
+        let legacy = Offer::plain(Revision::V2025_11_25);
         for (name, as_request, as_notification) in cases {
             assert_eq!(MethodName::of_request(name, legacy), as_request, "{name}");
             assert_eq!(MethodName::of_notification(name, legacy), as_notification, "{name}");
@@ -414,6 +456,24 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(shared_word(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn fixture_methods_exist_only_in_a_modern_offer_with_the_fixtures() {
+        let offer = |revision, fixtures| Offer { revision, fixtures };
+        let (legacy, modern) = (Revision::V2025_11_25, Revision::V2026_07_28);
+        let cases = [
+            (offer(modern, true), true),
+            (offer(modern, false), false),
+            (offer(legacy, true), false),
+            (offer(legacy, false), false),
+        ];
+        for (offer, expected) in cases {
+            for method in [McpMethod::ResourcesRead, McpMethod::PromptsGet] {
+                assert_eq!(method.offered_in(offer), expected, "{method:?} {offer:?}");
+            }
+            assert_eq!(McpMethod::advertised(Capability::Prompts, offer), expected, "{offer:?}");
         }
     }
 }

@@ -4,6 +4,8 @@
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
 //! - [`method`]: the methods a client may send, and every decision about each.
 //! - [`era`]: which era a request belongs to, 2025-11-25 (sessions) or 2026-07-28 (`_meta`).
+//! - [`conformance`]: the conformance suite's scope fixtures (a tool, resources, a prompt),
+//!   served only on request.
 //! - [`meta`]: a 2026-07-28 request's `_meta`: version, client capabilities, log level.
 //! - [`requests`]: the messages a client sends, built as values.
 //! - [`session`]: sessions bound to a principal, their lifetime and capacity.
@@ -89,6 +91,7 @@
 //! [mcp-transport]: https://modelcontextprotocol.io/specification/2025-11-25/basic/transports
 //! [rfc9728]: https://www.rfc-editor.org/rfc/rfc9728
 
+pub mod conformance;
 pub mod era;
 pub mod jsonrpc;
 pub mod meta;

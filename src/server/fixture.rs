@@ -32,12 +32,19 @@ impl fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-/// Binds `config`, draws fresh fixture tokens for the bound port (their resource names it) and
-/// starts serving them: how `serve`, `bench`, `demo`, `attack`, `lab` and the socket tests start.
+/// Binds `config`, draws fresh fixture tokens for the bound port (their resource names it), adds
+/// the conformance suite's when `config` serves its fixtures, and starts serving them: how `serve`, `bench`, `demo`, `attack`, `lab` and the socket tests start.
 pub fn start_with_fixture(config: ServerConfig) -> Result<(RunningServer, Fixture), StartError> {
+    let conformance = config.conformance_fixtures;
     let bound = bind(config).map_err(StartError::Bind)?;
-    let fixture = Fixture::build(bound.port(), SystemTime::now(), &mut fill_os_random)
-        .map_err(StartError::Fixture)?;
+    let now = SystemTime::now();
+    let mut fixture =
+        Fixture::build(bound.port(), now, &mut fill_os_random).map_err(StartError::Fixture)?;
+    if conformance {
+        fixture
+            .add_conformance_tokens(now)
+            .map_err(|e| StartError::Fixture(FixtureError::Claims(e)))?;
+    }
     let server = bound.start(fixture.policy.clone()).map_err(StartError::Start)?;
     Ok((server, fixture))
 }

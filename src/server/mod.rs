@@ -108,6 +108,9 @@ pub struct ServerConfig {
     pub versions: Versions,
     /// Each exchange told as it is decided (`serve --watch`), or nothing.
     pub watch: Option<Arc<Watch>>,
+    /// The conformance suite's scope fixtures and its two tokens are served
+    /// (`serve --conformance-fixtures`).
+    pub conformance_fixtures: bool,
 }
 
 impl Default for ServerConfig {
@@ -121,6 +124,7 @@ impl Default for ServerConfig {
             request_codings: TransferCodings::LengthOnly,
             versions: Versions::LEGACY,
             watch: None,
+            conformance_fixtures: false,
         }
     }
 }
@@ -244,6 +248,7 @@ impl BoundServer {
         endpoint_config.proxy_hosts.extend(config.extra_hosts.iter().cloned());
         endpoint_config.request_codings = config.request_codings;
         endpoint_config.versions = config.versions;
+        endpoint_config.conformance_fixtures = config.conformance_fixtures;
         let endpoint = Arc::new(Endpoint::new(endpoint_config, policy));
         let limits = config.limits;
         let overloaded = Overloaded::new(&limits);
