@@ -23,9 +23,17 @@ MODERN_TOOLS = [
     "test_logging_tool",
     "count_slowly",
     "test_tool_with_progress",
+    "test_tool_fast",
+    "test_tool_slow",
     "test_trigger_tool_change",
 ]
-LEGACY_TOOLS = ["test_reconnection", "count_slowly", "test_tool_with_progress"]
+LEGACY_TOOLS = [
+    "test_reconnection",
+    "count_slowly",
+    "test_tool_with_progress",
+    "test_tool_fast",
+    "test_tool_slow",
+]
 ACME_URIS = ["kb://tenant/acme/handbook", "kb://tenant/acme/faq"]
 HEADER_MISMATCH = -32020
 
@@ -111,7 +119,7 @@ def judge_modern(checks, label, log, connect, tools, acme, acme_limit, supported
     judge_stateless(checks, label, log)
     listed = [r["status"] for r in log if r["rpc"] == "tools/list"]
     checks.check(
-        f"{label}: tools/list answered 200 and the client lists the seven modern tools",
+        f"{label}: tools/list answered 200 and the client lists the nine modern tools",
         listed == [200] and tools == MODERN_TOOLS,
         f"{listed} {tools}",
     )
@@ -186,7 +194,7 @@ def judge_fallback(checks, label, log, connect, tools):
     )
     listed = [r["status"] for r in log if r["rpc"] == "tools/list"]
     checks.check(
-        f"{label}: tools/list answered 200, naming test_reconnection and the two slow tools",
+        f"{label}: tools/list answered 200, naming test_reconnection and the four others",
         listed == [200] and tools == LEGACY_TOOLS,
         f"{listed} {tools}",
     )

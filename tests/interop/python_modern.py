@@ -7,7 +7,7 @@ bearer header) through its own recording proxy (proxy.py), and is judged by mode
   modern (role full, `serve --protocol-versions 2026-07-28`) and dual (the same against
   `--protocol-versions 2025-11-25,2026-07-28`), mode="auto": server/discover first (200) and the
   client settles on 2026-07-28; every request a POST with MCP-Protocol-Version 2026-07-28 and
-  Mcp-Method, no initialize, no GET, no DELETE, no Mcp-Session-Id; tools/list names the seven
+  Mcp-Method, no initialize, no GET, no DELETE, no Mcp-Session-Id; tools/list names the nine
   modern tools; tools/call tenant_documents {tenant: acme} carries Mcp-Name tenant_documents and
   exactly Mcp-Param-Tenant: acme and answers both URIs; with limit 1 it carries Mcp-Param-Limit: 1
   too and answers the first URI alone;

@@ -55,6 +55,7 @@ import sys
 import tempfile
 
 from harness import Checks, Serve, run
+from modern_wire import LEGACY_TOOLS
 from proxy import Proxy
 
 CLIENT_TIMEOUT_S = 60
@@ -239,9 +240,8 @@ def check_full(observed, log):
 def check_reconnection(observed, posts, gets):
     tools = step(observed, "listTools")
     checks.check(
-        "full: tools/list names test_reconnection and the two slow tools",
-        tools["ok"]
-        and tools.get("value") == ["test_reconnection", "count_slowly", "test_tool_with_progress"],
+        "full: tools/list names test_reconnection and the four others",
+        tools["ok"] and tools.get("value") == LEGACY_TOOLS,
         json.dumps(tools.get("value") or tools.get("error")),
     )
     calls = [r for r in posts if r["rpc"] == "tools/call"]

@@ -8,7 +8,7 @@ modern_wire.py):
   modern (role full, `serve --protocol-versions 2026-07-28`) and dual (the same against
   `--protocol-versions 2025-11-25,2026-07-28`): server/discover first (200) and the client
   settles on 2026-07-28; every request a POST with MCP-Protocol-Version 2026-07-28 and Mcp-Method,
-  no initialize, no GET, no DELETE, no Mcp-Session-Id; tools/list names the seven modern tools;
+  no initialize, no GET, no DELETE, no Mcp-Session-Id; tools/list names the nine modern tools;
   tools/call tenant_documents {tenant: acme} carries Mcp-Name tenant_documents and exactly
   Mcp-Param-Tenant: acme and answers both URIs; with limit 1 it carries Mcp-Param-Limit: 1 too
   and answers the first URI alone;
