@@ -5,8 +5,10 @@
 //! prediction (status, plus the public error code or the header that matters), and any state
 //! change in between. Each runs against a fresh in-process server and shows, for every request,
 //! the prediction and what came back. `lab list` names the experiments, `lab run <name>` runs
-//! one, `lab run all` runs them all. The last line on stdout is a JSON summary; the exit status is
-//! nonzero when any observation differs from its prediction.
+//! one, `lab run all` runs them all in table order. An experiment that only drives a browser
+//! traces nothing of its own, so `all` starts it beside the others at once and prints it in its
+//! turn: the table lists it last, when it has long finished. The last line on stdout is a JSON
+//! summary; the exit status is nonzero when any observation differs from its prediction.
 
 use std::process::ExitCode;
 
@@ -35,6 +37,12 @@ impl Experiment {
     /// True when a step drives a real browser.
     fn needs_browser(&self) -> bool {
         self.steps.iter().any(|step| matches!(step, Step::Browser(_)))
+    }
+
+    /// True when every step drives a real browser: the experiment opens no session and sends
+    /// nothing itself, so it traces nothing.
+    fn browser_only(&self) -> bool {
+        self.steps.iter().all(|step| matches!(step, Step::Browser(_)))
     }
 }
 
@@ -134,14 +142,6 @@ const EXPERIMENTS: [Experiment; 23] = [
                 ),
                 Expect::code(421, "host_not_canonical"),
             ),
-        ],
-    },
-    Experiment {
-        name: "dns-rebinding",
-        explanation: "Why the Host and Origin guards exist: a real browser (headless Chromium). A page under a foreign name that resolves to 127.0.0.1 reaches the server with that name in Host: 421. A page from another loopback origin may POST a simple request without asking: its Origin is not allowed, 403, and nothing is created. Skipped when Chromium is not installed.",
-        steps: &[
-            Step::Browser(BrowserProbe::Rebinding),
-            Step::Browser(BrowserProbe::ForeignOrigin),
         ],
     },
     Experiment {
@@ -416,6 +416,14 @@ const EXPERIMENTS: [Experiment; 23] = [
         explanation: "subscriptions/listen (2026-07-28) is a POST whose response stays open: the acknowledgement comes first, then only the notifications the client opted in to, each tagged with the listen's id in _meta. Here the tool list changes while the listen is open, as control FILE change-tools makes it change, and the notification arrives on the stream.",
         steps: &[Step::Watch(StreamCheck::ListenAndChange)],
     },
+    Experiment {
+        name: "dns-rebinding",
+        explanation: "Why the Host and Origin guards exist: a real browser (headless Chromium). A page under a foreign name that resolves to 127.0.0.1 reaches the server with that name in Host: 421. A page from another loopback origin may POST a simple request without asking: its Origin is not allowed, 403, and nothing is created. Skipped when Chromium is not installed.",
+        steps: &[
+            Step::Browser(BrowserProbe::Rebinding),
+            Step::Browser(BrowserProbe::ForeignOrigin),
+        ],
+    },
 ];
 
 /// Every experiment's name, in table order.
@@ -476,27 +484,41 @@ fn listed(experiment: &Experiment) -> String {
 
 fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {
     let (mut observations, mut mismatches, mut skipped) = (0usize, 0usize, 0usize);
-    for experiment in chosen {
-        println!("== {}\n   {}", experiment.name, experiment.explanation);
-        if experiment.needs_browser() && super::browser::chromium().is_none() {
-            skipped += 1;
-            println!("   skipped: {}", super::browser::INSTALL_HINT);
-            continue;
-        }
-        match run_one(experiment, trace) {
-            Ok(seen) => {
-                for observation in seen {
-                    observations += 1;
-                    mismatches += usize::from(!observation.matched);
-                    print_observation(&observation);
+    let browser = super::browser::chromium().is_some();
+    std::thread::scope(|scope| {
+        // Chromium's start-up is most of a browser experiment's time, and browser steps print
+        // no trace: such an experiment runs beside the others from the start, and is printed in
+        // its turn.
+        let early: Vec<_> = chosen
+            .iter()
+            .map(|&e| (browser && e.browser_only()).then(|| scope.spawn(move || run_one(e, trace))))
+            .collect();
+        for (experiment, early) in chosen.iter().zip(early) {
+            println!("== {}\n   {}", experiment.name, experiment.explanation);
+            if experiment.needs_browser() && !browser {
+                skipped += 1;
+                println!("   skipped: {}", super::browser::INSTALL_HINT);
+                continue;
+            }
+            let seen = match early {
+                Some(running) => running.join().unwrap_or_else(|_| Err("it panicked".into())),
+                None => run_one(experiment, trace),
+            };
+            match seen {
+                Ok(seen) => {
+                    for observation in seen {
+                        observations += 1;
+                        mismatches += usize::from(!observation.matched);
+                        print_observation(&observation);
+                    }
+                }
+                Err(problem) => {
+                    mismatches += 1;
+                    println!("   could not run: {problem}");
                 }
             }
-            Err(problem) => {
-                mismatches += 1;
-                println!("   could not run: {problem}");
-            }
         }
-    }
+    });
     let verdict = if mismatches == 0 { "PASS" } else { "FAIL" };
     let counts = [
         ("experiments", (chosen.len() - skipped) as u64),
