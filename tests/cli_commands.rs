@@ -98,7 +98,7 @@ fn attack_blocks_every_attack_and_lists_each() {
         line.get("blocked_attacks").and_then(Value::as_number).and_then(|n| n.as_u64()).unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().filter(|l| l.starts_with("blocked")).count() as u64, blocked);
-    assert_eq!(blocked, 83, "README names 83 attacks");
+    assert_eq!(blocked, 84, "README names 84 attacks");
     assert!(!stderr.contains("GOT THROUGH"));
     for named in [
         "foreign Origin",
@@ -138,7 +138,7 @@ fn lab_runs_every_experiment_as_predicted() {
     assert!(listed.lines().all(|l| l.chars().count() <= 100), "{listed}");
     let names: Vec<String> =
         listed.lines().filter(|l| !l.starts_with(' ')).map(str::to_owned).collect();
-    assert_eq!(names.len(), 23);
+    assert_eq!(names.len(), 25);
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));

@@ -37,13 +37,18 @@ fn longest_hex_run(text: &str) -> usize {
     text.split(|c: char| !matches!(c, '0'..='9' | 'a'..='f')).map(str::len).max().unwrap_or(0)
 }
 
-fn server(versions: Versions) -> TestServer {
-    start_with(ServerConfig { versions, ..ServerConfig::default() })
+fn server((versions, conformance_fixtures): (Versions, bool)) -> TestServer {
+    start_with(ServerConfig { versions, conformance_fixtures, ..ServerConfig::default() })
 }
 
 #[test]
 fn this_server_keeps_every_must_in_each_era_setting_and_no_token_is_printed() {
-    let settings = [Versions::LEGACY, Versions::only(Revision::V2026_07_28), Versions::ALL];
+    let settings = [
+        (Versions::LEGACY, false),
+        (Versions::only(Revision::V2026_07_28), false),
+        (Versions::ALL, false),
+        (Versions::ALL, true),
+    ];
     let servers: Vec<TestServer> = settings.iter().map(|v| server(*v)).collect();
     let outputs: Vec<Output> = std::thread::scope(|scope| {
         let runs: Vec<_> = servers
@@ -87,16 +92,28 @@ fn this_server_keeps_every_must_in_each_era_setting_and_no_token_is_printed() {
             "{versions:?}: a session left"
         );
     }
-    // What each setting applies differs: the modern rows only where 2026-07-28 is spoken.
+    // What each setting applies differs: the modern rows only where 2026-07-28 is spoken, the
+    // cancellations only with sessions, the step-up rows only with the suite's fixtures.
     let applied = |output: &Output, case: &str| {
         rows(output).iter().any(|r| text(r, "case") == case && text(r, "verdict") == "holds")
     };
+    let cases = [
+        "server/discover",
+        "an unknown MCP-Session-Id",
+        "cancellation from another principal",
+        "a fixture tool with an under-scoped token",
+        "a template id the token's scopes do not name",
+    ];
+    let held: Vec<Vec<bool>> =
+        outputs.iter().map(|o| cases.iter().map(|case| applied(o, case)).collect()).collect();
     assert_eq!(
-        outputs
-            .iter()
-            .map(|o| (applied(o, "server/discover"), applied(o, "an unknown MCP-Session-Id")))
-            .collect::<Vec<_>>(),
-        [(false, true), (true, false), (true, true)]
+        held,
+        [
+            [false, true, true, false, false],
+            [true, false, false, false, false],
+            [true, true, true, false, false],
+            [true, true, true, true, true],
+        ]
     );
 }
 

@@ -139,7 +139,7 @@ const fn row(boundary: &Boundary) -> Step {
     Step::Check(boundary.case())
 }
 
-const ATTACKS: [Step; 83] = [
+const ATTACKS: [Step; 84] = [
     // Mallory's GET stream and her tool call's POST stream hand her event ids: later, cursors of
     // another session.
     Step::Do(Action::PollStream(Sender::Mallory)),
@@ -180,6 +180,7 @@ const ATTACKS: [Step; 83] = [
     row(&catalogue::UNKNOWN_SESSION),
     row(&catalogue::ENDED_SESSION),
     row(&catalogue::OTHER_PRINCIPAL),
+    row(&catalogue::CANCEL_OTHER_PRINCIPAL),
     row(&catalogue::NO_TOKEN),
     row(&catalogue::BAD_TOKEN),
     row(&catalogue::TOKEN_IN_QUERY),

@@ -92,6 +92,11 @@ pub enum Message {
     /// `tools/call` of `test_reconnection`, whose stream the server closes after its prime.
     CallReconnectionTool,
     ListTools,
+    /// `tools/call` of `test_tool_slow`, long enough for a cancellation to reach it
+    /// (`render::SLOW_CALL_MS`), under the id a [`Message::CancelSlowCall`] names.
+    SlowCall,
+    /// `notifications/cancelled` naming the id of a [`Message::SlowCall`].
+    CancelSlowCall,
 }
 
 /// A 2026-07-28 request, built as the sender's client builds it: `_meta` in the body, and every
@@ -110,6 +115,10 @@ pub enum Modern {
     /// `tools/call` of the first tool that mirrors an argument into a header (`x-mcp-header`),
     /// with this value for it: `tenant_documents` and its tenant on this server.
     Mirrored(&'static str),
+    /// `tools/call` of this tool, without arguments.
+    CallTool(&'static str),
+    /// `resources/read` of this URI.
+    ReadResource(&'static str),
 }
 
 /// A request body.
@@ -146,6 +155,27 @@ pub enum Base {
     /// `{length}` (the body's length), `{other_length}` (one more) and `{chunked}` (the body in
     /// the chunked coding).
     Raw(&'static str),
+    /// The sender's [`Message::CancelSlowCall`] in its session, sent while this sender's
+    /// [`Message::SlowCall`], started just before on a connection of its own, is in progress.
+    /// What is judged is that call's answer, read to its end: whether the cancellation reached
+    /// it shows in its events.
+    CancelDuring(Sender),
+}
+
+impl Base {
+    /// The sender whose slow call the request is sent during ([`Base::CancelDuring`]), and
+    /// whose answer is judged; `None` for a request judged by its own answer.
+    pub const fn during(self) -> Option<Sender> {
+        match self {
+            Base::CancelDuring(owner) => Some(owner),
+            Base::Post(_)
+            | Base::Modern(_)
+            | Base::Get
+            | Base::Discovery
+            | Base::Bodiless(_)
+            | Base::Raw(_) => None,
+        }
+    }
 }
 
 /// One change to the base request.
@@ -325,6 +355,9 @@ pub enum Action {
     ServeVersions(Versions),
     /// A 2026-07-28 `tools/list` by the sender: its client learns what each tool mirrors.
     ListToolsModern(Sender),
+    /// Replaces the server with a fresh one that speaks every version and serves the
+    /// conformance suite's step-up fixtures, as `serve --conformance-fixtures` does.
+    ServeConformance,
 }
 
 /// A smuggling attempt on a fresh connection, sent in two writes: the bytes up to the one that

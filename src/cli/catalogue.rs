@@ -22,7 +22,7 @@ pub use kinds::*;
 pub use mcp_rows::*;
 
 /// Every row, in the grid's order.
-pub const BOUNDARIES: [Boundary; 55] = [
+pub const BOUNDARIES: [Boundary; 59] = [
     TE_WITH_CL,
     TE_WITH_CL_CHUNKED,
     TWO_LENGTHS,
@@ -59,6 +59,8 @@ pub const BOUNDARIES: [Boundary; 55] = [
     UNKNOWN_SESSION,
     ENDED_SESSION,
     OTHER_PRINCIPAL,
+    CANCEL_OWN_SESSION,
+    CANCEL_OTHER_PRINCIPAL,
     DISCOVER,
     CAPABILITIES_MISSING,
     METHOD_MISMATCH,
@@ -74,6 +76,8 @@ pub const BOUNDARIES: [Boundary; 55] = [
     NO_TOKEN,
     BAD_TOKEN,
     CHALLENGE_METADATA,
+    STEP_UP_SCOPES,
+    STEP_UP_ARGUMENT,
     METADATA,
     RESOURCE_MATCHES,
     TOKEN_IN_QUERY,

@@ -70,7 +70,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
 const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
-const EXPERIMENTS: [Experiment; 23] = [
+const EXPERIMENTS: [Experiment; 25] = [
     Experiment {
         name: "accept-without-sse",
         explanation: "A POST must list both application/json and text/event-stream in Accept; without the stream type the server answers 406.",
@@ -415,6 +415,38 @@ const EXPERIMENTS: [Experiment; 23] = [
         name: "listen-and-a-list-change",
         explanation: "subscriptions/listen (2026-07-28) is a POST whose response stays open: the acknowledgement comes first, then only the notifications the client opted in to, each tagged with the listen's id in _meta. Here the tool list changes while the listen is open, as control FILE change-tools makes it change, and the notification arrives on the stream.",
         steps: &[Step::Watch(StreamCheck::ListenAndChange)],
+    },
+    Experiment {
+        name: "cancel-reaches-own-session",
+        explanation: "In 2025-11-25 a client cancels a request by POSTing notifications/cancelled with the request's id, in the session the request came in. Clients choose their ids, so two sessions may each have a request 95 in progress: an id means something only within its own session. Alice starts test_tool_slow (150 ms) and cancels it in her session: the call stops at its next step, and its stream ends after the priming event, with no result. Then Mallory names the same id from her own session while Alice's next call runs: 202 all the same (a cancellation never tells which ids are in progress), and Alice's call finishes with its result.",
+        steps: &[
+            Step::Check(catalogue::CANCEL_OWN_SESSION.case()),
+            Step::Check(catalogue::CANCEL_OTHER_PRINCIPAL.case()),
+        ],
+    },
+    Experiment {
+        name: "step-up-one-challenge",
+        explanation: "A valid token may still lack what one operation needs: 403 insufficient_scope, with one challenge naming every scope the operation needs, so that a single step-up is enough (2026-07-28, Runtime Insufficient Scope Errors). On a server started with --conformance-fixtures, the suite's low token calls test_simple_text and is told both of its scopes at once. A scope can also depend on the request: the suite's full token holds the template scope of id 123 alone, so id 123 reads and id 456 gets a challenge that names template:456.",
+        steps: &[
+            Step::Do(Action::ServeConformance),
+            baseline(
+                "the full token calls test_simple_text",
+                Sender::Alice,
+                Request::modern(Modern::CallTool("test_simple_text"), &[catalogue::FULL_TOKEN]),
+                Expect::body(200, "This is a simple text response for testing."),
+            ),
+            Step::Wire(catalogue::STEP_UP_SCOPES.case()),
+            changed(
+                "the full token reads template id 123",
+                Sender::Alice,
+                Request::modern(
+                    Modern::ReadResource("test://template/123/data"),
+                    &[catalogue::FULL_TOKEN],
+                ),
+                Expect::body(200, "The data of template resource 123."),
+            ),
+            Step::Check(catalogue::STEP_UP_ARGUMENT.case()),
+        ],
     },
     Experiment {
         name: "dns-rebinding",

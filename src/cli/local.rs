@@ -56,6 +56,21 @@ impl LocalServer {
         Ok(LocalServer { server, fixture, trace })
     }
 
+    /// A server that speaks every version and serves the conformance suite's step-up fixtures
+    /// with its two tokens (as `serve --conformance-fixtures` does).
+    pub fn start_conformance(trace: TraceMode) -> Result<LocalServer, String> {
+        let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
+        let versions = Versions::ALL;
+        let config = ServerConfig {
+            limits,
+            versions,
+            conformance_fixtures: true,
+            ..ServerConfig::default()
+        };
+        let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
+        Ok(LocalServer { server, fixture, trace })
+    }
+
     /// How its clients trace.
     pub fn trace(&self) -> TraceMode {
         self.trace

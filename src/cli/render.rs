@@ -114,6 +114,11 @@ const RESPONSE_ID: i64 = 7;
 const TOOL_ID: i64 = 93;
 /// The id of every 2026-07-28 request a case sends.
 pub const MODERN_ID: i64 = 94;
+/// The id of the slow call a cancellation names.
+pub const SLOW_CALL_ID: i64 = 95;
+/// How long the slow call works: long enough for a cancellation sent once it is under way to
+/// arrive first, on any server on this machine.
+pub const SLOW_CALL_MS: u64 = 150;
 
 /// A well-formed 2025-11-25 message.
 pub fn message_value(message: Message) -> Value {
@@ -128,6 +133,18 @@ pub fn message_value(message: Message) -> Value {
             requests::call_tool(&Id::from(TOOL_ID), "test_reconnection")
         }
         Message::ListTools => requests::list_tools(&Id::from(LIST_ID)),
+        Message::SlowCall => {
+            let arguments = json::object([("durationMs", SLOW_CALL_MS.into())]);
+            let params = members([("name", "test_tool_slow".into()), ("arguments", arguments)]);
+            jsonrpc::request(&Id::from(SLOW_CALL_ID), "tools/call", params)
+        }
+        Message::CancelSlowCall => {
+            let params = members([
+                ("reason", "the lab cancels it".into()),
+                ("requestId", SLOW_CALL_ID.into()),
+            ]);
+            jsonrpc::notification("notifications/cancelled", params)
+        }
     }
 }
 
@@ -181,6 +198,10 @@ pub fn modern_message(
             let name = mirrored.tool.as_str().into();
             ("tools/call", members([("name", name), ("arguments", arguments)]))
         }
+        Modern::CallTool(tool) => {
+            ("tools/call", members([("name", tool.into()), ("arguments", json::object([]))]))
+        }
+        Modern::ReadResource(uri) => ("resources/read", members([("uri", uri.into())])),
     };
     let id = Id::from(MODERN_ID);
     let hand_made = |version: &str, capabilities: bool| {
@@ -196,9 +217,12 @@ pub fn modern_message(
     Ok(match modern {
         Modern::DiscoverWithoutCapabilities => hand_made(revision.name(), false),
         Modern::DiscoverAs(version) => hand_made(version, true),
-        Modern::Discover | Modern::ToolsList | Modern::FirstTool | Modern::Mirrored(_) => {
-            requests::modern((&id, method, revision), params, &[], CLIENT)
-        }
+        Modern::Discover
+        | Modern::ToolsList
+        | Modern::FirstTool
+        | Modern::Mirrored(_)
+        | Modern::CallTool(_)
+        | Modern::ReadResource(_) => requests::modern((&id, method, revision), params, &[], CLIENT),
     })
 }
 

@@ -8,21 +8,25 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::{McpClient, RequestSpec};
 use loopback_mcp_http::client::modern::Opened;
 use loopback_mcp_http::client::trace::TraceMode;
-use loopback_mcp_http::client::{ClientResponse, HttpConnection};
+use loopback_mcp_http::client::{ClientError, ClientResponse, HttpConnection};
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json;
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::sse;
+use std::time::{Duration, Instant};
 
 use super::local::LocalServer;
 use super::render::{self, Callable, MirroredArgument, World};
 
 use super::case::{
-    Action, Base, Body, BrowserProbe, Case, Change, Expect, Key, Message, Observation, Sender,
-    Smuggling, Step, Text, judge,
+    Action, Base, Body, BrowserProbe, Case, Change, Expect, Key, Message, Observation, Request,
+    Sender, Smuggling, Step, Text, judge,
 };
+
+/// How long a slow call a case cancels may take to end, from its cancellation.
+const SLOW_CALL_DEADLINE: Duration = Duration::from_secs(3);
 
 /// A fresh server and the sessions a list of steps needs.
 pub struct Scene {
@@ -193,8 +197,11 @@ impl Scene {
         baseline: bool,
     ) -> Result<Observation, String> {
         let bytes = render::build(self, case.sender, &case.request, role)?;
+        let response = match case.request.base.during() {
+            Some(owner) => self.cancel_during(owner, case.sender, &bytes)?,
+            None => self.client_mut(case.sender)?.send(&bytes).ok(),
+        };
         let client = self.client_mut(case.sender)?;
-        let response = client.send(&bytes).ok();
         let (status, key_seen, matched) = judge(&case.expect, response.as_ref());
         // Observations never print a token or a session id: the trace knows every one.
         let key_seen = client.trace.redact(&key_seen);
@@ -203,8 +210,10 @@ impl Scene {
             format!("{request}{}", client.trace.render_bytes(&r.raw))
         });
         self.last_wire = wire;
+        // A stream is its receiver's to resume: a cancelled call's is its owner's.
+        let receiver = case.request.base.during().unwrap_or(case.sender);
         if let Some(last) = response.as_ref().and_then(last_event_id) {
-            self.remembered.push((Remembered::LastEvent(case.sender), last));
+            self.remembered.push((Remembered::LastEvent(receiver), last));
         }
         let what = match role {
             Some(role) => format!("{}: {}", case.what, role.describe()),
@@ -219,6 +228,39 @@ impl Scene {
             matched,
             wire: None,
         })
+    }
+
+    /// Starts `owner`'s slow call on a connection of its own, sends `cancel` from `sender` once
+    /// the call's head has come, and reads the call to its end: the call's answer, or the
+    /// cancellation's when that was not answered 202 (see [`Base::CancelDuring`]).
+    fn cancel_during(
+        &mut self,
+        owner: Sender,
+        sender: Sender,
+        cancel: &[u8],
+    ) -> Result<Option<ClientResponse>, String> {
+        let call = render::build(self, owner, &Request::post(Message::SlowCall, &[]), None)?;
+        let address = self.local.server.address();
+        let mut conn = HttpConnection::connect(address, &Limits::DEFAULT)
+            .map_err(|e| format!("connect: {e}"))?;
+        self.client_mut(owner)?.trace.wire('>', &call);
+        let head =
+            conn.send(&call).map_err(ClientError::from).and_then(|()| conn.receive_stream_head());
+        let mut head = head.map_err(|e| format!("{owner:?}: the slow call: {e}"))?;
+        let answered = self.client_mut(sender)?.send(cancel).ok();
+        if answered.as_ref().is_none_or(|r| r.status != 202) {
+            return Ok(answered);
+        }
+        let deadline = Instant::now() + SLOW_CALL_DEADLINE;
+        while let Some(chunk) =
+            conn.next_chunk(deadline).map_err(|e| format!("the slow call: {e}"))?
+        {
+            head.body.extend_from_slice(&chunk);
+        }
+        let client = self.client_mut(owner)?;
+        client.trace.wire('<', &head.raw);
+        client.trace.wire('<', &head.body);
+        Ok(Some(head))
     }
 
     fn act(&mut self, action: Action) -> Result<(), String> {
@@ -262,10 +304,18 @@ impl Scene {
                 }
             }
             Action::ServeChunked => {
-                self.restart(TransferCodings::Chunked, Versions::LEGACY)?;
+                let trace = self.local.trace();
+                let local =
+                    LocalServer::start_speaking(trace, TransferCodings::Chunked, Versions::LEGACY);
+                self.restart(local?)?;
             }
             Action::ServeVersions(versions) => {
-                self.restart(TransferCodings::LengthOnly, versions)?;
+                let trace = self.local.trace();
+                let codings = TransferCodings::LengthOnly;
+                self.restart(LocalServer::start_speaking(trace, codings, versions)?)?;
+            }
+            Action::ServeConformance => {
+                self.restart(LocalServer::start_conformance(self.local.trace())?)?;
             }
             Action::ListToolsModern(sender) => {
                 self.client_mut(sender)?
@@ -276,11 +326,9 @@ impl Scene {
         Ok(())
     }
 
-    /// Replaces the server with a fresh one that decodes `codings` and speaks `versions`, and
-    /// opens every sender's session again there.
-    fn restart(&mut self, codings: TransferCodings, versions: Versions) -> Result<(), String> {
-        let trace = self.local.trace();
-        self.local = LocalServer::start_speaking(trace, codings, versions)?;
+    /// Replaces the server with `local`, and opens every sender's session again there.
+    fn restart(&mut self, local: LocalServer) -> Result<(), String> {
+        self.local = local;
         let senders: Vec<Sender> = self.clients.iter().map(|(s, _)| *s).collect();
         self.clients = open_sessions(&self.local, senders)?;
         self.remembered.clear();
@@ -329,6 +377,9 @@ impl World for Scene {
             Base::Bodiless(method) => client.session_spec(method),
             Base::Discovery => client.discovery_spec(),
             Base::Raw(_) => return Err("a raw template has no spec".into()),
+            Base::CancelDuring(_) => {
+                client.post_spec(&self.body(Body::Message(Message::CancelSlowCall)))
+            }
         })
     }
 
@@ -445,7 +496,8 @@ fn senders_of(step: &Step) -> Vec<Sender> {
             | Action::BumpRevision(_)
             | Action::OpenSessions(..)
             | Action::ServeChunked
-            | Action::ServeVersions(_),
+            | Action::ServeVersions(_)
+            | Action::ServeConformance,
         )
         | Step::Browser(_)
         | Step::Open(..)
@@ -457,6 +509,7 @@ fn senders_of(step: &Step) -> Vec<Sender> {
 /// The senders a case needs: its own, and every one a change names.
 fn case_senders(case: &Case, senders: &mut Vec<Sender>) {
     senders.push(case.sender);
+    senders.extend(case.request.base.during());
     for change in case.request.changes {
         match change {
             Change::Set(_, text)

@@ -105,6 +105,14 @@ pub enum Holds {
     NotAllowed,
     /// The answer tells a dual-era client the era the server speaks (see `probe::judge`).
     TellsTheEra,
+    /// A slow call a cancellation named answered its result all the same: the cancellation
+    /// did not reach it.
+    CallFinishes,
+    /// A slow call a cancellation named ended without its result.
+    CallStops,
+    /// 403 with one `Bearer` challenge: `error="insufficient_scope"`, a `scope` naming every
+    /// one of these, and a `resource_metadata` on the endpoint's origin.
+    ScopeChallenge(&'static [&'static str]),
 }
 
 /// What a server must offer for a row to apply.
@@ -126,6 +134,13 @@ pub enum Needs {
     MirroredTool,
     /// A token (`probe --token`).
     Token,
+    /// A 2025-11-25 session whose `tools/list` names `test_tool_slow`.
+    SlowTool,
+    /// That, and a session for a second principal (`probe --other-token`).
+    SlowToolOtherToken,
+    /// The conformance suite's step-up fixtures: a 2026-07-28 `tools/list` names
+    /// `test_simple_text` (`serve --conformance-fixtures`).
+    ConformanceFixtures,
 }
 
 /// One row of the catalogue.

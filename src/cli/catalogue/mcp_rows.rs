@@ -116,6 +116,38 @@ pub const OTHER_PRINCIPAL: Boundary = Boundary {
     )
 };
 
+pub const CANCEL_OWN_SESSION: Boundary = row(
+    (
+        "a cancellation in its own session",
+        "notifications/cancelled naming the session's own test_tool_slow call in progress",
+    ),
+    Group::Sessions,
+    Needs::SlowTool,
+    Request { base: Base::CancelDuring(Sender::Alice), changes: &[] },
+    should("the cancelled request stops, and no response is sent for it", CANCELLATION),
+    Holds::CallStops,
+    Expect::events("prime"),
+);
+
+pub const CANCEL_OTHER_PRINCIPAL: Boundary = Boundary {
+    sender: Sender::Mallory,
+    ..row(
+        (
+            "cancellation from another principal",
+            "another principal's notifications/cancelled, in its own session, naming the first's call",
+        ),
+        Group::Sessions,
+        Needs::SlowToolOtherToken,
+        Request { base: Base::CancelDuring(Sender::Alice), changes: &[] },
+        should(
+            "a cancellation names a request of its own session: another's call finishes",
+            CANCELLATION,
+        ),
+        Holds::CallFinishes,
+        Expect::events("prime response"),
+    )
+};
+
 pub const DISCOVER: Boundary = row(
     ("server/discover", "server/discover with its _meta and headers"),
     Group::Modern,
@@ -313,6 +345,52 @@ pub const CHALLENGE_METADATA: Boundary = row(
     Holds::ChallengeNamesMetadata,
     Expect::challenge(401, r#"resource_metadata="http://"#),
 );
+
+pub const STEP_UP_SCOPES: Boundary = row(
+    (
+        "a fixture tool with an under-scoped token",
+        "tools/call test_simple_text with the suite's low token (mcp:conformance:baseline alone)",
+    ),
+    Group::Resource,
+    Needs::ConformanceFixtures,
+    Request::modern(Modern::CallTool("test_simple_text"), &[LOW_TOKEN]),
+    should("a 403 names every scope the operation needs, in one challenge", STEP_UP),
+    Holds::ScopeChallenge(&[
+        "mcp:conformance:tools:call",
+        "mcp:conformance:tools:test_simple_text",
+    ]),
+    Expect::challenge(
+        403,
+        r#"scope="mcp:conformance:baseline mcp:conformance:tools:call mcp:conformance:tools:test_simple_text""#,
+    ),
+);
+
+pub const STEP_UP_ARGUMENT: Boundary = row(
+    (
+        "a template id the token's scopes do not name",
+        "resources/read test://template/456/data with the suite's full token (template id 123)",
+    ),
+    Group::Resource,
+    Needs::ConformanceFixtures,
+    Request::modern(Modern::ReadResource("test://template/456/data"), &[FULL_TOKEN]),
+    should(
+        "the scopes a request's arguments make needed are named with the rest, in one challenge",
+        STEP_UP,
+    ),
+    Holds::ScopeChallenge(&[
+        "mcp:conformance:resources:read",
+        "mcp:conformance:resources:template:456",
+    ]),
+    Expect::challenge(403, "mcp:conformance:resources:template:456"),
+);
+
+/// The conformance suite's public tokens (`serve --conformance-fixtures`).
+pub const LOW_TOKEN: Change =
+    Change::Set("Authorization", Text::Lit("Bearer mcp-conformance-scope-low"));
+pub const FULL_TOKEN: Change =
+    Change::Set("Authorization", Text::Lit("Bearer mcp-conformance-scope-full"));
+const CANCELLATION: &str = "MCP 2025-11-25, utilities: Cancellation";
+const STEP_UP: &str = "MCP 2026-07-28, authorization: Runtime Insufficient Scope Errors";
 
 pub const METADATA: Boundary = row(
     (

@@ -103,21 +103,8 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
         Holds::Discovered => {
             yes_or_no(status == Some(200) && supported_versions(exchange).is_some())
         }
-        Holds::Challenge(error) => {
-            let challenge = bearer(exchange.head.as_ref());
-            match (status, challenge) {
-                (Some(401), Some(c)) if error.is_none_or(|e| has_param(&c, "error", e)) => {
-                    Kept::Yes
-                }
-                (Some(401), Some(_)) => Kept::Loosely,
-                _ => Kept::No,
-            }
-        }
-        Holds::ChallengeNamesMetadata => {
-            let challenge = bearer(exchange.head.as_ref());
-            yes_or_no(
-                status == Some(401) && challenge.is_some_and(|c| c.contains("resource_metadata=")),
-            )
+        Holds::Challenge(_) | Holds::ChallengeNamesMetadata | Holds::ScopeChallenge(_) => {
+            kept_challenge(holds, exchange, context, refused)
         }
         Holds::Metadata => {
             let doc = document(exchange);
@@ -141,7 +128,95 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
             }
         }
         Holds::TellsTheEra => yes_or_no(tells_modern(exchange) == context.modern),
+        Holds::CallFinishes => yes_or_no(status == Some(200) && answered_call(exchange)),
+        Holds::CallStops => {
+            yes_or_no(status == Some(200) && !answered_call(exchange) && !exchange.stream_open)
+        }
     }
+}
+
+/// How the answer keeps a rule about its challenge.
+fn kept_challenge(holds: Holds, exchange: &Exchange, context: &Context, refused: bool) -> Kept {
+    let status = exchange.head.as_ref().map(|h| h.status);
+    let challenge = bearer(exchange.head.as_ref());
+    match holds {
+        Holds::Challenge(error) => match (status, challenge) {
+            (Some(401), Some(c)) if error.is_none_or(|e| has_param(&c, "error", e)) => Kept::Yes,
+            (Some(401), Some(_)) => Kept::Loosely,
+            _ => Kept::No,
+        },
+        Holds::ChallengeNamesMetadata => yes_or_no(
+            status == Some(401) && challenge.is_some_and(|c| c.contains("resource_metadata=")),
+        ),
+        Holds::ScopeChallenge(scopes) => match scope_challenge(exchange, scopes, context) {
+            true => Kept::Yes,
+            false if refused => Kept::Loosely,
+            false => Kept::No,
+        },
+        Holds::Refused(_)
+        | Holds::RefusedThenClosed(_)
+        | Holds::Closes
+        | Holds::RpcError(..)
+        | Holds::NoMismatch
+        | Holds::Discovered
+        | Holds::Metadata
+        | Holds::ResourceIsEndpoint
+        | Holds::NotAllowed
+        | Holds::TellsTheEra
+        | Holds::CallFinishes
+        | Holds::CallStops => Kept::No,
+    }
+}
+
+/// A slow call's answer in one line: what [`observed`] shows, and whether its response came.
+pub fn call_outcome(exchange: &Exchange) -> String {
+    let came = if answered_call(exchange) { "its response came" } else { "no response" };
+    format!("{came}; {}", observed(exchange))
+}
+
+/// Whether a call's answer carries its response: a result or an error.
+fn answered_call(exchange: &Exchange) -> bool {
+    message(exchange).is_some_and(|m| m.get("result").is_some() || m.get("error").is_some())
+}
+
+/// A 403 with exactly one `Bearer` challenge that says `insufficient_scope`, names every one of
+/// `scopes`, and points at metadata on the endpoint's own origin.
+fn scope_challenge(exchange: &Exchange, scopes: &[&str], context: &Context) -> bool {
+    let Some(head) = exchange.head.as_ref().filter(|h| h.status == 403) else { return false };
+    let challenges: Vec<&String> = head
+        .fields
+        .iter()
+        .filter(|(n, v)| n.eq_ignore_ascii_case("www-authenticate") && is_bearer(v))
+        .map(|(_, v)| v)
+        .collect();
+    let [challenge] = challenges[..] else { return false };
+    let named = param(challenge, "scope").unwrap_or_default();
+    let origin_end = context.endpoint.match_indices('/').nth(2).map_or(0, |(at, _)| at + 1);
+    let origin = &context.endpoint[..origin_end];
+    has_param(challenge, "error", "insufficient_scope")
+        && scopes.iter().all(|s| named.split(' ').any(|n| n == *s))
+        && param(challenge, "resource_metadata").is_some_and(|m| m.starts_with(origin))
+}
+
+/// The value of one parameter of a challenge, quoted or not.
+fn param<'c>(challenge: &'c str, name: &str) -> Option<&'c str> {
+    let mut rest = challenge.get(6..)?;
+    while let Some((key, after)) = rest.split_once('=') {
+        let key = key.trim_start_matches([',', ' ']).trim();
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+            None => after.split_once(',').unwrap_or((after, "")),
+        };
+        if key.eq_ignore_ascii_case(name) {
+            return Some(value.trim());
+        }
+        rest = next;
+    }
+    None
+}
+
+fn is_bearer(value: &str) -> bool {
+    value.len() >= 6 && value[..6].eq_ignore_ascii_case("bearer")
 }
 
 fn yes_or_no(ok: bool) -> Kept {
@@ -197,7 +272,7 @@ fn bearer(head: Option<&Head>) -> Option<String> {
         .iter()
         .filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"))
         .map(|(_, v)| v)
-        .find(|v| v.len() >= 6 && v[..6].eq_ignore_ascii_case("bearer"))
+        .find(|v| is_bearer(v))
         .cloned()
 }
 
@@ -345,6 +420,57 @@ mod tests {
             observed(&answer(invalid, true)),
             "401 Bearer error=invalid_token,resource_metadata; closed"
         );
+    }
+
+    #[test]
+    fn a_scope_challenge_names_every_scope_once_with_same_origin_metadata() {
+        let challenge =
+            |fields: &str| format!("HTTP/1.1 403 Forbidden\r\n{fields}Content-Length: 0\r\n\r\n");
+        let meta =
+            r#"resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp""#;
+        let both = format!(
+            "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"held a b\", {meta}\r\n"
+        );
+        let one = format!(
+            "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"a\", {meta}\r\n"
+        );
+        let elsewhere = "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"a b\", resource_metadata=\"http://127.0.0.2:1/m\"\r\n";
+        let two = format!("{one}WWW-Authenticate: Bearer scope=\"b\"\r\n");
+        let unauthorized = both.replace("insufficient_scope", "invalid_token");
+        let cases: [(String, Kept); 6] = [
+            (challenge(&both), Kept::Yes),
+            (challenge(&one), Kept::Loosely),
+            (challenge(elsewhere), Kept::Loosely),
+            (challenge(&two), Kept::Loosely),
+            (challenge(&unauthorized), Kept::Loosely),
+            (both.replace("WWW", "HTTP/1.1 200 OK\r\nWWW") + "\r\n", Kept::No),
+        ];
+        for (raw, expected) in cases {
+            let got = kept(Holds::ScopeChallenge(&["a", "b"]), &answer(&raw, false), &CONTEXT());
+            assert_eq!(got, expected, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn a_cancelled_call_is_told_from_a_finished_one_by_its_response() {
+        let stream = |events: &str| {
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n{events}")
+        };
+        let prime = "id: 1\ndata:\n\n: keep-alive\n\n";
+        let result = r#"data: {"id":95,"jsonrpc":"2.0","result":{}}"#;
+        let finished = stream(&format!("{prime}{result}\n\n"));
+        let stopped = stream(prime);
+        let cases: [(Holds, &str, bool, Kept); 5] = [
+            (Holds::CallFinishes, &finished, false, Kept::Yes),
+            (Holds::CallFinishes, &stopped, false, Kept::No),
+            (Holds::CallStops, &stopped, false, Kept::Yes),
+            (Holds::CallStops, &finished, false, Kept::No),
+            (Holds::CallStops, &stopped, true, Kept::No),
+        ];
+        for (holds, raw, open, expected) in cases {
+            let exchange = Exchange { stream_open: open, ..answer(raw, false) };
+            assert_eq!(kept(holds, &exchange, &CONTEXT()), expected, "{holds:?} {raw:?} {open}");
+        }
     }
 
     #[test]

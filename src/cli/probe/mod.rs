@@ -35,6 +35,10 @@ use hygiene::Hygiene;
 use judge::{Kept, Verdict};
 use peer::{Credentials, Peer, Target};
 
+/// The conformance suite's step-up fixture tool, whose listing says the suite's fixtures are
+/// served.
+const FIXTURE_TOOL: &str = "test_simple_text";
+
 /// The longest a probe runs.
 pub const RUN_TIME_MAX: Duration = Duration::from_secs(60);
 
@@ -168,8 +172,11 @@ fn probe_one(peer: &mut Peer, boundary: &Boundary, judging: &mut Judging) -> Row
     if let Err(why) = applies(boundary.needs, peer, &judging.baseline) {
         return Row::set_aside(boundary, Verdict::NotApplicable, why);
     }
-    let sent =
-        send_row(peer, (boundary.case, boundary.sender), &boundary.request, watch(boundary.holds));
+    let named = (boundary.case, boundary.sender);
+    let sent = match boundary.request.base.during() {
+        Some(owner) => send_during_slow_call(peer, named, &boundary.request, owner),
+        None => send_row(peer, named, &boundary.request, watch(boundary.holds)),
+    };
     let (request, exchange) = match sent {
         Ok(sent) => sent,
         Err(why) => return Row::set_aside(boundary, Verdict::NotApplicable, why),
@@ -183,7 +190,11 @@ fn probe_one(peer: &mut Peer, boundary: &Boundary, judging: &mut Judging) -> Row
     );
     let verdict = judge::verdict(boundary.holds, boundary.rule.level, &exchange, &judging.context);
     let discovers = kept_discovery(boundary, &exchange, &judging.context);
-    Row::judged(boundary, verdict, judge::observed(&exchange), discovers)
+    let observed = match boundary.request.base.during() {
+        Some(_) => format!("the call: {}", judge::call_outcome(&exchange)),
+        None => judge::observed(&exchange),
+    };
+    Row::judged(boundary, verdict, observed, discovers)
 }
 
 /// A row judged across every answer so far.
@@ -219,6 +230,26 @@ fn send_row(
     Ok((bytes, exchange))
 }
 
+/// Starts `owner`'s slow call and sends the row's cancellation while it runs (see
+/// [`super::case::Base::CancelDuring`]); the cancellation's bytes and the call's exchange. A cancellation not
+/// answered 2xx sets the row aside: the call's end would say nothing about it.
+fn send_during_slow_call(
+    peer: &mut Peer,
+    (case, sender): (&str, Sender),
+    request: &Request,
+    owner: Sender,
+) -> Result<(Vec<u8>, wire::Exchange), String> {
+    let cannot = |e: String| format!("{case}: cannot be sent here: {e}");
+    let call = render::build(peer, owner, &Request::post(Message::SlowCall, &[]), None);
+    let call = call.map_err(cannot)?;
+    let bytes = render::build(peer, sender, request, None).map_err(cannot)?;
+    let (called, answered) = peer.send_during(&call, sender, &bytes);
+    match answered.head.as_ref().map(|h| h.status) {
+        Some(200..=299) => Ok((bytes, called)),
+        _ => Err(format!("the cancellation was answered {}", judge::observed(&answered))),
+    }
+}
+
 /// How long to watch for the close: long where the rule is about it.
 fn watch(holds: Holds) -> Duration {
     match holds {
@@ -232,7 +263,10 @@ fn watch(holds: Holds) -> Duration {
         | Holds::Metadata
         | Holds::ResourceIsEndpoint
         | Holds::NotAllowed
-        | Holds::TellsTheEra => wire::CLOSE_GLANCE,
+        | Holds::TellsTheEra
+        | Holds::CallFinishes
+        | Holds::CallStops
+        | Holds::ScopeChallenge(_) => wire::CLOSE_GLANCE,
     }
 }
 
@@ -259,6 +293,15 @@ fn applies(needs: Needs, peer: &Peer, baseline: &Result<(), String>) -> Result<(
             ok(peer.has_mirrored_tool(), "no 2026-07-28 tool mirrors a string argument")
         }
         Needs::Token => ok(peer.has_token(), "no --token given"),
+        Needs::SlowTool => ok(peer.has_slow_tool(), "no 2025-11-25 session lists test_tool_slow"),
+        Needs::SlowToolOtherToken => ok(
+            peer.has_slow_tool() && peer.has_session(Sender::Mallory),
+            "no test_tool_slow, or no session for a second principal (--other-token)",
+        ),
+        Needs::ConformanceFixtures => ok(
+            peer.has_tool(FIXTURE_TOOL),
+            "no 2026-07-28 tools/list names test_simple_text (the suite's step-up fixtures)",
+        ),
     }
 }
 

@@ -28,6 +28,9 @@ pub const REQUESTS_MAX: usize = 300;
 /// How long one exchange may take.
 pub const EXCHANGE_DEADLINE: Duration = Duration::from_secs(5);
 
+/// How long after a slow call starts the cancellation naming it is sent.
+const CANCEL_AFTER: Duration = Duration::from_millis(50);
+
 /// A field value past the budgets servers commonly have (16 KiB in Node, 64 KiB in h11).
 const VALUE_OVER_TYPICAL: usize = 64 * 1024 + 1;
 /// A body past the common 4 MiB.
@@ -69,6 +72,8 @@ pub struct Peer {
     sessions: [Option<String>; 3],
     tools: Vec<ToolHeaders>,
     callable: Callable,
+    /// The first principal's session lists `test_tool_slow`, the call a cancellation names.
+    slow_tool: bool,
     /// Sessions a hostile request made, with the principal that made them.
     strays: Vec<(String, Sender)>,
     pub sent: usize,
@@ -101,6 +106,7 @@ impl Peer {
             sessions: [None, None, None],
             tools: Vec::new(),
             callable: Callable::default(),
+            slow_tool: false,
             strays: Vec::new(),
             sent: 0,
             ordinary: "ping",
@@ -236,6 +242,7 @@ impl Peer {
         if self.credentials.other_token.is_some() {
             self.sessions[1] = self.initialize(Sender::Mallory).flatten();
         }
+        self.slow_tool = self.lists_slow_tool();
         if let Some(Some(ended)) = self.initialize(Sender::Ended) {
             self.sessions[2] = Some(ended.clone());
             if !self.delete(Sender::Ended, &ended) {
@@ -265,6 +272,56 @@ impl Peer {
         let spec = self.legacy_spec(sender, &note, session.as_deref());
         self.send(sender, &spec.bytes());
         Some(session)
+    }
+
+    /// Whether a 2025-11-25 `tools/list` in the first principal's session names `test_tool_slow`.
+    fn lists_slow_tool(&mut self) -> bool {
+        let body = json::encode(&render::message_value(Message::ListTools)).into_bytes();
+        let spec = self.legacy_spec(Sender::Alice, &body, self.session(Sender::Alice));
+        let exchange = self.send(Sender::Alice, &spec.bytes());
+        let listed = judge::message(&exchange);
+        let tools = listed.as_ref().and_then(|m| m.get("result")?.get("tools")?.as_array());
+        let named = |t: &Value| t.get("name").and_then(Value::as_str) == Some("test_tool_slow");
+        tools.is_some_and(|tools| tools.iter().any(named))
+    }
+
+    /// Whether the server's 2026-07-28 `tools/list` names `tool`.
+    pub fn has_tool(&self, tool: &str) -> bool {
+        self.tools.iter().any(|t| t.tool == tool)
+    }
+
+    /// Whether the first principal may start a slow call for a cancellation to name.
+    pub fn has_slow_tool(&self) -> bool {
+        self.slow_tool
+    }
+
+    /// Sends `call` on a connection of its own and, once it is under way, `bytes` for `sender`;
+    /// the call's exchange, read to its end, and the other's.
+    pub fn send_during(
+        &mut self,
+        call: &[u8],
+        sender: Sender,
+        bytes: &[u8],
+    ) -> (Exchange, Exchange) {
+        if self.sent + 2 > REQUESTS_MAX || Instant::now() >= self.deadline {
+            let late = Exchange { failure: Some(wire::Failure::Timeout), ..Exchange::default() };
+            return (late.clone(), late);
+        }
+        self.sent += 1;
+        self.trace.wire('>', call);
+        let deadline = (Instant::now() + EXCHANGE_DEADLINE).min(self.deadline);
+        let address = self.target.address;
+        let (called, answered) = std::thread::scope(|scope| {
+            let called = scope
+                .spawn(|| wire::exchange(address, call, (deadline, wire::CLOSE_GLANCE), false));
+            // Long enough for the call to be under way, well short of its end.
+            std::thread::sleep(CANCEL_AFTER);
+            let answered = self.send(sender, bytes);
+            (called.join().unwrap_or_default(), answered)
+        });
+        self.trace.wire('<', &called.raw);
+        self.answered += usize::from(called.head.is_some());
+        (called, answered)
     }
 
     /// A 2026-07-28 `tools/list`: the first tool, and the first that mirrors a string argument.
@@ -465,6 +522,10 @@ impl World for Peer {
                 body: Vec::new(),
             },
             Base::Raw(_) => return Err("a raw template has no spec".into()),
+            Base::CancelDuring(_) => {
+                let body = json::encode(&render::message_value(Message::CancelSlowCall));
+                self.legacy_spec(sender, body.as_bytes(), self.session(sender))
+            }
         })
     }
 
