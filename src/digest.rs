@@ -9,6 +9,13 @@
 //!
 //! Hashing is not password storage and not a signature: it only keeps raw secrets out of the
 //! tables (and out of any dump of them) and gives fixed-size keys.
+//!
+//! A kept-alive connection usually presents the same token and session id on every request, so
+//! each connection keeps the last secret of each kind with its digest ([`LastDigest`]) and hashes
+//! only a secret that differs from the one before. Only the digest is reused, never a decision:
+//! the lookups and every check after them run on every request. The one secret kept is the one
+//! the same connection sent last, already in its read buffer; a different secret, even one byte
+//! longer or shorter, is hashed as itself, and the comparison reads every byte whatever they hold.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -65,6 +72,43 @@ impl Hasher for PrefixHasher {
 /// A map keyed by digests, hashed by their prefix.
 pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<PrefixHasher>>;
 
+/// The last secret of one kind a connection presented, and its digest: one entry, replaced by
+/// each new secret, dropped with the connection. Its buffer keeps its allocation, so a secret of
+/// the same length or shorter costs no allocation.
+#[derive(Debug, Default)]
+pub struct LastDigest {
+    secret: Vec<u8>,
+    digest: Option<Digest>,
+}
+
+impl LastDigest {
+    /// The digest of `secret`: the one kept when `secret` equals the secret before it, else a
+    /// new digest, which is kept in its place.
+    pub fn of(&mut self, secret: &[u8]) -> Digest {
+        match self.digest {
+            Some(digest) if same_bytes(&self.secret, secret) => digest,
+            _ => {
+                let digest = Digest::of(secret);
+                self.secret.clear();
+                self.secret.extend_from_slice(secret);
+                self.digest = Some(digest);
+                digest
+            }
+        }
+    }
+
+    /// Whether the next [`LastDigest::of`] with `secret` reuses the kept digest.
+    pub fn keeps(&self, secret: &[u8]) -> bool {
+        self.digest.is_some() && same_bytes(&self.secret, secret)
+    }
+}
+
+/// Equal lengths and equal bytes, every byte read whatever the earlier ones were: how long the
+/// comparison takes says nothing of where two secrets of one length first differ.
+fn same_bytes(kept: &[u8], sent: &[u8]) -> bool {
+    kept.len() == sent.len() && kept.iter().zip(sent).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +127,26 @@ mod tests {
         map.insert(key, 1);
         map.insert(Digest::of(b"abd"), 2);
         assert_eq!((map.get(&Digest::of(b"abc")), map.get(&Digest::of(b"abe"))), (Some(&1), None));
+    }
+
+    #[test]
+    fn the_last_digest_is_reused_for_the_same_secret_only() {
+        // (secret presented, whether the kept digest serves it)
+        let rows: [(&[u8], bool); 8] = [
+            (b"token-a", false),
+            (b"token-a", true),
+            (b"token-b", false),
+            (b"token-a", false),
+            (b"token-a2", false),
+            (b"token-a", false),
+            (b"", false),
+            (b"", true),
+        ];
+        let mut last = LastDigest::default();
+        for (row, (secret, kept)) in rows.into_iter().enumerate() {
+            assert_eq!(last.keeps(secret), kept, "row {row}");
+            assert_eq!(last.of(secret), Digest::of(secret), "row {row}");
+            assert!(last.keeps(secret), "row {row}: kept after use");
+        }
     }
 }

@@ -110,7 +110,7 @@
 //! - `sse` imports `decimal`, `limits`.
 //! - `auth` imports `digest`, `http`, `json`, `random`.
 //! - `mcp` imports `decimal`, `digest`, `json`.
-//! - `endpoint` imports `auth`, `http`, `json`, `limits`, `mcp`, `random`, `sse`.
+//! - `endpoint` imports `auth`, `digest`, `http`, `json`, `limits`, `mcp`, `random`, `sse`.
 //! - `inspect` imports `endpoint`, `http`, `json`, `limits`, `mcp`, `sse`.
 //! - `server` imports `auth`, `digest`, `endpoint`, `http`, `limits`, `mcp`, `random`.
 //! - `client` imports `auth`, `http`, `json`, `limits`, `mcp`, `sse`.

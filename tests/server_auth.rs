@@ -252,6 +252,42 @@ fn revocation_on_a_live_session_fails_the_very_next_request() {
 }
 
 #[test]
+fn one_connection_has_each_token_and_session_id_checked_as_itself() {
+    // A connection keeps the digests of the token and session id it sent last: a request that
+    // sends others must be judged by its own. Each row: who asks, in whose session, what, and
+    // the status. Rows run on one kept-alive connection until a refusal closes it.
+    let t = start();
+    let (alice, bob) = (t.open_session(Role::Full), t.open_session(Role::OtherSubject));
+    let rows: [&[(Role, &str, &str, u16)]; 3] = [
+        &[
+            (Role::Full, &alice, ping_body(), 200),
+            (Role::ConnectOnly, &alice, ping_body(), 200),
+            (Role::Full, &alice, list_body(), 200),
+            (Role::ConnectOnly, &alice, list_body(), 403),
+        ],
+        &[(Role::Full, &alice, ping_body(), 200), (Role::Full, &bob, ping_body(), 404)],
+        &[
+            (Role::OtherSubject, &bob, ping_body(), 200),
+            (Role::OtherSubject, &alice, ping_body(), 404),
+        ],
+    ];
+    for (connection, requests) in rows.iter().enumerate() {
+        let mut conn = t.connect();
+        for (row, &(role, session, body, status)) in requests.iter().enumerate() {
+            let response =
+                t.exchange(&mut conn, &t.post_bytes(role, Some(session), body, &[])).unwrap();
+            assert_eq!(response.status, status, "connection {connection}, row {row}");
+        }
+    }
+    let mut conn = t.connect();
+    let ping = t.post_bytes(Role::Full, Some(&alice), ping_body(), &[]);
+    assert_eq!(t.exchange(&mut conn, &ping).unwrap().status, 200);
+    assert_eq!(Role::Full.bump_revision_in(&mut t.server.endpoint().policy_mut()), Some(2));
+    let response = t.exchange(&mut conn, &ping).unwrap();
+    assert_eq!((response.status, error_code(&response).as_str()), (401, "invalid_token"));
+}
+
+#[test]
 fn a_revision_change_on_a_live_session_fails_the_very_next_request() {
     let t = start();
     let session = t.open_session(Role::Full);

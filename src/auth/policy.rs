@@ -28,7 +28,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::digest::{Digest, DigestMap};
+use crate::digest::{Digest, DigestMap, LastDigest};
 
 use super::bearer::{self, BearerError};
 use super::challenge;
@@ -298,7 +298,7 @@ impl OfflineTokenPolicy {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
-        self.record_of(authorization, now).map(|record| Arc::clone(&record.principal))
+        self.record_of(authorization, now, lookup_key).map(|record| Arc::clone(&record.principal))
     }
 
     /// [`OfflineTokenPolicy::authenticate`], the principal borrowed from the policy: for a caller
@@ -307,11 +307,32 @@ impl OfflineTokenPolicy {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
-        self.record_of(authorization, now).map(|record| &*record.principal)
+        self.record_of(authorization, now, lookup_key).map(|record| &*record.principal)
     }
 
-    /// The record of the token in `authorization`, once every check of identity passed.
-    fn record_of<'a, I>(&self, authorization: I, now: SystemTime) -> Result<&TokenRecord, Denial>
+    /// [`OfflineTokenPolicy::identify`] for a connection that keeps the digest of the token it
+    /// presented last in `last`: the token is hashed only when it differs from that one. Every
+    /// check runs as in `identify`; only the digest is reused.
+    pub fn identify_keeping<'a, I>(
+        &self,
+        authorization: I,
+        now: SystemTime,
+        last: &mut LastDigest,
+    ) -> Result<&Principal, Denial>
+    where
+        I: IntoIterator<Item = &'a [u8]>,
+    {
+        self.record_of(authorization, now, |token| last.of(token)).map(|record| &*record.principal)
+    }
+
+    /// The record of the token in `authorization`, looked up under `key_of(token)`, once every
+    /// check of identity passed.
+    fn record_of<'a, I>(
+        &self,
+        authorization: I,
+        now: SystemTime,
+        key_of: impl FnOnce(&[u8]) -> Digest,
+    ) -> Result<&TokenRecord, Denial>
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
@@ -324,7 +345,7 @@ impl OfflineTokenPolicy {
         };
         let invalid = Denial::InvalidToken;
         let record =
-            self.records.get(&lookup_key(token)).ok_or(invalid(InvalidTokenReason::Unknown))?;
+            self.records.get(&key_of(token)).ok_or(invalid(InvalidTokenReason::Unknown))?;
         self.check_usable(record, now).map_err(invalid)?;
         self.check_bindings(&record.claims).map_err(invalid)?;
         self.check_revision(record).map_err(invalid)?;

@@ -19,20 +19,22 @@ use super::state::Clock;
 use super::tools;
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope::{self, Requirement};
+use crate::digest::LastDigest;
 use crate::http::RequestHead;
 use crate::json::{Object, Value};
 use crate::mcp::conformance::{self, Fixture};
 use crate::mcp::method::{Access, McpMethod, MethodName, Offer};
 
-/// Stage 5: who is asking. `requirement` only shapes the challenge of a refusal.
+/// Stage 5: who is asking. `requirement` only shapes the challenge of a refusal; `token` is the
+/// digest of the token the connection presented last (see [`crate::digest`]).
 pub(super) fn authenticate<'p>(
     policy: &'p OfflineTokenPolicy,
     head: &RequestHead<'_>,
-    clock: Clock,
+    (clock, token): (Clock, &mut LastDigest),
     requirement: Requirement,
 ) -> Result<&'p Principal, Rejection> {
     policy
-        .identify(head.fields.all("authorization"), clock.wall)
+        .identify_keeping(head.fields.all("authorization"), clock.wall, token)
         .map_err(|denial| Rejection::Auth { denial, requirement })
 }
 

@@ -22,7 +22,6 @@ use crate::mcp::era::{CallKind, VersionHeader, era};
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::method;
 use crate::mcp::revision::{Era, Eras, Revision, Versions};
-use crate::mcp::session::LastSession;
 use crate::random::FillRandom;
 
 /// What `/mcp` takes on a server that speaks 2025-11-25 (alone or beside 2026-07-28).
@@ -83,7 +82,7 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         kept: &mut KeptByConnection,
     ) -> Answer {
-        let (policy, last) = (&*self.policy.read(), &mut kept.session);
+        let policy = &*self.policy.read();
         let result = match route {
             Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone()).into()),
             Route::ServerOptions => {
@@ -92,9 +91,9 @@ impl Endpoint {
                     if sessions_spoken(versions) { SERVER_ALLOW } else { MODERN_SERVER_ALLOW };
                 Ok(Reply::empty(Status::NoContent).with("Allow", allow).into())
             }
-            Route::McpPost => self.post(policy, head, body, clock, random, last),
-            Route::McpGet => self.get(policy, head, clock, last),
-            Route::McpDelete => self.delete(policy, head, clock, last).map(Answer::from),
+            Route::McpPost => self.post(policy, head, body, clock, random, kept),
+            Route::McpGet => self.get(policy, head, clock, kept),
+            Route::McpDelete => self.delete(policy, head, clock, kept).map(Answer::from),
         };
         result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url).into())
     }
@@ -186,14 +185,14 @@ impl Endpoint {
         body: &[u8],
         clock: Clock,
         random: &mut FillRandom<'_>,
-        last: &mut LastSession,
+        kept: &mut KeptByConnection,
     ) -> Result<Answer, Rejection> {
         let value = json::decode_sharing(body, self.limits().json_depth_max, shared_word)
             .map_err(|e| Rejection::Json(e.kind))?;
         let message = Message::from_value(value).map_err(Rejection::Message)?;
         match self.era_of_post(head, &message) {
-            Era::Legacy => self.legacy_post(policy, head, message, clock, random, last),
-            Era::Modern => Ok(modern::post(self, policy, head, message, clock)),
+            Era::Legacy => self.legacy_post(policy, head, message, clock, random, kept),
+            Era::Modern => Ok(modern::post(self, policy, head, message, (clock, &mut kept.token))),
         }
     }
 

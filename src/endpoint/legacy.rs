@@ -13,11 +13,12 @@ use super::live::Opener;
 use super::methods;
 use super::rejection::Rejection;
 use super::reply::Reply;
-use super::state::{Answer, Clock, Endpoint};
+use super::state::{Answer, Clock, Endpoint, KeptByConnection};
 use super::stream::{PrimeOnly, SseBody};
 use super::tools::{self, Tool, slow_request};
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
 use crate::auth::scope;
+use crate::digest::LastDigest;
 use crate::http::{Occurrence, RequestHead, Status};
 use crate::json::Object;
 use crate::mcp;
@@ -47,13 +48,13 @@ impl Endpoint {
         head: &RequestHead<'_>,
         principal: &Principal,
         clock: Clock,
-        last: &'l mut LastSession,
+        kept: &'l mut KeptByConnection,
     ) -> Result<(SessionKey, &'l Arc<Session>), Rejection> {
         require_protocol_version(head)?;
-        let key = session_id(head)?;
+        let key = session_id(head, &mut kept.session_id)?;
         let session = self
             .sessions
-            .find_for(last, key, owner_of(principal), clock.now)
+            .find_for(&mut kept.session, key, owner_of(principal), clock.now)
             .ok_or(Rejection::SessionNotFound)?;
         Ok((key, session))
     }
@@ -65,10 +66,11 @@ impl Endpoint {
         policy: &'p OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
-        last: &'l mut LastSession,
+        kept: &'l mut KeptByConnection,
     ) -> Result<(&'p Principal, (SessionKey, &'l Arc<Session>)), Rejection> {
-        let principal = access::authenticate(policy, head, clock, scope::CONNECT)?;
-        let found = self.session_for(head, principal, clock, last)?;
+        let principal =
+            access::authenticate(policy, head, (clock, &mut kept.token), scope::CONNECT)?;
+        let found = self.session_for(head, principal, clock, kept)?;
         access::authorize(policy, principal, scope::CONNECT)?;
         Ok((principal, found))
     }
@@ -81,7 +83,7 @@ impl Endpoint {
         message: Message,
         clock: Clock,
         random: &mut FillRandom<'_>,
-        last: &mut LastSession,
+        kept: &mut KeptByConnection,
     ) -> Result<Answer, Rejection> {
         let legacy = self.offer(self.legacy_revision());
         let named = match &message {
@@ -94,7 +96,7 @@ impl Endpoint {
             Message::Notification { .. } | Message::Response { .. } => named.access(),
         };
         let requirement = requirement_of(access);
-        let principal = access::authenticate(policy, head, clock, requirement)?;
+        let principal = access::authenticate(policy, head, (clock, &mut kept.token), requirement)?;
         if let (Message::Request { id, params, .. }, Lifecycle::Opens) =
             (&message, lifecycle(named))
         {
@@ -105,7 +107,7 @@ impl Endpoint {
             access::authorize(policy, principal, requirement)?;
             return self.initialize(id, params, principal, clock, random).map(Answer::from);
         }
-        let (_, session) = self.session_for(head, principal, clock, last)?;
+        let (_, session) = self.session_for(head, principal, clock, kept)?;
         match message {
             Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
             Message::Notification { params, .. } => {
@@ -227,9 +229,9 @@ impl Endpoint {
         policy: &OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
-        last: &mut LastSession,
+        kept: &mut KeptByConnection,
     ) -> Result<Answer, Rejection> {
-        let (principal, (_, session)) = self.connected_session(policy, head, clock, last)?;
+        let (principal, (_, session)) = self.connected_session(policy, head, clock, kept)?;
         let mut body = SseBody::new(self.limits());
         let mut events = session.events();
         let start = match head.fields.single("last-event-id") {
@@ -260,15 +262,15 @@ impl Endpoint {
         policy: &OfflineTokenPolicy,
         head: &RequestHead<'_>,
         clock: Clock,
-        last: &mut LastSession,
+        kept: &mut KeptByConnection,
     ) -> Result<Reply, Rejection> {
-        let (_, (session_id, session)) = self.connected_session(policy, head, clock, last)?;
+        let (_, (session_id, session)) = self.connected_session(policy, head, clock, kept)?;
         // Ended by a concurrent DELETE in between: this one ended nothing, so it gets the same
         // 404 as any later request for the id.
         if !self.sessions.end(session_id, session) {
             return Err(Rejection::SessionNotFound);
         }
-        *last = LastSession::default();
+        kept.session = LastSession::default();
         Ok(Reply::empty(Status::NoContent))
     }
 }
@@ -481,11 +483,11 @@ fn require_protocol_version(head: &RequestHead<'_>) -> Result<(), Rejection> {
 }
 
 /// The table key of the one well-formed `MCP-Session-Id` of a request (hashed here, before any
-/// lock is taken).
-fn session_id(head: &RequestHead<'_>) -> Result<SessionKey, Rejection> {
+/// lock is taken, unless it is the id the connection presented last).
+fn session_id(head: &RequestHead<'_>, last: &mut LastDigest) -> Result<SessionKey, Rejection> {
     match head.fields.single("mcp-session-id") {
         Occurrence::Absent => Err(Rejection::SessionMissing),
-        Occurrence::Once(id) if mcp::is_valid_session_id(id) => Ok(SessionKey::of(id)),
+        Occurrence::Once(id) if mcp::is_valid_session_id(id) => Ok(last.of(id)),
         _ => Err(Rejection::SessionMalformed),
     }
 }

@@ -72,6 +72,7 @@ use super::state::Answer;
 use super::state::{Clock, Endpoint};
 use super::tools::{self, Tool};
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
+use crate::digest::LastDigest;
 use crate::http::mirror::{self, BodyValue, Encoding, MirrorError};
 use crate::http::{Occurrence, RequestHead, Status};
 use crate::json::{Object, ObjectWriter, Value};
@@ -92,12 +93,12 @@ pub(super) fn post(
     policy: &OfflineTokenPolicy,
     head: &RequestHead<'_>,
     message: Message,
-    clock: Clock,
+    (clock, token): (Clock, &mut LastDigest),
 ) -> Answer {
     let url = endpoint.metadata_url();
     match message {
         Message::Request { id, method, params } => {
-            request(endpoint, policy, head, (&id, &method, &params), clock)
+            request(endpoint, policy, head, (&id, &method, &params), (clock, token))
                 .unwrap_or_else(|rejection| rejection.reply_to(Some(&id), url).into())
         }
         // This revision defines no client notification over HTTP: one whose `Mcp-Method` agrees
@@ -106,7 +107,7 @@ pub(super) fn post(
             let connect = requirement_of(Access::Connect);
             first_failure(&notification_checks(head, &method))
                 .and_then(|()| notification_version(endpoint, head))
-                .and_then(|()| access::authenticate(policy, head, clock, connect))
+                .and_then(|()| access::authenticate(policy, head, (clock, token), connect))
                 .and_then(|principal| access::authorize(policy, principal, connect))
                 .map_or_else(|r| r.reply(url), |()| Reply::empty(Status::Accepted))
                 .into()
@@ -121,7 +122,7 @@ fn request(
     policy: &OfflineTokenPolicy,
     head: &RequestHead<'_>,
     (id, method, params): (&Id, &str, &Object),
-    clock: Clock,
+    (clock, token): (Clock, &mut LastDigest),
 ) -> Result<Answer, Rejection> {
     let meta = RequestMeta::of(params).map_err(Rejection::MetaInvalid)?;
     let fixtures = endpoint.config.conformance_fixtures;
@@ -130,7 +131,7 @@ fn request(
     let offer = endpoint.offer(revision);
     let named = MethodName::of_request(method, offer);
     let access = access::access_of(named, params, offer);
-    let principal = access::authenticate(policy, head, clock, requirement_of(access))?;
+    let principal = access::authenticate(policy, head, (clock, token), requirement_of(access))?;
     access::authorize_access(policy, principal, access, params)?;
     let MethodName::Request(method, form) = named else {
         return Err(Rejection::MethodNotFound);

@@ -11,6 +11,7 @@ use super::live::{Live, OpenStream};
 use super::published::{PolicyEdit, PublishedPolicy};
 use super::reply::Reply;
 use crate::auth::policy::OfflineTokenPolicy;
+use crate::digest::LastDigest;
 use crate::http::TransferCodings;
 use crate::json;
 use crate::limits::Limits;
@@ -88,11 +89,15 @@ pub enum Route {
 }
 
 /// What a connection keeps from one request for the next: the session it found last
-/// ([`LastSession`]), so that a request in the same session does not take the table's lock.
-/// Dropped with the connection.
-#[derive(Debug)]
+/// ([`LastSession`]), so that a request in the same session does not take the table's lock, and
+/// the digests of the token and of the session id it presented last ([`LastDigest`]), so that
+/// the same secret is not hashed twice. Each holds one entry, replaced by the next request that
+/// differs; every check still runs on every request. Dropped with the connection.
+#[derive(Debug, Default)]
 pub(crate) struct KeptByConnection {
     pub(super) session: LastSession,
+    pub(super) token: LastDigest,
+    pub(super) session_id: LastDigest,
 }
 
 /// The endpoint's state: the policy and the sessions.
@@ -195,7 +200,7 @@ impl Endpoint {
 
     /// What a new connection starts with: no session yet.
     pub(crate) fn kept_for_new_connection(&self) -> KeptByConnection {
-        KeptByConnection { session: LastSession::default() }
+        KeptByConnection::default()
     }
 
     /// The control plane: revocations and revision changes, in force for every request that
