@@ -35,10 +35,11 @@
 //!   (the decision order), `scope`, `challenge` (`WWW-Authenticate`), `metadata`
 //!   (protected-resource metadata), `fixtures` (the named roles).
 //! - [`mcp`]: `revision` (the table of revisions, one row each, and sets of them), `era` (which
-//!   era a request belongs to), `jsonrpc`, `method` (the methods, one row of decisions each),
-//!   `meta` (a 2026-07-28 request's `_meta`), `requests` (what a client sends), `session` (the
-//!   session table), `stream` (each session's resumable event streams), `uri` (`kb://`),
-//!   `conformance` (the suite's step-up fixtures, served on request).
+//!   era a request belongs to), `jsonrpc`, `flat` (a flat envelope's fast path), `method` (the
+//!   methods, one row of decisions each), `meta` (a 2026-07-28 request's `_meta`), `requests`
+//!   (what a client sends), `session` (the session table), `stream` (each session's resumable
+//!   event streams), `uri` (`kb://`), `conformance` (the suite's step-up fixtures, served on
+//!   request).
 //! - [`endpoint`]: the receive order, from a parsed head to a reply: `state`, `admission`
 //!   (stages 2 and 3, and the era switch), `access` (the token and scope stages both eras call),
 //!   `legacy` and `modern` (each era's pipeline), `dispatch` (the one method dispatch),
@@ -138,9 +139,10 @@
 //! Origin, route, Accept, Content-Type and, on a server of 2025-11-25 alone, the version header,
 //! on the head alone. The machine writes `100 Continue` itself if it was asked for, reads exactly
 //! the body, and asks for a dispatch with the request; the handler calls `Endpoint::respond`,
-//! which decodes the body with `json::decode`, sorts it with `mcp::jsonrpc`, and lets `mcp::era`
-//! decide its era. In 2025-11-25 (`endpoint::legacy`) it asks `auth::policy` who is calling,
-//! finds the session in `mcp::session`, asks whether the call is allowed, and runs the method; in
+//! which reads a flat envelope with `mcp::flat` (anything else it decodes with `json::decode`
+//! and sorts with `mcp::jsonrpc`), and lets `mcp::era` decide its era. In 2025-11-25
+//! (`endpoint::legacy`) it asks `auth::policy` who is calling, finds the session in
+//! `mcp::session`, asks whether the call is allowed, and runs the method; in
 //! 2026-07-28 (`endpoint::modern`) it checks `_meta` and the mirrored headers, then the token and
 //! scopes; either way `endpoint::dispatch` runs the method. The result is a `Reply` (or a
 //! `Rejection`, which knows its status and code), which the handler serializes with `http::writer`

@@ -19,6 +19,7 @@ use crate::json;
 use crate::limits::Limits;
 use crate::mcp::MCP_PATH;
 use crate::mcp::era::{CallKind, VersionHeader, era};
+use crate::mcp::flat;
 use crate::mcp::jsonrpc::Message;
 use crate::mcp::method;
 use crate::mcp::revision::{Era, Eras, Revision, Versions};
@@ -187,9 +188,15 @@ impl Endpoint {
         random: &mut FillRandom<'_>,
         kept: &mut KeptByConnection,
     ) -> Result<Answer, Rejection> {
-        let value = json::decode_sharing(body, self.limits().json_depth_max, shared_word)
-            .map_err(|e| Rejection::Json(e.kind))?;
-        let message = Message::from_value(value).map_err(Rejection::Message)?;
+        let depth_max = self.limits().json_depth_max;
+        let message = match flat::flat_message(body, depth_max, shared_word) {
+            Some(message) => message,
+            None => {
+                let value = json::decode_sharing(body, depth_max, shared_word)
+                    .map_err(|e| Rejection::Json(e.kind))?;
+                Message::from_value(value).map_err(Rejection::Message)?
+            }
+        };
         match self.era_of_post(head, &message) {
             Era::Legacy => self.legacy_post(policy, head, message, clock, random, kept),
             Era::Modern => Ok(modern::post(self, policy, head, message, (clock, &mut kept.token))),
