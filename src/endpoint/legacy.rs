@@ -5,6 +5,7 @@
 //! Not here: admission and the era switch (`admission`), the stages both eras call (`access`),
 //! or what a stream that stays open does (`live`).
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::access::{self, requirement_of};
@@ -13,7 +14,7 @@ use super::live::Opener;
 use super::methods;
 use super::rejection::Rejection;
 use super::reply::Reply;
-use super::state::{Answer, Clock, Endpoint, KeptByConnection};
+use super::state::{Answer, Clock, Endpoint, KeptByConnection, SMALL_RESULT_BYTES};
 use super::stream::{PrimeOnly, SseBody};
 use super::tools::{self, Tool, slow_request};
 use crate::auth::policy::{OfflineTokenPolicy, Principal};
@@ -32,9 +33,6 @@ use crate::random::{self, FillRandom};
 const SESSION_ID_RANDOM_BYTES: usize = 24;
 /// Random bytes in a session's event-id tag (16 hex digits), so ids differ across sessions.
 const EVENT_TAG_RANDOM_BYTES: usize = 8;
-/// Room reserved for the text of a small result (`ping`, `tools/list`), so that writing it takes
-/// one allocation.
-const SMALL_RESULT_BYTES: usize = 256;
 /// Room reserved for the `initialize` result.
 const INITIALIZE_RESULT_BYTES: usize = 256;
 /// Room reserved for a `resources/list` or `test_reconnection` result.
@@ -48,13 +46,13 @@ impl Endpoint {
         head: &RequestHead<'_>,
         principal: &Principal,
         clock: Clock,
-        kept: &'l mut KeptByConnection,
+        (last, last_id): (&'l mut LastSession, &mut LastDigest),
     ) -> Result<(SessionKey, &'l Arc<Session>), Rejection> {
         require_protocol_version(head)?;
-        let key = session_id(head, &mut kept.session_id)?;
+        let key = session_id(head, last_id)?;
         let session = self
             .sessions
-            .find_for(&mut kept.session, key, owner_of(principal), clock.now)
+            .find_for(last, key, owner_of(principal), clock.now)
             .ok_or(Rejection::SessionNotFound)?;
         Ok((key, session))
     }
@@ -70,7 +68,8 @@ impl Endpoint {
     ) -> Result<(&'p Principal, (SessionKey, &'l Arc<Session>)), Rejection> {
         let principal =
             access::authenticate(policy, head, (clock, &mut kept.token), scope::CONNECT)?;
-        let found = self.session_for(head, principal, clock, kept)?;
+        let found =
+            self.session_for(head, principal, clock, (&mut kept.session, &mut kept.session_id))?;
         access::authorize(policy, principal, scope::CONNECT)?;
         Ok((principal, found))
     }
@@ -107,7 +106,8 @@ impl Endpoint {
             access::authorize(policy, principal, requirement)?;
             return self.initialize(id, params, principal, clock, random).map(Answer::from);
         }
-        let (_, session) = self.session_for(head, principal, clock, kept)?;
+        let (_, session) =
+            self.session_for(head, principal, clock, (&mut kept.session, &mut kept.session_id))?;
         match message {
             Message::Response { .. } => Err(Rejection::UnsolicitedResponse),
             Message::Notification { params, .. } => {
@@ -125,7 +125,12 @@ impl Endpoint {
                 match named {
                     MethodName::Request(method, form) => {
                         let called = LegacyCall { session, id: &id, principal, head, clock };
-                        dispatch(&LegacyMethods { endpoint: self, called, form }, method, &params)
+                        let text = Cell::new(KeptByConnection::lend(&mut kept.text));
+                        dispatch(
+                            &LegacyMethods { endpoint: self, called, form, text },
+                            method,
+                            &params,
+                        )
                     }
                     MethodName::Notification(_) | MethodName::Unknown => {
                         Ok(method_not_found(&id).into())
@@ -289,6 +294,8 @@ struct LegacyMethods<'c> {
     endpoint: &'c Endpoint,
     called: LegacyCall<'c>,
     form: ReplyForm,
+    /// The connection's text buffer, lent for a small result (see [`KeptByConnection`]).
+    text: Cell<String>,
 }
 
 impl LegacyMethods<'_> {
@@ -310,8 +317,8 @@ impl LegacyMethods<'_> {
 
     /// An empty result.
     fn empty(&self) -> Result<Answer, Rejection> {
-        let result =
-            jsonrpc::result_text(self.called.id, SMALL_RESULT_BYTES, methods::empty_result);
+        let (lent, id) = (self.text.take(), self.called.id);
+        let result = jsonrpc::result_text_in(lent, id, SMALL_RESULT_BYTES, methods::empty_result);
         self.answer(Ok(result))
     }
 }
@@ -348,7 +355,8 @@ impl Methods for LegacyMethods<'_> {
 
     fn tools_list(&self) -> Result<Answer, Rejection> {
         let offer = self.endpoint.offer(self.endpoint.legacy_revision());
-        let result = jsonrpc::result_text(self.called.id, SMALL_RESULT_BYTES, |result| {
+        let (lent, id) = (self.text.take(), self.called.id);
+        let result = jsonrpc::result_text_in(lent, id, SMALL_RESULT_BYTES, |result| {
             tools::write_tools(offer, false, result);
         });
         self.answer(Ok(result))

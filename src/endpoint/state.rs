@@ -89,15 +89,40 @@ pub enum Route {
 }
 
 /// What a connection keeps from one request for the next: the session it found last
-/// ([`LastSession`]), so that a request in the same session does not take the table's lock, and
-/// the digests of the token and of the session id it presented last ([`LastDigest`]), so that
-/// the same secret is not hashed twice. Each holds one entry, replaced by the next request that
-/// differs; every check still runs on every request. Dropped with the connection.
+/// ([`LastSession`]), so that a request in the same session does not take the table's lock; the
+/// digests of the token and of the session id it presented last ([`LastDigest`]), so that the
+/// same secret is not hashed twice; and a text buffer that a small result is written into and
+/// that comes back once the reply is written, so that a kept-alive ping allocates nothing. Each
+/// holds one entry, replaced by the next request that differs; every check still runs on every
+/// request. Dropped with the connection.
 #[derive(Debug, Default)]
 pub(crate) struct KeptByConnection {
     pub(super) session: LastSession,
     pub(super) token: LastDigest,
     pub(super) session_id: LastDigest,
+    pub(super) text: Vec<u8>,
+}
+
+/// Room reserved for the text of a small result (`ping`, `tools/list`), and the most room a
+/// connection keeps in its text buffer: a larger body handed back is dropped, so the buffer never
+/// holds more than one small result's room.
+pub(super) const SMALL_RESULT_BYTES: usize = 256;
+
+impl KeptByConnection {
+    /// The text buffer `text` (a connection's), empty, for one result;
+    /// [`KeptByConnection::recycle`] gives it back.
+    pub(super) fn lend(text: &mut Vec<u8>) -> String {
+        // Recycled bodies are cleared, and an empty buffer is UTF-8 whatever its room.
+        String::from_utf8(std::mem::take(text)).unwrap_or_default()
+    }
+
+    /// Takes back a written reply's body as the text buffer, when its room is small enough.
+    pub(crate) fn recycle(&mut self, mut body: Vec<u8>) {
+        if body.capacity() <= SMALL_RESULT_BYTES && body.capacity() > self.text.capacity() {
+            body.clear();
+            self.text = body;
+        }
+    }
 }
 
 /// The endpoint's state: the policy and the sessions.
@@ -213,5 +238,30 @@ impl Endpoint {
     /// Sessions alive at `now`.
     pub fn live_sessions(&self, now: Instant) -> usize {
         self.sessions.live(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_buffer_comes_back_empty_and_never_larger_than_a_small_result() {
+        // (room of the body handed back, room the next lent buffer has)
+        let rows: [(usize, usize); 5] = [
+            (0, 0),
+            (SMALL_RESULT_BYTES, SMALL_RESULT_BYTES),
+            (SMALL_RESULT_BYTES + 1, 0),
+            (64, 64),
+            (4096, 0),
+        ];
+        for (row, (handed_back, lent)) in rows.into_iter().enumerate() {
+            let mut kept = KeptByConnection::default();
+            let mut body = Vec::with_capacity(handed_back);
+            body.extend(std::iter::repeat_n(b'x', handed_back.min(3)));
+            kept.recycle(body);
+            let text = KeptByConnection::lend(&mut kept.text);
+            assert_eq!((text.len(), text.capacity()), (0, lent), "row {row}");
+        }
     }
 }

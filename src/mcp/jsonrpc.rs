@@ -211,7 +211,19 @@ pub fn result(id: &Id, result: Value) -> Value {
 /// an object's members come out in key order: `id`, `jsonrpc`, `result`); the id and the result
 /// go through the writer. A test compares it with the encoder's text.
 pub fn result_text(id: &Id, capacity: usize, write: impl FnOnce(&mut ObjectWriter<'_>)) -> String {
-    let mut out = String::with_capacity(capacity);
+    result_text_in(String::new(), id, capacity, write)
+}
+
+/// [`result_text`] written into `out`, cleared first: a buffer lent again and again keeps its
+/// room, so a result that fits it allocates nothing.
+pub fn result_text_in(
+    mut out: String,
+    id: &Id,
+    capacity: usize,
+    write: impl FnOnce(&mut ObjectWriter<'_>),
+) -> String {
+    out.clear();
+    out.reserve(capacity);
     out.push_str("{\"id\":");
     write_id(id, &mut out);
     out.push_str(",\"jsonrpc\":\"2.0\",\"result\":");

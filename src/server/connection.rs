@@ -162,9 +162,9 @@ impl Handler for Answers<'_, '_> {
         match answered {
             Answer::Whole(answered) => {
                 let close = !keep_alive || answered.close;
-                Answered::Whole {
-                    close: self.serialize(&answered, close, is_head, clock.wall, reply),
-                }
+                let close = self.serialize(&answered, close, is_head, clock.wall, reply);
+                self.kept.recycle(answered.body);
+                Answered::Whole { close }
             }
             Answer::Open { head: opened, stream } => {
                 let date = self.dates.at(unix_seconds(clock.wall));
