@@ -4,8 +4,9 @@
 //! Accept list stays within its range budget, has no weight left among the parameters and only
 //! weights from 0 to 1000; a type the MCP rule finds listed also has a weight above zero under
 //! RFC negotiation; the one-pass check (`Accept::lists_each`) agrees with the parsed list, refusals
-//! included; and two field lines that parse on their own parse to the same ranges when
-//! sent as one comma-joined line (RFC 9110 §5.3).
+//! included; the fast answers (`Accept::names_exactly`, `MediaType::is_plain_json`) are the
+//! parser's whenever they answer yes; and two field lines that parse on their own parse to the
+//! same ranges when sent as one comma-joined line (RFC 9110 §5.3).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -20,6 +21,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(media) = MediaType::parse(data) {
         assert!(media.type_ != b"*" && media.subtype != b"*");
     }
+    if MediaType::is_plain_json(data) {
+        assert!(MediaType::parse(data).is_ok_and(|m| m.is_json_utf8()));
+    }
     for ranges_max in RANGE_BUDGETS {
         check_accept(data, ranges_max);
     }
@@ -28,6 +32,14 @@ fuzz_target!(|data: &[u8]| {
 fn check_accept(data: &[u8], ranges_max: usize) {
     let parsed = Accept::parse([data], ranges_max);
     let one_pass = Accept::lists_each([data], ranges_max, PROBES);
+    if Accept::names_exactly(data, ranges_max, PROBES) {
+        assert_eq!(one_pass, Ok([true; 3]));
+    }
+    for pair in [[PROBES[0], PROBES[1]], [PROBES[1], PROBES[0]]] {
+        if Accept::names_exactly(data, ranges_max, pair) {
+            assert_eq!(Accept::lists_each([data], ranges_max, pair), Ok([true; 2]));
+        }
+    }
     match &parsed {
         Ok(accept) => assert_eq!(one_pass, Ok(PROBES.map(|(t, s)| accept.lists(t, s)))),
         Err(error) => assert_eq!(one_pass, Err(*error)),

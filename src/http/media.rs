@@ -30,6 +30,10 @@
 //!
 //! The server's check, [`Accept::lists_each`], reads every range of every `Accept` line once and
 //! builds no list; the `media` fuzz target checks that it always agrees with the parsed list.
+//! Before it, [`Accept::names_exactly`] recognises the one spelling clients send most (each
+//! needed type, in order, joined by `", "`, nothing else), and [`MediaType::is_plain_json`] the
+//! bare `application/json`, by comparing bytes; anything else takes the parser. Tests and the
+//! `media` fuzz target check that each fast answer is the parser's.
 //!
 //! [rfc9110]: https://www.rfc-editor.org/rfc/rfc9110
 
@@ -122,6 +126,13 @@ impl<'a> MediaType<'a> {
         self.params.iter().find(|p| p.name.eq_ignore_ascii_case(name)).map(|p| &*p.value)
     }
 
+    /// True when `value` is exactly `application/json`, the spelling clients send: a value
+    /// [`MediaType::parse`] finds [`MediaType::is_json_utf8`], recognised without parsing. False
+    /// says nothing: the value may still be JSON in another spelling.
+    pub fn is_plain_json(value: &[u8]) -> bool {
+        value == b"application/json"
+    }
+
     /// True for `application/json` with no parameter other than an optional `charset=utf-8`
     /// (RFC 8259 §11 defines no parameters; JSON is UTF-8).
     pub fn is_json_utf8(&self) -> bool {
@@ -181,6 +192,29 @@ impl<'a> Accept<'a> {
             }
         })?;
         Ok(seen.map(|(positive, zero)| positive && !zero))
+    }
+
+    /// True when `value` is exactly `types` in order, each `type/subtype`, joined by `", "`:
+    /// one field line that [`Accept::lists_each`] finds listing every one of them, recognised
+    /// without parsing (when `ranges_max` allows that many ranges). False says nothing: the
+    /// value may still list them in another spelling.
+    pub fn names_exactly<const N: usize>(
+        value: &[u8],
+        ranges_max: usize,
+        types: [(&str, &str); N],
+    ) -> bool {
+        let mut rest = value;
+        for (at, (type_, subtype)) in types.iter().enumerate() {
+            let separator: &[u8] = if at == 0 { b"" } else { b", " };
+            let parts = [separator, type_.as_bytes(), b"/", subtype.as_bytes()];
+            for part in parts {
+                match rest.strip_prefix(part) {
+                    Some(after) => rest = after,
+                    None => return false,
+                }
+            }
+        }
+        rest.is_empty() && N > 0 && N <= ranges_max
     }
 
     /// True when `type_/subtype` is named exactly (no wildcard) with a weight above zero and is
@@ -438,6 +472,45 @@ mod tests {
         ];
         for (value, expected) in cases {
             assert_eq!(parse_qvalue(value.as_bytes()), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn the_fast_answers_are_the_parsers_answers() {
+        const BOTH: [(&str, &str); 2] = [("application", "json"), ("text", "event-stream")];
+        const SSE: [(&str, &str); 1] = [("text", "event-stream")];
+        // (Accept value, range budget, whether the fast path recognises it for BOTH)
+        let rows: [(&str, usize, bool); 14] = [
+            ("application/json, text/event-stream", 16, true),
+            ("application/json, text/event-stream", 2, true),
+            ("application/json, text/event-stream", 1, false),
+            ("text/event-stream, application/json", 16, false),
+            ("application/json,text/event-stream", 16, false),
+            ("application/json,  text/event-stream", 16, false),
+            ("Application/JSON, text/event-stream", 16, false),
+            ("application/json, text/event-stream ", 16, false),
+            ("application/json, text/event-stream;q=0", 16, false),
+            ("application/json, text/event-stream, */*", 16, false),
+            ("application/json, text/event-streams", 16, false),
+            ("application/json", 16, false),
+            ("", 16, false),
+            ("application/json, text/event-stream,", 16, false),
+        ];
+        for (row, (value, ranges_max, fast)) in rows.into_iter().enumerate() {
+            let bytes = value.as_bytes();
+            assert_eq!(Accept::names_exactly(bytes, ranges_max, BOTH), fast, "row {row}");
+            if fast {
+                assert_eq!(Accept::lists_each([bytes], ranges_max, BOTH), Ok([true, true]));
+            }
+        }
+        assert!(Accept::names_exactly(b"text/event-stream", 1, SSE));
+        assert_eq!(Accept::lists_each([&b"text/event-stream"[..]], 1, SSE), Ok([true]));
+        assert!(!Accept::names_exactly(b"text/event-stream", 0, SSE));
+        for (value, fast) in
+            [("application/json", true), ("application/json; charset=utf-8", false)]
+        {
+            assert_eq!(MediaType::is_plain_json(value.as_bytes()), fast, "{value}");
+            assert!(MediaType::parse(value.as_bytes()).is_ok_and(|m| m.is_json_utf8()), "{value}");
         }
     }
 }
