@@ -1,40 +1,54 @@
 //! The stack of open containers the decoder and the encoder keep instead of recursing.
 //!
-//! Its top element lives inline and only the ones below it go to a `Vec`, so a document nested
-//! one level deep (every JSON-RPC message without `params`) is read and written without an
-//! allocation for the stack. It has no bound of its own: the decoder checks its depth budget
-//! before every push.
+//! Its first [`INLINE`] elements live inline and only deeper ones go to a `Vec`, so a document
+//! nested up to that deep (every JSON-RPC message this server reads, `initialize` included) is
+//! read and written without an allocation for the stack. It has no bound of its own: the decoder
+//! checks its depth budget before every push.
 
-/// A last-in, first-out stack whose top element is stored inline.
+/// How many elements live inline before the stack spills into a `Vec`.
+const INLINE: usize = 4;
+
+/// A last-in, first-out stack whose first [`INLINE`] elements are stored inline.
 pub(super) struct Stack<T> {
-    top: Option<T>,
-    below: Vec<T>,
+    inline: [Option<T>; INLINE],
+    /// How many of `inline` hold an element; `spill` is empty unless all of them do.
+    used: usize,
+    spill: Vec<T>,
 }
 
 impl<T> Stack<T> {
     pub fn new() -> Self {
-        Stack { top: None, below: Vec::new() }
+        Stack { inline: [const { None }; INLINE], used: 0, spill: Vec::new() }
     }
 
     /// How many elements it holds.
     pub fn len(&self) -> usize {
-        self.below.len() + usize::from(self.top.is_some())
+        self.used + self.spill.len()
     }
 
     pub fn push(&mut self, element: T) {
-        if let Some(previous) = self.top.replace(element) {
-            self.below.push(previous);
+        match self.inline.get_mut(self.used) {
+            Some(slot) => {
+                *slot = Some(element);
+                self.used += 1;
+            }
+            None => self.spill.push(element),
         }
     }
 
     pub fn pop(&mut self) -> Option<T> {
-        let popped = self.top.take();
-        self.top = self.below.pop();
-        popped
+        if let Some(element) = self.spill.pop() {
+            return Some(element);
+        }
+        self.used = self.used.checked_sub(1)?;
+        self.inline[self.used].take()
     }
 
     pub fn last_mut(&mut self) -> Option<&mut T> {
-        self.top.as_mut()
+        match self.spill.last_mut() {
+            Some(element) => Some(element),
+            None => self.inline.get_mut(self.used.checked_sub(1)?)?.as_mut(),
+        }
     }
 }
 
@@ -43,18 +57,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn elements_come_back_last_in_first_out() {
-        let mut stack = Stack::new();
-        assert_eq!((stack.len(), stack.pop()), (0, None));
-        for n in 1..=3 {
-            stack.push(n);
+    fn elements_come_back_last_in_first_out_at_every_depth() {
+        // Below, at and past the inline room, and pushing again after popping into it.
+        for depth in [1, INLINE - 1, INLINE, INLINE + 1, 3 * INLINE] {
+            let mut stack = Stack::new();
+            assert_eq!((stack.len(), stack.pop()), (0, None));
+            for n in 1..=depth {
+                stack.push(n);
+            }
+            assert_eq!(stack.len(), depth);
+            if let Some(top) = stack.last_mut() {
+                *top *= 10;
+            }
+            assert_eq!(stack.pop(), Some(depth * 10), "depth {depth}");
+            stack.push(depth + 1);
+            let popped: Vec<_> = std::iter::from_fn(|| stack.pop()).collect();
+            let expected: Vec<_> = std::iter::once(depth + 1).chain((1..depth).rev()).collect();
+            assert_eq!(popped, expected, "depth {depth}");
+            assert_eq!((stack.len(), stack.last_mut()), (0, None));
         }
-        assert_eq!(stack.len(), 3);
-        if let Some(top) = stack.last_mut() {
-            *top = 30;
-        }
-        let popped: Vec<_> = std::iter::from_fn(|| stack.pop()).collect();
-        assert_eq!(popped, [30, 2, 1]);
-        assert_eq!((stack.len(), stack.last_mut()), (0, None));
     }
 }
