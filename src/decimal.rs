@@ -129,7 +129,9 @@ pub(crate) fn push_str(out: &mut String, n: u64) {
 
 /// `bytes` as lowercase hexadecimal, two digits per byte.
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().flat_map(|&b| hex_pair(b)).map(char::from).collect()
+    let mut text = String::with_capacity(2 * bytes.len());
+    text.extend(bytes.iter().flat_map(|&b| hex_pair(b)).map(char::from));
+    text
 }
 
 /// One byte as two lowercase hexadecimal digits.

@@ -28,9 +28,10 @@ impl std::error::Error for RandomUnavailable {}
 /// A source of random bytes: fills the whole buffer or fails.
 pub type FillRandom<'a> = dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable> + 'a;
 
-/// `bytes` random bytes as `2 * bytes` lowercase hex digits.
-pub fn hex(fill: &mut FillRandom<'_>, bytes: usize) -> Result<String, RandomUnavailable> {
-    let mut buf = vec![0u8; bytes];
+/// `BYTES` random bytes as `2 * BYTES` lowercase hex digits: the bytes are drawn on the stack,
+/// and the text is the one allocation.
+pub fn hex<const BYTES: usize>(fill: &mut FillRandom<'_>) -> Result<String, RandomUnavailable> {
+    let mut buf = [0u8; BYTES];
     fill(&mut buf)?;
     Ok(crate::decimal::hex(&buf))
 }

@@ -251,7 +251,7 @@ impl Fixture {
         let resource = policy.resource().to_owned();
         let mut tokens = Vec::with_capacity(Role::ALL.len());
         for role in Role::ALL {
-            let token = random::hex(fill_random, TOKEN_BYTES).map_err(FixtureError::Random)?;
+            let token = random::hex::<TOKEN_BYTES>(fill_random).map_err(FixtureError::Random)?;
             policy.register(&token, role.claims(&resource, now)).map_err(FixtureError::Claims)?;
             tokens.push((role, token));
         }

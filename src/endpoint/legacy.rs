@@ -159,8 +159,8 @@ impl Endpoint {
         // again, atomically.
         let owner = owner_of(principal);
         self.sessions.admits(owner, clock.now).map_err(no_room)?;
-        let session_id = random::hex(random, SESSION_ID_RANDOM_BYTES)?;
-        let tag = random::hex(random, EVENT_TAG_RANDOM_BYTES)?;
+        let session_id = random::hex::<SESSION_ID_RANDOM_BYTES>(random)?;
+        let tag = random::hex::<EVENT_TAG_RANDOM_BYTES>(random)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
         let offer = self.offer(self.legacy_revision());
