@@ -35,7 +35,7 @@
 //!   (the decision order), `scope`, `challenge` (`WWW-Authenticate`), `metadata`
 //!   (protected-resource metadata), `fixtures` (the named roles).
 //! - [`mcp`]: `revision` (the table of revisions, one row each, and sets of them), `era` (which
-//!   era a request belongs to), `jsonrpc`, `flat` (a flat envelope's fast path), `method` (the
+//!   era a request belongs to), `jsonrpc`, `flat` (the envelope's fast path), `method` (the
 //!   methods, one row of decisions each), `meta` (a 2026-07-28 request's `_meta`), `requests`
 //!   (what a client sends), `session` (the session table), `stream` (each session's resumable
 //!   event streams), `uri` (`kb://`), `conformance` (the suite's step-up fixtures, served on
@@ -139,8 +139,8 @@
 //! Origin, route, Accept, Content-Type and, on a server of 2025-11-25 alone, the version header,
 //! on the head alone. The machine writes `100 Continue` itself if it was asked for, reads exactly
 //! the body, and asks for a dispatch with the request; the handler calls `Endpoint::respond`,
-//! which reads a flat envelope with `mcp::flat` (anything else it decodes with `json::decode`
-//! and sorts with `mcp::jsonrpc`), and lets `mcp::era` decide its era. In 2025-11-25
+//! which reads the envelope with `mcp::flat` (a body it does not take, `json::decode` decodes
+//! and `mcp::jsonrpc` sorts), and lets `mcp::era` decide its era. In 2025-11-25
 //! (`endpoint::legacy`) it asks `auth::policy` who is calling, finds the session in
 //! `mcp::session`, asks whether the call is allowed, and runs the method; in
 //! 2026-07-28 (`endpoint::modern`) it checks `_meta` and the mirrored headers, then the token and

@@ -95,6 +95,21 @@ pub fn decode_sharing(input: &[u8], depth_max: usize, words: Words) -> Result<Va
     Ok(value)
 }
 
+/// The one value at the start of `input` (after any whitespace), decoded as [`decode_sharing`]
+/// would, and the offset just after it: what follows is left unread. For a caller that reads the
+/// bytes around a value itself (`mcp::flat`). The whole of `input` must be UTF-8.
+pub fn decode_prefix(
+    input: &[u8],
+    depth_max: usize,
+    words: Words,
+) -> Result<(Value, usize), JsonError> {
+    let text = std::str::from_utf8(input)
+        .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
+    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new(), words };
+    let value = decoder.value()?;
+    Ok((value, decoder.pos))
+}
+
 /// An array or object whose closing bracket has not been read yet.
 enum Open {
     Array(Vec<Value>),

@@ -30,7 +30,7 @@ mod stack;
 mod value;
 mod write;
 
-pub use decode::{JsonError, JsonErrorKind, decode, decode_sharing};
+pub use decode::{JsonError, JsonErrorKind, decode, decode_prefix, decode_sharing};
 pub use encode::{encode, encode_into, encode_string_into};
 pub use value::{Key, Number, Object, Text, Value, Words, members, no_words, object};
 pub use write::{ObjectWriter, StringWriter, object_text};

@@ -1,18 +1,19 @@
 //! The fast path of a request body's decoding: a flat JSON-RPC envelope read straight into a
 //! [`Message`], with no value tree.
 //!
-//! Most requests a client sends in a session are flat: `jsonrpc`, `id` and `method`, with no
-//! `params` or an empty object (`ping`, `tools/list`, `resources/list`, the notifications). For
-//! such a body the strict decoder builds an object of three members only for
-//! [`Message::from_value`] to take it apart again. [`flat_message`] reads the same bytes once and
-//! builds the message itself.
+//! A request body is one envelope: `jsonrpc`, `id`, `method` and `params`. The strict decoder
+//! builds an object of those members only for [`Message::from_value`] to take it apart again.
+//! [`flat_message`] reads the envelope's bytes itself and builds the message, handing only the
+//! value of a non-empty `params` to the strict decoder ([`json::decode_prefix`]), which reads it
+//! exactly as it would have inside the whole body.
 //!
 //! It takes a deliberately narrow grammar, and anything outside it is left to the slow path,
 //! which then finds the same message or the same error:
 //!
 //! - one object, surrounded and separated by JSON whitespace, of the members `jsonrpc` (exactly
 //!   `"2.0"`), `method` (a non-empty string), an optional `id` (a string, or an integer that fits
-//!   an `i64`) and an optional empty `params` object, each at most once, in any order;
+//!   an `i64`) and an optional `params` object that the strict decoder accepts, each at most
+//!   once, in any order;
 //! - every key and string visible ASCII (`%x20-7E`) without a backslash, so that no escape, no
 //!   control byte and no byte of a longer UTF-8 sequence is ever read here;
 //! - no more nesting than the depth budget allows.
@@ -21,7 +22,7 @@
 //! and the `json` fuzz target compare the two on every input they try. What the fast path never
 //! does is decide an error.
 
-use crate::json::{Number, Object, Text, Words};
+use crate::json::{self, Number, Object, Text, Value, Words};
 
 use super::jsonrpc::{Id, Message};
 
@@ -35,7 +36,7 @@ pub fn flat_message(body: &[u8], depth_max: usize, words: Words) -> Option<Messa
         let key = scan.plain_string_after_whitespace()?;
         scan.byte_after_whitespace(b':')?;
         scan.whitespace();
-        members.read(key, &mut scan, words)?;
+        members.read(key, &mut scan, (depth_max, words))?;
         scan.whitespace();
         match scan.next()? {
             b',' => {}
@@ -44,11 +45,10 @@ pub fn flat_message(body: &[u8], depth_max: usize, words: Words) -> Option<Messa
         }
     }
     scan.whitespace();
-    let depth = if members.params { 2 } else { 1 };
-    if scan.pos != body.len() || !members.jsonrpc || depth > depth_max {
+    if scan.pos != body.len() || !members.jsonrpc || depth_max == 0 {
         return None;
     }
-    let (method, params) = (members.method?, Object::new());
+    let (method, params) = (members.method?, members.params.unwrap_or_default());
     Some(match members.id {
         Some(id) => Message::Request { id, method, params },
         None => Message::Notification { method, params },
@@ -61,13 +61,18 @@ struct Flat {
     jsonrpc: bool,
     id: Option<Id>,
     method: Option<Text>,
-    params: bool,
+    params: Option<Object>,
 }
 
 impl Flat {
     /// Reads the value of the member `key`; `None` for a key that is not one of the four, one
     /// seen before, or a value the fast path does not take.
-    fn read(&mut self, key: &[u8], scan: &mut Scan<'_>, words: Words) -> Option<()> {
+    fn read(
+        &mut self,
+        key: &[u8],
+        scan: &mut Scan<'_>,
+        (depth_max, words): (usize, Words),
+    ) -> Option<()> {
         match key {
             b"jsonrpc" if !self.jsonrpc => {
                 self.jsonrpc = scan.plain_string()? == b"2.0";
@@ -86,10 +91,17 @@ impl Flat {
                     Some(words(method).map_or_else(|| method.to_owned().into(), Into::into));
                 Some(())
             }
-            b"params" if !self.params => {
-                scan.byte(b'{')?;
-                scan.byte_after_whitespace(b'}')?;
-                self.params = true;
+            b"params" if self.params.is_none() => {
+                // An object, one level below the envelope: the strict decoder reads it.
+                let depth_max = depth_max.checked_sub(1)?;
+                let rest = scan.bytes.get(scan.pos..)?;
+                if rest.first() != Some(&b'{') {
+                    return None;
+                }
+                let (value, len) = json::decode_prefix(rest, depth_max, words).ok()?;
+                let Value::Object(params) = value else { return None };
+                scan.pos += len;
+                self.params = Some(params);
                 Some(())
             }
             _ => None,
@@ -201,7 +213,7 @@ mod tests {
     #[test]
     fn the_fast_path_takes_flat_envelopes_and_agrees_with_the_slow_path() {
         // (body, depth budget, whether the fast path takes it)
-        let rows: [(&str, usize, bool); 40] = [
+        let rows: [(&str, usize, bool); 47] = [
             (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, 64, true),
             (r#"{"method":"ping","id":1,"jsonrpc":"2.0"}"#, 64, true),
             (
@@ -231,7 +243,18 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1,"method":""}"#, 64, false),
             (r#"{"jsonrpc":"2.0","id":1,"method":"p\u0069ng"}"#, 64, false),
             (r#"{"jsonrpc":"2.0","id":"é","method":"ping"}"#, 64, false),
-            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1}}"#, 64, false),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1}}"#, 64, true),
+            (r#"{"params":{"a":{"b":[1,"\u00e9"]}},"jsonrpc":"2.0","id":1,"method":"x"}"#, 4, true),
+            (
+                r#"{"params":{"a":{"b":[1,"\u00e9"]}},"jsonrpc":"2.0","id":1,"method":"x"}"#,
+                3,
+                false,
+            ),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}"#, 64, false),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1}"#, 64, false),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":NaN}}"#, 64, false),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{},"params":{}}"#, 64, false),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":"{}"}"#, 64, false),
             (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#, 64, false),
             (r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}"#, 64, false),
             (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, 64, false),
@@ -290,7 +313,7 @@ mod tests {
 
     #[test]
     fn every_prefix_and_every_byte_change_of_an_envelope_agrees_with_the_slow_path() {
-        let body = br#"{"jsonrpc":"2.0","id":-12,"method":"ping","params":{}}"#;
+        let body = br#"{"jsonrpc":"2.0","id":-12,"method":"ping","params":{"a":[1,"b"],"c":{}}}"#;
         for end in 0..=body.len() {
             let fast = flat_message(&body[..end], 64, words);
             assert!(fast.is_none() || fast == slow(&body[..end], 64), "prefix of {end}");

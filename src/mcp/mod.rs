@@ -2,7 +2,7 @@
 //!
 //! - [`revision`]: the protocol revisions, one row each, and sets of them.
 //! - [`jsonrpc`]: one JSON-RPC message per body; requests, notifications, responses.
-//! - [`flat`]: the fast path of a flat envelope (no params, or empty ones), read with no tree.
+//! - [`flat`]: the fast path of a request's envelope, read with no value tree (its params apart).
 //! - [`method`]: the methods a client may send, and every decision about each.
 //! - [`era`]: which era a request belongs to, 2025-11-25 (sessions) or 2026-07-28 (`_meta`).
 //! - [`conformance`]: the conformance suite's scope fixtures (a tool, resources, a prompt),
