@@ -297,8 +297,8 @@ fn both_rfc8707_resources_and_every_binding_are_compared_exactly() {
 fn unicode_principals_come_through_unchanged() {
     let f = fixture();
     let principal = decide(&f, Role::Unicode, &scope::READ_RESOURCES).unwrap();
-    assert_eq!(principal.subject, fixtures::UNICODE_SUBJECT);
-    assert_eq!(principal.tenant, fixtures::UNICODE_TENANT);
+    assert_eq!(&*principal.subject, fixtures::UNICODE_SUBJECT);
+    assert_eq!(&*principal.tenant, fixtures::UNICODE_TENANT);
     assert!(principal.tenant.contains(['/', '?', '#']) && !principal.tenant.is_ascii());
     let expected: BTreeSet<String> = ["mcp:connect", "resources:read"].map(String::from).into();
     assert_eq!(principal.scopes, expected);
@@ -316,7 +316,7 @@ fn the_principal_is_the_tokens_claims_and_nothing_else() {
     ];
     for (role, subject, tenant) in cases {
         let p = decide(&f, role, &scope::CONNECT).unwrap();
-        assert_eq!((p.subject.as_str(), p.tenant.as_str()), (subject, tenant));
+        assert_eq!((&*p.subject, &*p.tenant), (subject, tenant));
     }
 }
 

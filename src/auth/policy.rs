@@ -42,8 +42,9 @@ use crate::json::Value;
 /// claims only: no request body or header other than Authorization contributes to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {
-    pub subject: String,
-    pub tenant: String,
+    /// Shared, so that a session bound to the principal copies no text.
+    pub subject: Arc<str>,
+    pub tenant: Arc<str>,
     pub authorization_revision: u64,
     pub scopes: BTreeSet<String>,
 }
@@ -221,8 +222,8 @@ impl OfflineTokenPolicy {
         self.token_ids.insert(claims.token_id.clone(), revoked_slot);
         let revision_slot = self.revision_slot(&claims.subject, &claims.tenant);
         let principal = Arc::new(Principal {
-            subject: claims.subject.clone(),
-            tenant: claims.tenant.clone(),
+            subject: claims.subject.as_str().into(),
+            tenant: claims.tenant.as_str().into(),
             authorization_revision: claims.authorization_revision,
             scopes: claims.scopes.clone(),
         });
@@ -379,7 +380,7 @@ impl OfflineTokenPolicy {
             let scope = scopes.into_iter().collect::<Vec<_>>().join(" ");
             return Err(Denial::InsufficientScope { scope });
         }
-        if requirement.tenant_data && !self.readable_tenants.contains(&principal.tenant) {
+        if requirement.tenant_data && !self.readable_tenants.contains(&*principal.tenant) {
             return Err(Denial::TenantForbidden);
         }
         Ok(())

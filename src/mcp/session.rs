@@ -44,16 +44,17 @@ use crate::mcp::jsonrpc::Id;
 /// this module needs only these three values, so it does not depend on the policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owner {
-    pub subject: String,
-    pub tenant: String,
+    pub subject: Arc<str>,
+    pub tenant: Arc<str>,
     pub authorization_revision: u64,
 }
 
-/// A principal to compare with a session's owner, without copying it.
+/// A principal to compare with a session's owner, without copying it: a session made for it
+/// shares its texts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OwnerRef<'a> {
-    pub subject: &'a str,
-    pub tenant: &'a str,
+    pub subject: &'a Arc<str>,
+    pub tenant: &'a Arc<str>,
     pub authorization_revision: u64,
 }
 
@@ -71,8 +72,8 @@ impl Owner {
 impl From<OwnerRef<'_>> for Owner {
     fn from(o: OwnerRef<'_>) -> Self {
         Owner {
-            subject: o.subject.to_owned(),
-            tenant: o.tenant.to_owned(),
+            subject: Arc::clone(o.subject),
+            tenant: Arc::clone(o.tenant),
             authorization_revision: o.authorization_revision,
         }
     }
