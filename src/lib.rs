@@ -38,8 +38,8 @@
 //!   era a request belongs to), `jsonrpc`, `flat` (the envelope's fast path), `method` (the
 //!   methods, one row of decisions each), `meta` (a 2026-07-28 request's `_meta`), `requests`
 //!   (what a client sends), `session` (the session table), `stream` (each session's resumable
-//!   event streams), `uri` (`kb://`), `conformance` (the suite's step-up fixtures, served on
-//!   request).
+//!   event streams), `tag` (their event ids' tag), `uri` (`kb://`), `conformance` (the suite's
+//!   step-up fixtures, served on request).
 //! - [`endpoint`]: the receive order, from a parsed head to a reply: `state`, `admission`
 //!   (stages 2 and 3, and the era switch), `access` (the token and scope stages both eras call),
 //!   `legacy` and `modern` (each era's pipeline), `dispatch` (the one method dispatch),

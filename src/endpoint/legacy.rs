@@ -27,6 +27,7 @@ use crate::mcp::jsonrpc::{self, Id, Message, code};
 use crate::mcp::method::{Lifecycle, McpMethod, MethodName, ReplyForm};
 use crate::mcp::session::{self, LastSession, LogLevel, OwnerRef, Session, SessionKey};
 use crate::mcp::stream::{CursorError, Delivered, Start};
+use crate::mcp::tag::EventTag;
 use crate::random::{self, FillRandom};
 
 /// Random bytes in a session id (48 hex digits: 192 bits, never guessable).
@@ -160,7 +161,9 @@ impl Endpoint {
         let owner = owner_of(principal);
         self.sessions.admits(owner, clock.now).map_err(no_room)?;
         let session_id = random::hex::<SESSION_ID_RANDOM_BYTES>(random)?;
-        let tag = random::hex::<EVENT_TAG_RANDOM_BYTES>(random)?;
+        let mut drawn = [0u8; EVENT_TAG_RANDOM_BYTES];
+        random(&mut drawn)?;
+        let tag = EventTag::of_random(&drawn).ok_or(Rejection::Internal)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
         let offer = self.offer(self.legacy_revision());

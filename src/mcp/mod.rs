@@ -12,6 +12,7 @@
 //! - [`session`]: sessions bound to a principal, their lifetime and capacity.
 //! - [`stream`]: a session's event streams: event ids as positions, the messages kept for
 //!   resumption, and what a `Last-Event-ID` resumes.
+//! - [`tag`]: a session's event-id tag, kept inline.
 //! - [`uri`]: `kb://` resource URIs with the tenant percent-encoded as one segment.
 //!
 //! The constants and the session-id rule below are the wire vocabulary the server and the client
@@ -102,6 +103,7 @@ pub mod requests;
 pub mod revision;
 pub mod session;
 pub mod stream;
+pub mod tag;
 pub mod uri;
 
 use revision::{Era, Revision};

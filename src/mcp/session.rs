@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 
 pub use super::stream::CursorError;
 use super::stream::{EventLog, KeptBudget};
+use super::tag::EventTag;
 use crate::digest::{Digest, DigestMap};
 use crate::mcp::jsonrpc::Id;
 
@@ -335,7 +336,7 @@ impl SessionTable {
     pub fn create(
         &self,
         id: &str,
-        tag: String,
+        tag: EventTag,
         owner: OwnerRef<'_>,
         now: Instant,
     ) -> Result<Arc<Session>, NoRoom> {
@@ -427,6 +428,10 @@ pub struct LastSession(Option<(SessionKey, Arc<Session>)>);
 mod tests {
     use super::*;
 
+    fn tag(text: &str) -> EventTag {
+        EventTag::new(text).unwrap()
+    }
+
     const BUDGET: SessionBudget = SessionBudget {
         capacity: 2,
         per_principal: 2,
@@ -446,7 +451,7 @@ mod tests {
     fn sessions_are_found_only_by_their_owner_until_they_expire() {
         let t0 = Instant::now();
         let table = SessionTable::new(BUDGET);
-        table.create("s1", "aa".into(), owner("alice").as_ref(), t0).unwrap();
+        table.create("s1", tag("aa"), owner("alice").as_ref(), t0).unwrap();
         assert!(
             table
                 .find(SessionKey::of(b"s1"), owner("alice").as_ref(), t0 + Duration::from_secs(59))
@@ -469,18 +474,18 @@ mod tests {
     fn capacity_is_never_exceeded_and_expired_sessions_free_their_place() {
         let t0 = Instant::now();
         let table = SessionTable::new(BUDGET);
-        table.create("a", "aa".into(), owner("alice").as_ref(), t0).unwrap();
-        table.create("b", "bb".into(), owner("alice").as_ref(), t0).unwrap();
+        table.create("a", tag("aa"), owner("alice").as_ref(), t0).unwrap();
+        table.create("b", tag("bb"), owner("alice").as_ref(), t0).unwrap();
         assert_eq!(
-            table.create("c", "cc".into(), owner("bob").as_ref(), t0).err(),
+            table.create("c", tag("cc"), owner("bob").as_ref(), t0).err(),
             Some(NoRoom::Full { retry_after: Duration::from_secs(60) })
         );
         let a = table.find(SessionKey::of(b"a"), owner("alice").as_ref(), t0).unwrap();
         assert!(table.end(SessionKey::of(b"a"), &a));
         assert!(!table.end(SessionKey::of(b"a"), &a), "ended once only");
-        table.create("c", "cc".into(), owner("alice").as_ref(), t0).unwrap();
+        table.create("c", tag("cc"), owner("alice").as_ref(), t0).unwrap();
         let later = t0 + Duration::from_secs(60);
-        table.create("d", "dd".into(), owner("alice").as_ref(), later).unwrap();
+        table.create("d", tag("dd"), owner("alice").as_ref(), later).unwrap();
         assert_eq!(table.live(later), 1);
     }
 
@@ -490,29 +495,29 @@ mod tests {
         let budget = SessionBudget { capacity: 4, per_principal: 2, ..BUDGET };
         let table = SessionTable::new(budget);
         let at = |s: u64| t0 + Duration::from_secs(s);
-        table.create("a1", "a1".into(), owner("alice").as_ref(), at(0)).unwrap();
-        table.create("a2", "a2".into(), owner("alice").as_ref(), at(10)).unwrap();
+        table.create("a1", tag("a1"), owner("alice").as_ref(), at(0)).unwrap();
+        table.create("a2", tag("a2"), owner("alice").as_ref(), at(10)).unwrap();
         // At its quota, alice waits for her oldest session (created at 0, expiring at 60).
         let quota = NoRoom::Quota { retry_after: Duration::from_secs(45) };
         assert_eq!(table.admits(owner("alice").as_ref(), at(15)), Err(quota));
         assert_eq!(
-            table.create("a3", "a3".into(), owner("alice").as_ref(), at(15)).err(),
+            table.create("a3", tag("a3"), owner("alice").as_ref(), at(15)).err(),
             Some(quota)
         );
         // Others keep their slots.
-        table.create("b1", "b1".into(), owner("bob").as_ref(), at(15)).unwrap();
+        table.create("b1", tag("b1"), owner("bob").as_ref(), at(15)).unwrap();
         // Alice at a new authorization revision: her old sessions are dead and do not count.
         let mut renewed = owner("alice");
         renewed.authorization_revision = 2;
-        table.create("a4", "a4".into(), renewed.as_ref(), at(20)).unwrap();
+        table.create("a4", tag("a4"), renewed.as_ref(), at(20)).unwrap();
         // The table is full now: the earliest of all expires at 60.
         let full = NoRoom::Full { retry_after: Duration::from_secs(30) };
         assert_eq!(
-            table.create("c1", "c1".into(), owner("carol").as_ref(), at(30)).err(),
+            table.create("c1", tag("c1"), owner("carol").as_ref(), at(30)).err(),
             Some(full)
         );
         // Once alice's first session expires, she may open one again.
-        table.create("a5", "a5".into(), owner("alice").as_ref(), at(60)).unwrap();
+        table.create("a5", tag("a5"), owner("alice").as_ref(), at(60)).unwrap();
     }
 
     #[test]
@@ -554,7 +559,7 @@ mod tests {
         }
         fn sweep(table: &SessionTable) {
             let gone = Instant::now() + Duration::from_secs(61);
-            table.create("s3", "a3".into(), owner("bob").as_ref(), gone).unwrap();
+            table.create("s3", tag("a3"), owner("bob").as_ref(), gone).unwrap();
         }
         fn expire_s1(table: &SessionTable) {
             let gone = Instant::now() + Duration::from_secs(120);
@@ -563,8 +568,8 @@ mod tests {
         for (event, happen, key, asker, at, expected) in cases {
             let table = SessionTable::new(BUDGET);
             let created = [
-                ("s1", table.create("s1", "a1".into(), owner("alice").as_ref(), t0).unwrap()),
-                ("s2", table.create("s2", "a2".into(), owner("alice").as_ref(), t0).unwrap()),
+                ("s1", table.create("s1", tag("a1"), owner("alice").as_ref(), t0).unwrap()),
+                ("s2", table.create("s2", tag("a2"), owner("alice").as_ref(), t0).unwrap()),
             ];
             let mut last = LastSession::default();
             assert!(table.find_for(&mut last, s1, owner("alice").as_ref(), t0).is_some());
@@ -586,7 +591,7 @@ mod tests {
         let later = t0 + Duration::from_secs(60);
         // Ended, expired and dropped by a lookup, expired and swept by a create.
         for how in ["end", "lookup", "create"] {
-            let s = table.create("s", "ab".into(), owner("alice").as_ref(), t0).unwrap();
+            let s = table.create("s", tag("ab"), owner("alice").as_ref(), t0).unwrap();
             s.notify(LogLevel::Info, note(1));
             s.notify(LogLevel::Info, note(2));
             assert_eq!(s.events().kept(), (2, 2));
@@ -595,7 +600,7 @@ mod tests {
                 "lookup" => assert!(
                     table.find(SessionKey::of(b"s"), owner("alice").as_ref(), later).is_none()
                 ),
-                _ => drop(table.create("t", "cd".into(), owner("bob").as_ref(), later).unwrap()),
+                _ => drop(table.create("t", tag("cd"), owner("bob").as_ref(), later).unwrap()),
             }
             assert_eq!(s.events().kept(), (0, 0), "{how}");
             assert!(!s.is_live_for(owner("alice").as_ref(), t0), "{how}");
@@ -610,7 +615,7 @@ mod tests {
     fn the_logging_level_filters_what_the_get_stream_receives() {
         let t0 = Instant::now();
         let table = SessionTable::new(BUDGET);
-        let s = table.create("s", "ab12".into(), owner("alice").as_ref(), t0).unwrap();
+        let s = table.create("s", tag("ab12"), owner("alice").as_ref(), t0).unwrap();
         assert!(s.receives(LogLevel::Info) && !s.receives(LogLevel::Debug));
         s.notify(LogLevel::Info, note(1));
         s.set_log_level(LogLevel::Warning);

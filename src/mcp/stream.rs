@@ -78,6 +78,8 @@
 
 use std::collections::VecDeque;
 
+use super::tag::EventTag;
+
 use crate::decimal;
 
 /// Which stream of the session an event belongs to.
@@ -197,7 +199,7 @@ struct Kept {
 /// after a cursor is always a suffix of its kept messages, found without sorting.
 #[derive(Debug)]
 pub struct EventLog {
-    tag: String,
+    tag: EventTag,
     budget: KeptBudget,
     get: Numbering,
     /// POST streams opened so far.
@@ -212,8 +214,8 @@ pub struct EventLog {
 }
 
 impl EventLog {
-    /// The streams of a session whose event ids carry `tag` (lowercase hex).
-    pub fn new(tag: String, budget: KeptBudget) -> EventLog {
+    /// The streams of a session whose event ids carry `tag`.
+    pub fn new(tag: EventTag, budget: KeptBudget) -> EventLog {
         EventLog {
             tag,
             budget,
@@ -312,7 +314,8 @@ impl EventLog {
         let base = numbering.positions;
         let mut written = 0u64;
         for kept in self.kept.iter().filter(|k| k.stream == stream && k.written_at.is_none()) {
-            let id = event_id_text(&self.tag, stream, base + 1 + written, &mut self.id_text);
+            let id =
+                event_id_text(self.tag.as_str(), stream, base + 1 + written, &mut self.id_text);
             if !writer.message(id, &kept.message) {
                 break;
             }
@@ -331,7 +334,7 @@ impl EventLog {
     /// Reads a `Last-Event-ID` value: one of this session's ids, issued and resumable.
     pub fn cursor(&self, value: &[u8]) -> Result<EventId, CursorError> {
         let (tag, id) = parse_event_id(value)?;
-        if tag != self.tag.as_bytes() {
+        if tag != self.tag.as_str().as_bytes() {
             return Err(CursorError::OtherSession);
         }
         self.check(id)?;
@@ -372,7 +375,8 @@ impl EventLog {
         writer.prime(&self.id_text);
         let mut written = 0u64;
         for kept in self.kept.iter().filter(|k| owes(k)) {
-            let id = event_id_text(&self.tag, stream, base + 2 + written, &mut self.id_text);
+            let id =
+                event_id_text(self.tag.as_str(), stream, base + 2 + written, &mut self.id_text);
             if !writer.message(id, &kept.message) {
                 break;
             }
@@ -482,7 +486,7 @@ impl EventLog {
     }
 
     fn write_id(&mut self, stream: StreamRef, position: u64) {
-        event_id_text(&self.tag, stream, position, &mut self.id_text);
+        event_id_text(self.tag.as_str(), stream, position, &mut self.id_text);
     }
 }
 
@@ -582,7 +586,7 @@ mod tests {
     const BUDGET: KeptBudget = KeptBudget { messages_max: 4, bytes_max: 64 };
 
     fn log() -> EventLog {
-        EventLog::new("ab".into(), BUDGET)
+        EventLog::new(EventTag::new("ab").unwrap(), BUDGET)
     }
 
     /// Delivers and returns the events as `id=data` (`id` alone for a prime).

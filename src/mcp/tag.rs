@@ -1,0 +1,85 @@
+//! A session's event-id tag, kept inline: the lowercase hex that starts every event id of the
+//! session's streams (`mcp::stream`), so that ids differ across sessions.
+//!
+//! It is drawn once per session from the caller's randomness and stored inside the session
+//! itself, with no allocation of its own. Not here: what the ids after the tag mean (`stream`).
+
+use std::fmt;
+
+/// The most hex digits a tag holds.
+pub const TAG_DIGITS_MAX: usize = 32;
+
+/// A tag: 1 to [`TAG_DIGITS_MAX`] lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct EventTag {
+    digits: [u8; TAG_DIGITS_MAX],
+    len: usize,
+}
+
+impl EventTag {
+    /// The tag `text` is, when it is 1 to [`TAG_DIGITS_MAX`] lowercase hex digits.
+    pub fn new(text: &str) -> Option<EventTag> {
+        let bytes = text.as_bytes();
+        let hex = bytes.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
+        if !hex || bytes.is_empty() || bytes.len() > TAG_DIGITS_MAX {
+            return None;
+        }
+        let mut digits = [0u8; TAG_DIGITS_MAX];
+        digits[..bytes.len()].copy_from_slice(bytes);
+        Some(EventTag { digits, len: bytes.len() })
+    }
+
+    /// The tag of `random` bytes, two digits a byte (at most [`TAG_DIGITS_MAX`] digits).
+    pub fn of_random(random: &[u8]) -> Option<EventTag> {
+        let mut digits = [0u8; TAG_DIGITS_MAX];
+        let room = digits.chunks_exact_mut(2);
+        if random.is_empty() || random.len() > room.len() {
+            return None;
+        }
+        for (pair, &byte) in room.zip(random) {
+            pair.copy_from_slice(&crate::decimal::hex_pair(byte));
+        }
+        Some(EventTag { digits, len: 2 * random.len() })
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only lowercase hex is ever stored, and ASCII is UTF-8.
+        std::str::from_utf8(&self.digits[..self.len]).unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for EventTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EventTag({})", self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_one_to_thirty_two_lowercase_hex_digits() {
+        let rows: [(&str, bool); 7] = [
+            ("0f", true),
+            ("0123456789abcdef", true),
+            ("", false),
+            ("0F", false),
+            ("0g", false),
+            ("00000000000000000000000000000000", true),
+            ("000000000000000000000000000000000", false),
+        ];
+        for (text, valid) in rows {
+            let tag = EventTag::new(text);
+            assert_eq!(
+                tag.map(|t| t.as_str().to_owned()),
+                valid.then(|| text.to_owned()),
+                "{text}"
+            );
+        }
+        let random = EventTag::of_random(&[0x00, 0x9a, 0xff]).map(|t| t.as_str().to_owned());
+        assert_eq!(random.as_deref(), Some("009aff"));
+        assert_eq!(EventTag::of_random(&[]), None);
+        assert!(EventTag::of_random(&[7; 16]).is_some() && EventTag::of_random(&[7; 17]).is_none());
+    }
+}
