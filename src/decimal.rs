@@ -127,11 +127,9 @@ pub(crate) fn push_str(out: &mut String, n: u64) {
     }
 }
 
-/// `bytes` as lowercase hexadecimal, two digits per byte.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(2 * bytes.len());
-    text.extend(bytes.iter().flat_map(|&b| hex_pair(b)).map(char::from));
-    text
+/// Appends `bytes` as lowercase hexadecimal, two digits per byte.
+pub(crate) fn push_hex(bytes: &[u8], out: &mut String) {
+    out.extend(bytes.iter().flat_map(|&b| hex_pair(b)).map(char::from));
 }
 
 /// One byte as two lowercase hexadecimal digits.
@@ -208,8 +206,13 @@ mod tests {
 
     #[test]
     fn hex_is_lowercase_and_two_digits_per_byte() {
-        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
-        assert_eq!(hex(&[]), "");
+        let hex = |bytes: &[u8]| {
+            let mut out = String::from("kept ");
+            push_hex(bytes, &mut out);
+            out
+        };
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "kept 000fa0ff");
+        assert_eq!(hex(&[]), "kept ");
     }
 
     #[test]

@@ -97,6 +97,12 @@ impl LastDigest {
         }
     }
 
+    /// Forgets the kept secret and its digest (the buffer keeps its room).
+    pub fn forget(&mut self) {
+        self.secret.clear();
+        self.digest = None;
+    }
+
     /// Whether the next [`LastDigest::of`] with `secret` reuses the kept digest.
     pub fn keeps(&self, secret: &[u8]) -> bool {
         self.digest.is_some() && same_bytes(&self.secret, secret)
@@ -148,5 +154,7 @@ mod tests {
             assert_eq!(last.of(secret), Digest::of(secret), "row {row}");
             assert!(last.keeps(secret), "row {row}: kept after use");
         }
+        last.forget();
+        assert!(!last.keeps(b""), "forgotten");
     }
 }

@@ -31,7 +31,18 @@ pub type FillRandom<'a> = dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable> 
 /// `BYTES` random bytes as `2 * BYTES` lowercase hex digits: the bytes are drawn on the stack,
 /// and the text is the one allocation.
 pub fn hex<const BYTES: usize>(fill: &mut FillRandom<'_>) -> Result<String, RandomUnavailable> {
+    hex_in::<BYTES>(String::new(), fill)
+}
+
+/// [`hex`], written into `out` (cleared first), whose room is kept.
+pub fn hex_in<const BYTES: usize>(
+    mut out: String,
+    fill: &mut FillRandom<'_>,
+) -> Result<String, RandomUnavailable> {
     let mut buf = [0u8; BYTES];
     fill(&mut buf)?;
-    Ok(crate::decimal::hex(&buf))
+    out.clear();
+    out.reserve(2 * BYTES);
+    crate::decimal::push_hex(&buf, &mut out);
+    Ok(out)
 }

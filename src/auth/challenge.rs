@@ -14,7 +14,13 @@ pub struct Bearer(String);
 impl Bearer {
     /// `Bearer`, with no parameter yet; `capacity` is the room to reserve.
     pub fn new(capacity: usize) -> Bearer {
-        let mut out = String::with_capacity(capacity);
+        Bearer::in_buffer(String::new(), capacity)
+    }
+
+    /// [`Bearer::new`], written into `out` (cleared first), whose room is kept.
+    pub fn in_buffer(mut out: String, capacity: usize) -> Bearer {
+        out.clear();
+        out.reserve(capacity);
         out.push_str("Bearer");
         Bearer(out)
     }

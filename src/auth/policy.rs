@@ -107,8 +107,18 @@ impl Denial {
     /// The exact `WWW-Authenticate` value, or `None` when the response carries none.
     /// `requirement` is what the refused request needed.
     pub fn challenge(&self, metadata_url: &str, requirement: &Requirement) -> Option<String> {
+        self.challenge_in(String::new(), metadata_url, requirement)
+    }
+
+    /// [`Denial::challenge`], written into `out` (cleared first), whose room is kept.
+    pub fn challenge_in(
+        &self,
+        out: String,
+        metadata_url: &str,
+        requirement: &Requirement,
+    ) -> Option<String> {
         let needed = requirement.scopes;
-        let bearer = challenge::Bearer::new(CHALLENGE_BYTES + metadata_url.len());
+        let bearer = challenge::Bearer::in_buffer(out, CHALLENGE_BYTES + metadata_url.len());
         let challenge = match self {
             Denial::InvalidRequest => {
                 bearer.param("error", "invalid_request").param("resource_metadata", metadata_url)

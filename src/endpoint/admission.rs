@@ -96,7 +96,9 @@ impl Endpoint {
             Route::McpGet => self.get(policy, head, clock, kept),
             Route::McpDelete => self.delete(policy, head, clock, kept).map(Answer::from),
         };
-        result.unwrap_or_else(|rejection| rejection.reply(&self.metadata_url).into())
+        result.unwrap_or_else(|rejection| {
+            rejection.reply_in(kept.lend_texts(), None, &self.metadata_url).into()
+        })
     }
 
     /// [`Endpoint::admit`] then stages 4 to 8, for callers that already hold the body,

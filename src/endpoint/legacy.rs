@@ -12,7 +12,7 @@ use super::access::{self, requirement_of};
 use super::dispatch::{Methods, dispatch};
 use super::live::Opener;
 use super::methods;
-use super::rejection::Rejection;
+use super::rejection::{Lent, Rejection};
 use super::reply::Reply;
 use super::state::{Answer, Clock, Endpoint, KeptByConnection, SMALL_RESULT_BYTES};
 use super::stream::{PrimeOnly, SseBody};
@@ -105,7 +105,8 @@ impl Endpoint {
                 return Err(Rejection::SessionOnInitialize);
             }
             access::authorize(policy, principal, requirement)?;
-            return self.initialize(id, params, principal, clock, random).map(Answer::from);
+            let lent = kept.lend_texts();
+            return self.initialize(id, params, principal, (clock, lent), random).map(Answer::from);
         }
         let (_, session) =
             self.session_for(head, principal, clock, (&mut kept.session, &mut kept.session_id))?;
@@ -148,26 +149,30 @@ impl Endpoint {
         id: &Id,
         params: &Object,
         principal: &Principal,
-        clock: Clock,
+        (clock, lent): (Clock, Lent),
         random: &mut FillRandom<'_>,
     ) -> Result<Reply, Rejection> {
         if !methods::initialize_params_valid(params) {
-            let error =
-                jsonrpc::error_text(Some(id), code::INVALID_PARAMS, "initialize_params_invalid");
-            return Ok(Reply::json_text(error));
+            let (code, message) = (code::INVALID_PARAMS, "initialize_params_invalid");
+            return Ok(Reply::json_text(jsonrpc::error_text_in(
+                lent.body,
+                Some(id),
+                code,
+                message,
+            )));
         }
         // Capacity and quota first, so that a session without room draws and builds nothing; creation checks
         // again, atomically.
         let owner = owner_of(principal);
         self.sessions.admits(owner, clock.now).map_err(no_room)?;
-        let session_id = random::hex::<SESSION_ID_RANDOM_BYTES>(random)?;
+        let session_id = random::hex_in::<SESSION_ID_RANDOM_BYTES>(lent.field, random)?;
         let mut drawn = [0u8; EVENT_TAG_RANDOM_BYTES];
         random(&mut drawn)?;
         let tag = EventTag::of_random(&drawn).ok_or(Rejection::Internal)?;
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
         let offer = self.offer(self.legacy_revision());
-        let result = jsonrpc::result_text(id, INITIALIZE_RESULT_BYTES, |result| {
+        let result = jsonrpc::result_text_in(lent.body, id, INITIALIZE_RESULT_BYTES, |result| {
             methods::initialize_result(offer, result);
         });
         Ok(Reply::json_text(result).with("MCP-Session-Id", session_id))
@@ -204,19 +209,21 @@ impl Endpoint {
             .then(|| methods::log_message(LogLevel::Info, "test_reconnection_called"));
         let result =
             jsonrpc::result_text(id, RESOURCES_RESULT_BYTES, methods::test_reconnection_result);
-        self.post_stream(session, called.into_iter().chain([result]), FirstEnd::AfterPrime)
-            .map(Answer::from)
+        let messages = called.into_iter().chain([result]);
+        self.post_stream(session, messages, FirstEnd::AfterPrime, Vec::new()).map(Answer::from)
     }
 
     /// Opens a POST stream with `messages` (notifications, then the response) and writes its
-    /// first response: the priming event, then the messages unless it ends after the prime.
+    /// first response into `lent` (cleared first): the priming event, then the messages unless
+    /// it ends after the prime.
     fn post_stream(
         &self,
         session: &Session,
         messages: impl IntoIterator<Item = String>,
         ending: FirstEnd,
+        lent: Vec<u8>,
     ) -> Result<Reply, Rejection> {
-        let mut body = SseBody::new(self.limits());
+        let mut body = SseBody::in_buffer(lent, self.limits());
         let mut events = session.events();
         let stream = Start::Opened(events.open_post(messages));
         let delivered = match ending {
@@ -297,7 +304,8 @@ struct LegacyMethods<'c> {
     endpoint: &'c Endpoint,
     called: LegacyCall<'c>,
     form: ReplyForm,
-    /// The connection's text buffer, lent for a small result (see [`KeptByConnection`]).
+    /// The connection's text buffer, lent for the reply's body: a small result, an error, or
+    /// the first response of a POST stream (see [`KeptByConnection`]).
     text: Cell<String>,
 }
 
@@ -308,12 +316,14 @@ impl LegacyMethods<'_> {
         let (session, id) = (self.called.session, self.called.id);
         match (answered, self.form) {
             (Err((code, message)), _) => {
-                Ok(Reply::json_text(jsonrpc::error_text(Some(id), code, message)).into())
+                let lent = self.text.take();
+                Ok(Reply::json_text(jsonrpc::error_text_in(lent, Some(id), code, message)).into())
             }
             (Ok(response), ReplyForm::Json) => Ok(Reply::json_text(response).into()),
             (Ok(response), ReplyForm::EventStream) => {
                 let ending = FirstEnd::AfterResponse;
-                self.endpoint.post_stream(session, [response], ending).map(Answer::from)
+                let lent = self.text.take().into_bytes();
+                self.endpoint.post_stream(session, [response], ending, lent).map(Answer::from)
             }
         }
     }

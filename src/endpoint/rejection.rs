@@ -358,10 +358,18 @@ impl Rejection {
     /// The reply to the request with `id` (every 2026-07-28 error after the body is read carries
     /// it).
     pub fn reply_to(&self, id: Option<&Id>, metadata_url: &str) -> Reply {
+        self.reply_in(Lent::default(), id, metadata_url)
+    }
+
+    /// [`Rejection::reply_to`], its body and its field's text written into the buffers `lent`
+    /// (cleared first), whose room is kept.
+    pub fn reply_in(&self, lent: Lent, id: Option<&Id>, metadata_url: &str) -> Reply {
         let row = self.row();
         let body = match self.body() {
-            (rpc, Some(data)) => jsonrpc::error_text_with(id, rpc, row.code, |w| data.write(w)),
-            (rpc, None) => jsonrpc::error_text(id, rpc, row.code),
+            (rpc, Some(data)) => {
+                jsonrpc::error_text_with_in(lent.body, id, rpc, row.code, |w| data.write(w))
+            }
+            (rpc, None) => jsonrpc::error_text_in(lent.body, id, rpc, row.code),
         };
         let mut reply = Reply::json_text(body).with_status(row.status);
         reply.close = true;
@@ -370,7 +378,7 @@ impl Rejection {
             Field::Allow(allow) => reply.with("Allow", allow),
             Field::RetryAfter(seconds) => reply.with("Retry-After", seconds.to_string()),
             Field::Challenge(denial, requirement) => {
-                match denial.challenge(metadata_url, requirement) {
+                match denial.challenge_in(lent.field, metadata_url, requirement) {
                     Some(challenge) => reply.with("WWW-Authenticate", challenge),
                     None => reply,
                 }
@@ -378,6 +386,14 @@ impl Rejection {
             Field::Nothing => reply,
         }
     }
+}
+
+/// Buffers lent for a reply's texts: its body and one field's value (see
+/// `state::KeptByConnection`).
+#[derive(Debug, Default)]
+pub struct Lent {
+    pub body: String,
+    pub field: String,
 }
 
 /// Every decision about one refusal's head.

@@ -64,6 +64,21 @@ impl AddedFields {
         }
     }
 
+    /// Takes the value of the first field whose text is owned, leaving it empty: its buffer,
+    /// for reuse once the reply is written.
+    pub fn take_owned(&mut self) -> Option<String> {
+        // Fields fill the inline slots first: an empty first slot means no field at all.
+        self.inline[0].as_ref()?;
+        let values = self.inline.iter_mut().flatten().chain(&mut self.more);
+        values.map(|(_, value)| value).find_map(|value| match value {
+            Cow::Owned(_) => match std::mem::take(value) {
+                Cow::Owned(text) => Some(text),
+                Cow::Borrowed(_) => None,
+            },
+            Cow::Borrowed(_) => None,
+        })
+    }
+
     /// The fields, in the order they were added.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
         let inline = self.inline.iter().flatten();

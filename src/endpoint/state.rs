@@ -9,6 +9,7 @@ use std::time::{Instant, SystemTime};
 
 use super::live::{Live, OpenStream};
 use super::published::{PolicyEdit, PublishedPolicy};
+use super::rejection::Lent;
 use super::reply::Reply;
 use crate::auth::policy::OfflineTokenPolicy;
 use crate::digest::LastDigest;
@@ -94,21 +95,41 @@ pub enum Route {
 /// same secret is not hashed twice; and a text buffer that a small result is written into and
 /// that comes back once the reply is written, so that a kept-alive ping allocates nothing. Each
 /// holds one entry, replaced by the next request that differs; every check still runs on every
-/// request. Dropped with the connection.
+/// request. A worker hands it from one connection to the next, [`KeptByConnection::renew`]ed:
+/// the session and the secrets are forgotten, only the buffers' room is kept.
 #[derive(Debug, Default)]
 pub(crate) struct KeptByConnection {
     pub(super) session: LastSession,
     pub(super) token: LastDigest,
     pub(super) session_id: LastDigest,
     pub(super) text: Vec<u8>,
+    /// The room of one field's value (a challenge, a session id), lent the same way.
+    field: String,
 }
 
-/// Room reserved for the text of a small result (`ping`, `tools/list`), and the most room a
-/// connection keeps in its text buffer: a larger body handed back is dropped, so the buffer never
-/// holds more than one small result's room.
+/// Room reserved for the text of a small result (`ping`, `tools/list`).
 pub(super) const SMALL_RESULT_BYTES: usize = 256;
 
+/// The most room a worker keeps in each of its two text buffers: a larger text handed back is
+/// dropped, so the buffers never hold more than this between requests.
+const KEPT_TEXT_BYTES_MAX: usize = 1024;
+
 impl KeptByConnection {
+    /// Forgets everything the last connection presented, keeping the buffers for the next one.
+    pub(crate) fn renew(&mut self) {
+        self.session = LastSession::default();
+        self.token.forget();
+        self.session_id.forget();
+        self.text.clear();
+        self.field.clear();
+    }
+
+    /// Both buffers, empty, for one reply's texts; [`KeptByConnection::recycle`] gives them back.
+    pub(super) fn lend_texts(&mut self) -> Lent {
+        let field = std::mem::take(&mut self.field);
+        Lent { body: KeptByConnection::lend(&mut self.text), field }
+    }
+
     /// The text buffer `text` (a connection's), empty, for one result;
     /// [`KeptByConnection::recycle`] gives it back.
     pub(super) fn lend(text: &mut Vec<u8>) -> String {
@@ -116,11 +137,20 @@ impl KeptByConnection {
         String::from_utf8(std::mem::take(text)).unwrap_or_default()
     }
 
-    /// Takes back a written reply's body as the text buffer, when its room is small enough.
-    pub(crate) fn recycle(&mut self, mut body: Vec<u8>) {
-        if body.capacity() <= SMALL_RESULT_BYTES && body.capacity() > self.text.capacity() {
+    /// Takes back a written reply's body and its owned field value as the buffers, when their
+    /// room is small enough.
+    pub(crate) fn recycle(&mut self, reply: &mut Reply) {
+        let mut body = std::mem::take(&mut reply.body);
+        if body.capacity() <= KEPT_TEXT_BYTES_MAX && body.capacity() > self.text.capacity() {
             body.clear();
             self.text = body;
+        }
+        if let Some(mut field) = reply.added.take_owned()
+            && field.capacity() <= KEPT_TEXT_BYTES_MAX
+            && field.capacity() > self.field.capacity()
+        {
+            field.clear();
+            self.field = field;
         }
     }
 }
@@ -246,12 +276,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_text_buffer_comes_back_empty_and_never_larger_than_a_small_result() {
+    fn the_text_buffer_comes_back_empty_and_never_larger_than_its_bound() {
         // (room of the body handed back, room the next lent buffer has)
         let rows: [(usize, usize); 5] = [
             (0, 0),
-            (SMALL_RESULT_BYTES, SMALL_RESULT_BYTES),
-            (SMALL_RESULT_BYTES + 1, 0),
+            (KEPT_TEXT_BYTES_MAX, KEPT_TEXT_BYTES_MAX),
+            (KEPT_TEXT_BYTES_MAX + 1, 0),
             (64, 64),
             (4096, 0),
         ];
@@ -259,9 +289,20 @@ mod tests {
             let mut kept = KeptByConnection::default();
             let mut body = Vec::with_capacity(handed_back);
             body.extend(std::iter::repeat_n(b'x', handed_back.min(3)));
-            kept.recycle(body);
+            kept.recycle(&mut Reply::event_stream_body(body));
             let text = KeptByConnection::lend(&mut kept.text);
             assert_eq!((text.len(), text.capacity()), (0, lent), "row {row}");
         }
+    }
+
+    #[test]
+    fn a_renewed_keep_forgets_the_secrets_and_keeps_the_buffer() {
+        let mut kept = KeptByConnection::default();
+        kept.token.of(b"token");
+        kept.session_id.of(b"session");
+        kept.recycle(&mut Reply::event_stream_body(Vec::with_capacity(SMALL_RESULT_BYTES)));
+        kept.renew();
+        assert!(!kept.token.keeps(b"token") && !kept.session_id.keeps(b"session"));
+        assert_eq!(KeptByConnection::lend(&mut kept.text).capacity(), SMALL_RESULT_BYTES);
     }
 }

@@ -31,8 +31,15 @@ pub struct SseBody {
 impl SseBody {
     /// An empty body under the budgets of `limits`.
     pub fn new(limits: &Limits) -> SseBody {
+        SseBody::in_buffer(Vec::new(), limits)
+    }
+
+    /// [`SseBody::new`], written into `body` (cleared first), whose room is kept.
+    pub fn in_buffer(mut body: Vec<u8>, limits: &Limits) -> SseBody {
+        body.clear();
+        body.reserve(BODY_BYTES_RESERVED);
         SseBody {
-            body: Vec::with_capacity(BODY_BYTES_RESERVED),
+            body,
             room: limits.response_bytes_max.saturating_sub(RESPONSE_HEAD_BYTES_RESERVE),
             event_bytes_max: limits.sse_event_bytes_max,
             retry_ms: u64::try_from(limits.stream_retry.as_millis()).unwrap_or(u64::MAX),

@@ -237,7 +237,13 @@ pub fn result_text_in(
 /// validate). `message` is a stable public code, never text derived from the input. Members in
 /// key order: `error` (`code`, `message`), `id`, `jsonrpc`.
 pub fn error_text(id: Option<&Id>, code: i64, message: &str) -> String {
-    let mut out = String::with_capacity(96 + message.len());
+    error_text_in(String::new(), id, code, message)
+}
+
+/// [`error_text`] written into `out`, cleared first (see [`result_text_in`]).
+pub fn error_text_in(mut out: String, id: Option<&Id>, code: i64, message: &str) -> String {
+    out.clear();
+    out.reserve(96 + message.len());
     out.push_str("{\"error\":");
     ObjectWriter::write(&mut out, |error| {
         error.integer("code", code).string("message", message);
@@ -258,7 +264,19 @@ pub fn error_text_with(
     message: &str,
     write: impl FnOnce(&mut ObjectWriter<'_>),
 ) -> String {
-    let mut out = String::with_capacity(160 + message.len());
+    error_text_with_in(String::new(), id, code, message, write)
+}
+
+/// [`error_text_with`] written into `out`, cleared first (see [`result_text_in`]).
+pub fn error_text_with_in(
+    mut out: String,
+    id: Option<&Id>,
+    code: i64,
+    message: &str,
+    write: impl FnOnce(&mut ObjectWriter<'_>),
+) -> String {
+    out.clear();
+    out.reserve(160 + message.len());
     out.push_str("{\"error\":");
     ObjectWriter::write(&mut out, |error| {
         error.integer("code", code).object("data", write).string("message", message);

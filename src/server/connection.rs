@@ -50,7 +50,10 @@ use crate::random::FillRandom;
 const TIMEOUT_TOLERANCE: Duration = Duration::from_millis(5);
 
 /// A finished connection whose buffers the worker keeps for its next one.
-pub type SpareConnection = Connection<Route>;
+pub struct SpareConnection {
+    machine: Connection<Route>,
+    kept: KeptByConnection,
+}
 
 /// Serves every request of one connection, then closes it, or returns it when it ends politely
 /// (its last response written) so that it can linger. The connection runs in `spare`'s buffers
@@ -71,14 +74,17 @@ pub fn serve(
     let (read_timeout, write_timeout) = (None, None);
     let mut socket = Socket { stream, read_timeout, write_timeout, clock: accepted, closing };
     let codings = endpoint.request_codings();
-    let mut connection = match spare.take() {
-        Some(mut kept) => {
-            kept.renew(accepted);
-            kept
+    let (mut connection, kept) = match spare.take() {
+        Some(SpareConnection { mut machine, mut kept }) => {
+            machine.renew(accepted);
+            kept.renew();
+            (machine, kept)
         }
-        None => Connection::with_codings(&limits, codings, accepted),
+        None => {
+            let machine = Connection::with_codings(&limits, codings, accepted);
+            (machine, endpoint.kept_for_new_connection())
+        }
     };
-    let kept = endpoint.kept_for_new_connection();
     let dates = DateCache::new();
     let watcher = watch.map(|watch| Watcher::new(watch, endpoint.canonical_host()));
     let mut handler = Answers {
@@ -93,7 +99,7 @@ pub fn serve(
         watcher,
     };
     let close = drive(&mut connection, &mut socket, &mut handler);
-    *spare = Some(connection);
+    *spare = Some(SpareConnection { machine: connection, kept: handler.kept });
     (close == Close::Polite).then_some(socket.stream)
 }
 
@@ -104,7 +110,8 @@ struct Answers<'e, 'r> {
     fill_random: &'e mut FillRandom<'r>,
     dates: DateCache,
     limits: Limits,
-    /// The session and the policy state this connection read last; dropped with the connection.
+    /// The session and the secrets this connection presented last, forgotten when it ends, and
+    /// the worker's reusable buffers.
     kept: KeptByConnection,
     /// The stream the last request opened, while it is open.
     stream: Option<Box<OpenStream>>,
@@ -160,10 +167,10 @@ impl Handler for Answers<'_, '_> {
             watcher.answered(&answered);
         }
         match answered {
-            Answer::Whole(answered) => {
+            Answer::Whole(mut answered) => {
                 let close = !keep_alive || answered.close;
                 let close = self.serialize(&answered, close, is_head, clock.wall, reply);
-                self.kept.recycle(answered.body);
+                self.kept.recycle(&mut answered);
                 Answered::Whole { close }
             }
             Answer::Open { head: opened, stream } => {
