@@ -67,6 +67,7 @@ use loopback_mcp_http::mcp::session::{OwnerRef, Session, SessionBudget, SessionT
 use loopback_mcp_http::mcp::stream::{
     CursorError, Delivered, EventLog, KeptBudget, Start, StreamRef, StreamWriter, parse_event_id,
 };
+use loopback_mcp_http::mcp::tag::EventTag;
 use loopback_mcp_http::sse;
 
 fuzz_target!(|data: &[u8]| {
@@ -359,7 +360,7 @@ impl Run {
 
 fn follow_the_log(budget: KeptBudget, ops: Vec<Op>) {
     let mut run = Run {
-        log: EventLog::new("ab".into(), budget),
+        log: EventLog::new(EventTag::new("ab").expect("a hex tag"), budget),
         budget,
         kept: VecDeque::new(),
         seen: HashSet::new(),
@@ -900,8 +901,9 @@ impl Streams {
             (OpenStream::slow_modern(request, modern_result, opening, &limits), None)
         } else {
             let n = self.calls.len();
-            let owner = OwnerRef { subject: "s", tenant: "t", authorization_revision: 0 };
-            let tag = format!("{:x}", 160 + n);
+            let (subject, tenant) = (Arc::from("s"), Arc::from("t"));
+            let owner = OwnerRef { subject: &subject, tenant: &tenant, authorization_revision: 0 };
+            let tag = EventTag::new(&format!("{:x}", 160 + n)).expect("a hex tag");
             let session = self
                 .sessions
                 .create(&format!("session-{n}"), tag, owner, self.now)
