@@ -92,11 +92,12 @@ pub enum Route {
 /// What a connection keeps from one request for the next: the session it found last
 /// ([`LastSession`]), so that a request in the same session does not take the table's lock; the
 /// digests of the token and of the session id it presented last ([`LastDigest`]), so that the
-/// same secret is not hashed twice; and a text buffer that a small result is written into and
-/// that comes back once the reply is written, so that a kept-alive ping allocates nothing. Each
-/// holds one entry, replaced by the next request that differs; every check still runs on every
-/// request. A worker hands it from one connection to the next, [`KeptByConnection::renew`]ed:
-/// the session and the secrets are forgotten, only the buffers' room is kept.
+/// same secret is not hashed twice; and two text buffers (a reply's body, one field's value)
+/// that a reply's texts are written into and that come back once the reply is written, so that
+/// a kept-alive ping allocates nothing. Each holds one entry, replaced by the next request that
+/// differs; every check still runs on every request. A worker hands it from one connection to
+/// the next, [`KeptByConnection::renew`]ed: the session and the secrets are forgotten, only the
+/// buffers' room is kept, so a connection's first reply allocates nothing either.
 #[derive(Debug, Default)]
 pub(crate) struct KeptByConnection {
     pub(super) session: LastSession,
@@ -130,8 +131,8 @@ impl KeptByConnection {
         Lent { body: KeptByConnection::lend(&mut self.text), field }
     }
 
-    /// The text buffer `text` (a connection's), empty, for one result;
-    /// [`KeptByConnection::recycle`] gives it back.
+    /// The body buffer `text`, empty, for one reply's body; [`KeptByConnection::recycle`] gives
+    /// it back.
     pub(super) fn lend(text: &mut Vec<u8>) -> String {
         // Recycled bodies are cleared, and an empty buffer is UTF-8 whatever its room.
         String::from_utf8(std::mem::take(text)).unwrap_or_default()
