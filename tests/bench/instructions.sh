@@ -31,7 +31,8 @@
 #
 #   tests/bench/instructions.sh [N1] [N2] [ROUNDS]           defaults: 1000 6000 3
 #   TOP=15 (functions listed for ping; 0 for none), KEEP_DIR=DIR (keep the callgrind output files
-#   there, e.g. for callgrind_annotate)
+#   there, e.g. for callgrind_annotate), ROUTES="ping unauthorized" (measure only these routes of
+#   loopback-mcp-http; raw-limit's ping is always measured)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n1=${1:-1000}
@@ -114,8 +115,15 @@ measure() {
   rm -f "$out"
 }
 
-targets=("loopback-mcp-http ping" "loopback-mcp-http resources" "loopback-mcp-http initialize"
-  "loopback-mcp-http poll" "loopback-mcp-http reconnect" "loopback-mcp-http unauthorized" "raw-limit ping")
+routes=${ROUTES:-ping resources initialize poll reconnect unauthorized}
+targets=()
+for route in $routes; do
+  case $route in
+    ping | resources | initialize | poll | reconnect | unauthorized) targets+=("loopback-mcp-http $route") ;;
+    *) echo "ROUTES: unknown route $route" >&2; exit 2 ;;
+  esac
+done
+targets+=("raw-limit ping")
 for round in $(seq 1 "$rounds"); do
   for target in "${targets[@]}"; do
     read -r server route <<< "$target"
