@@ -17,8 +17,6 @@ mod cli;
 
 use std::process::ExitCode;
 
-use loopback_mcp_http::client::trace::TraceMode;
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() == 1 && args[0] == "--version" {
@@ -39,23 +37,11 @@ fn main() -> ExitCode {
     let Some((command, rest)) = args.split_first() else {
         return usage_error("expected a command", &args);
     };
-    let trace =
-        match (rest.iter().any(|a| a == "--trace"), rest.iter().any(|a| a == "--trace-bytes")) {
-            (false, false) => TraceMode::Off,
-            (true, false) => TraceMode::Lines,
-            (false, true) => TraceMode::Bytes,
-            (true, true) => {
-                return usage_error("--trace and --trace-bytes exclude each other", &args);
-            }
-        };
-    let is_trace = |a: &&String| *a == "--trace" || *a == "--trace-bytes";
-    let plain: Vec<String> = rest.iter().filter(|a| !is_trace(a)).cloned().collect();
     let outcome = match command.as_str() {
-        "demo" => cli::demo::run(&plain, trace),
-        "attack" if plain.is_empty() => Ok(cli::attack::run(trace)),
-        "lab" => cli::lab::run(&plain, trace),
-        "probe" => cli::probe::run(&plain, trace),
-        "attack" => Err(format!("{command} takes only --trace or --trace-bytes")),
+        "demo" => cli::demo::run(rest),
+        "attack" => cli::attack::run(rest),
+        "lab" => cli::lab::run(rest),
+        "probe" => cli::probe::run(rest),
         "serve" => cli::serve::run(rest),
         "control" => cli::control::run(rest),
         "bench" => cli::bench::run(rest),

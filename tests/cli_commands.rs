@@ -198,7 +198,7 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 
 #[test]
 fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
-    let cases: [(&[&str], &str, &str); 21] = [
+    let cases: [(&[&str], &str, &str); 25] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
         (&["frobnicate"], "unknown command \"frobnicate\";", "usage: loopback-mcp-http <demo|"),
         (&["sevre"], "(did you mean `serve`?)", "usage: loopback-mcp-http <demo|"),
@@ -209,7 +209,7 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
         ),
         (
             &["demo", "extra"],
-            "unknown argument \"extra\" (the flags are --protocol-versions)",
+            "unknown argument \"extra\" (the flags are --protocol-versions, --trace, --trace-bytes)",
             "usage: loopback-mcp-http demo [",
         ),
         (
@@ -217,7 +217,24 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
             "(did you mean `--protocol-versions`?)",
             "usage: loopback-mcp-http demo [",
         ),
-        (&["attack", "x"], "attack takes only --trace", "usage: loopback-mcp-http attack ["),
+        (
+            &["attack", "x"],
+            "unknown argument \"x\" (the flags are --trace, --trace-bytes)",
+            "usage: loopback-mcp-http attack [",
+        ),
+        // A near miss of a flag is named among the command's own flags, trace flags included.
+        (&["demo", "--trac"], "(did you mean `--trace`?)", "usage: loopback-mcp-http demo ["),
+        (&["attack", "--trac"], "(did you mean `--trace`?)", "usage: loopback-mcp-http attack ["),
+        (
+            &["lab", "run", "all", "--trac"],
+            "(did you mean `--trace`?)",
+            "usage: loopback-mcp-http lab run",
+        ),
+        (
+            &["probe", "http://127.0.0.1:9/mcp", "--trace-byte"],
+            "(did you mean `--trace-bytes`?)",
+            "usage: loopback-mcp-http probe URL",
+        ),
         (&["lab"], "lab needs list or run", "usage: loopback-mcp-http lab list |"),
         (&["lab", "rn"], "(did you mean `run`?)", "usage: loopback-mcp-http lab list |"),
         (

@@ -4,6 +4,12 @@
 
 use std::net::SocketAddr;
 
+use loopback_mcp_http::client::trace::TraceMode;
+
+/// The switches of the commands that print a wire trace (`demo`, `attack`, `lab`, `probe`),
+/// among each one's own flags, so that a near miss of one is named.
+pub const TRACE_SWITCHES: [&str; 2] = ["trace", "trace-bytes"];
+
 /// The flags of one command, in the order given.
 #[derive(Debug, Default)]
 pub struct Flags {
@@ -48,6 +54,16 @@ impl Flags {
     /// Whether a switch was given.
     pub fn has(&self, switch: &str) -> bool {
         self.switches.iter().any(|s| s == switch)
+    }
+
+    /// The wire trace the [`TRACE_SWITCHES`] ask for.
+    pub fn trace(&self) -> Result<TraceMode, String> {
+        match (self.has("trace"), self.has("trace-bytes")) {
+            (false, false) => Ok(TraceMode::Off),
+            (true, false) => Ok(TraceMode::Lines),
+            (false, true) => Ok(TraceMode::Bytes),
+            (true, true) => Err("--trace and --trace-bytes exclude each other".to_owned()),
+        }
     }
 
     /// Every value of a repeatable flag.

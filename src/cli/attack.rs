@@ -14,6 +14,7 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::revision::Versions;
 
+use super::args::{Flags, TRACE_SWITCHES};
 use super::case::{
     Action, Case, Change, Expect, Message, Modern, Observation, Request, Sender, Smuggling, Step,
     Text,
@@ -22,8 +23,13 @@ use super::catalogue::{self, Boundary};
 use super::scene::Scene;
 use super::watch::StreamCheck;
 
-/// Runs every attack; `trace` prints the redacted wire trace.
-pub fn run(trace: TraceMode) -> ExitCode {
+/// Runs every attack; `--trace` or `--trace-bytes` prints the redacted wire trace.
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let trace = Flags::parse_with_switches(args, &[], &TRACE_SWITCHES)?.trace()?;
+    Ok(run_traced(trace))
+}
+
+fn run_traced(trace: TraceMode) -> ExitCode {
     let outcome = Scene::open(trace, &ATTACKS).and_then(|mut scene| run_all(&mut scene));
     // Without a server or its sessions nothing was tried: the verdict is FAIL, still one line.
     let (blocked, through) = outcome.unwrap_or_else(|e| {

@@ -21,21 +21,21 @@
 
 use std::process::ExitCode;
 
-use super::args::Flags;
+use super::args::{Flags, TRACE_SWITCHES};
 use super::local::LocalServer;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::{McpClient, McpError, is_priming};
 use loopback_mcp_http::client::modern::{Opened, modern_reply};
-use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::http::TransferCodings;
 use loopback_mcp_http::json::{Object, Value, members};
 use loopback_mcp_http::mcp::revision::{Era, Versions};
 use loopback_mcp_http::mcp::{MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use loopback_mcp_http::sse::Event;
 
-/// Runs `demo [--protocol-versions LIST]`; `trace` prints the redacted wire trace to stderr.
-pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
-    let flags = Flags::parse(args, &["protocol-versions"])?;
+/// Runs `demo [--protocol-versions LIST] [--trace | --trace-bytes]` (the trace on stderr).
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let flags = Flags::parse_with_switches(args, &["protocol-versions"], &TRACE_SWITCHES)?;
+    let trace = flags.trace()?;
     let versions = match flags.one::<String>("protocol-versions")? {
         Some(list) => Versions::parse(&list).map_err(|e| format!("--protocol-versions: {e}"))?,
         None => Versions::LEGACY,

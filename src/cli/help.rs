@@ -74,7 +74,7 @@ pub const USAGES: [Usage; 21] = [
     },
     Usage {
         path: &["probe"],
-        synopsis: "loopback-mcp-http probe URL [--token T] [--other-token T] [--header 'Name: value']... [--protocol-versions LIST] [--json] [--trace-bytes]",
+        synopsis: "loopback-mcp-http probe URL [--token T] [--other-token T] [--header 'Name: value']... [--protocol-versions LIST] [--json] [--trace | --trace-bytes]",
         text: "Sends the boundary catalogue (the cases attack and lab take from it) to any MCP server on\nthis machine and judges each answer by its rule: holds, deviates (a MUST broken), differs (a\nSHOULD or this project's stricter profile), not_applicable or unreachable. URL is\nhttp://127.0.0.1:PORT/path or http://localhost:PORT/path and nothing else: the requests are\nhostile. Most rows change one thing in the baseline: a ping in a 2025-11-25 session, or\nserver/discover where 2026-07-28 is all the server speaks. At most 300 requests and 60 s, one\nconnection each; every session it causes is deleted. Progress on stderr; the grid on stdout.\n  --token T              the bearer token of a principal (the resource-server rows need it)\n  --other-token T        a second principal's, for the session-binding row\n  --header 'Name: value' a field every request carries (repeatable)\n  --protocol-versions L  the revisions to try, as for serve (default: every one it knows)\n  --json                 one JSON object per row: case, group, sent, rule, source, level,\n                         observed, verdict\n  --trace, --trace-bytes every request and answer on stderr (tokens and session ids redacted)\nExit 0 when every MUST holds, 1 when one deviates, 2 for a usage error or a server that never\nanswered.",
         list: Listed::Nothing,
     },

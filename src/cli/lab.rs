@@ -16,6 +16,7 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
+use super::args::{Flags, TRACE_SWITCHES};
 use super::case::{
     Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Sender,
     Step, Text,
@@ -463,8 +464,12 @@ pub fn experiment_names() -> Vec<&'static str> {
     EXPERIMENTS.iter().map(|e| e.name).collect()
 }
 
-/// `lab list` and `lab run <name|all>`.
-pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
+/// `lab list` and `lab run <name|all> [--trace | --trace-bytes]`: the words first, then the
+/// flags.
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let words = args.iter().take_while(|a| !a.starts_with("--")).count();
+    let (args, flags) = args.split_at(words);
+    let trace = Flags::parse_with_switches(flags, &[], &TRACE_SWITCHES)?.trace()?;
     match args {
         [verb] if verb == "list" => {
             for experiment in &EXPERIMENTS {

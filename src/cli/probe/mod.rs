@@ -23,10 +23,10 @@ pub mod wire;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use loopback_mcp_http::client::trace::{Trace, TraceMode};
+use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::mcp::revision::Versions;
 
-use super::args::Flags;
+use super::args::{Flags, TRACE_SWITCHES};
 use super::case::{Message, Request, Sender};
 use super::catalogue::{self, Across, Aggregate, Boundary, Group, Holds, Level, Needs};
 use super::render;
@@ -43,14 +43,15 @@ const FIXTURE_TOOL: &str = "test_simple_text";
 pub const RUN_TIME_MAX: Duration = Duration::from_secs(60);
 
 /// `probe URL [flags]`.
-pub fn run(args: &[String], trace: TraceMode) -> Result<ExitCode, String> {
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let (url, rest) = args.split_first().ok_or("probe needs a URL: http://127.0.0.1:PORT/path")?;
     let target = loopback_target(url)?;
     let flags = Flags::parse_with_switches(
         rest,
         &["token", "other-token", "header", "protocol-versions"],
-        &["json"],
+        &["json", TRACE_SWITCHES[0], TRACE_SWITCHES[1]],
     )?;
+    let trace = flags.trace()?;
     let mut headers = Vec::new();
     for header in flags.all("header") {
         let (name, value) = header
