@@ -108,7 +108,7 @@ fn every_exchange_gets_its_exact_line_and_no_secret() {
             "no credentials",
             post(t, "", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
             b"}",
-            "c1 r1 POST /mcp -> 401 missing_credentials (stage 5: token) in {in} B, out {out} B"
+            "c1 r1 POST /mcp [legacy] -> 401 missing_credentials (stage 5: token) in {in} B, out {out} B"
                 .into(),
         ),
         (
@@ -132,14 +132,14 @@ fn every_exchange_gets_its_exact_line_and_no_secret() {
             "a mirrored name that disagrees with the body",
             mismatch,
             b"}",
-            "c4 r1 POST /mcp -> 400 header_mismatch (2026-07-28 step 2: mirrored headers) in {in} B, out {out} B"
+            "c4 r1 POST /mcp [modern] -> 400 header_mismatch (2026-07-28 step 2: mirrored headers) in {in} B, out {out} B"
                 .into(),
         ),
         (
             "a slow call, streamed",
             slow,
             b"0\r\n\r\n",
-            "c5 r1 POST /mcp -> 200 stream open (stage 8: method) in {in} B, out {head} B\n\
+            "c5 r1 POST /mcp [modern] -> 200 stream open (stage 8: method) in {in} B, out {head} B\n\
              c5 r1 stream ended: 3 events, out {rest} B"
                 .into(),
         ),
@@ -151,7 +151,7 @@ fn every_exchange_gets_its_exact_line_and_no_secret() {
                 r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"w","version":"1"}}}"#,
             ),
             b"}}",
-            "c6 r1 POST /mcp -> 200 (stage 8: method) in {in} B, out {out} B".into(),
+            "c6 r1 POST /mcp [legacy] -> 200 (stage 8: method) in {in} B, out {out} B".into(),
         ),
     ];
     let (mut count, mut sessions) = (0, Vec::new());
@@ -179,7 +179,7 @@ fn every_exchange_gets_its_exact_line_and_no_secret() {
     let lines = w.lines(count);
     let expected = [
         format!(
-            "c7 r1 POST /mcp -> 200 stream open (stage 8: method) in {} B, out {head} B",
+            "c7 r1 POST /mcp [modern] -> 200 stream open (stage 8: method) in {} B, out {head} B",
             slower.len()
         ),
         format!(

@@ -84,21 +84,26 @@ impl Endpoint {
         kept: &mut KeptByConnection,
     ) -> Answer {
         let policy = &*self.policy.read();
-        let result = match route {
-            Route::Metadata => Ok(Reply::json_text(self.metadata_document.clone()).into()),
+        // GET and DELETE past admission are of the sessions' era: stage 3 sent the others away.
+        let (era, result) = match route {
+            Route::Metadata => (None, Ok(Reply::json_text(self.metadata_document.clone()).into())),
             Route::ServerOptions => {
                 let versions = self.config.versions;
                 let allow =
                     if sessions_spoken(versions) { SERVER_ALLOW } else { MODERN_SERVER_ALLOW };
-                Ok(Reply::empty(Status::NoContent).with("Allow", allow).into())
+                (None, Ok(Reply::empty(Status::NoContent).with("Allow", allow).into()))
             }
             Route::McpPost => self.post(policy, head, body, clock, random, kept),
-            Route::McpGet => self.get(policy, head, clock, kept),
-            Route::McpDelete => self.delete(policy, head, clock, kept).map(Answer::from),
+            Route::McpGet => (Some(Era::Legacy), self.get(policy, head, clock, kept)),
+            Route::McpDelete => {
+                (Some(Era::Legacy), self.delete(policy, head, clock, kept).map(Answer::from))
+            }
         };
-        result.unwrap_or_else(|rejection| {
+        let mut answer = result.unwrap_or_else(|rejection| {
             rejection.reply_in(kept.lend_texts(), None, &self.metadata_url).into()
-        })
+        });
+        answer.reply_mut().era = era;
+        answer
     }
 
     /// [`Endpoint::admit`] then stages 4 to 8, for callers that already hold the body,
@@ -189,19 +194,29 @@ impl Endpoint {
         clock: Clock,
         random: &mut FillRandom<'_>,
         kept: &mut KeptByConnection,
-    ) -> Result<Answer, Rejection> {
+    ) -> (Option<Era>, Result<Answer, Rejection>) {
+        let message = match self.message_of(body) {
+            Ok(message) => message,
+            Err(rejection) => return (None, Err(rejection)),
+        };
+        let era = self.era_of_post(head, &message);
+        let answered = match era {
+            Era::Legacy => self.legacy_post(policy, head, message, clock, random, kept),
+            Era::Modern => Ok(modern::post(self, policy, head, message, (clock, &mut kept.token))),
+        };
+        (Some(era), answered)
+    }
+
+    /// Stage 4: the body, one JSON-RPC message (its envelope read by the fast path when it can).
+    fn message_of(&self, body: &[u8]) -> Result<Message, Rejection> {
         let depth_max = self.limits().json_depth_max;
-        let message = match flat::flat_message(body, depth_max, shared_word) {
-            Some(message) => message,
+        match flat::flat_message(body, depth_max, shared_word) {
+            Some(message) => Ok(message),
             None => {
                 let value = json::decode_sharing(body, depth_max, shared_word)
                     .map_err(|e| Rejection::Json(e.kind))?;
-                Message::from_value(value).map_err(Rejection::Message)?
+                Message::from_value(value).map_err(Rejection::Message)
             }
-        };
-        match self.era_of_post(head, &message) {
-            Era::Legacy => self.legacy_post(policy, head, message, clock, random, kept),
-            Era::Modern => Ok(modern::post(self, policy, head, message, (clock, &mut kept.token))),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::http::Status;
 use crate::http::date::HttpDate;
 use crate::http::writer::{FixedFields, OpenFraming, ResponseWriter, WriteError};
 use crate::json::{self, Value};
+use crate::mcp::revision::Era;
 use crate::sse::{self, Event};
 
 /// How a reply is framed on the wire.
@@ -38,6 +39,8 @@ pub struct Reply {
     pub close: bool,
     /// For a refusal: where it was decided, and its public code (what `serve --watch` shows).
     pub decided: Option<Decided>,
+    /// The era whose rules the request met, once it was decided (what `serve --watch` shows).
+    pub era: Option<Era>,
 }
 
 /// One added field: its name and its value.
@@ -115,6 +118,7 @@ impl Reply {
             body: json::encode(value).into_bytes(),
             close: false,
             decided: None,
+            era: None,
         }
     }
 
@@ -127,6 +131,7 @@ impl Reply {
             body: text.into_bytes(),
             close: false,
             decided: None,
+            era: None,
         }
     }
 
@@ -152,6 +157,7 @@ impl Reply {
             body,
             close: false,
             decided: None,
+            era: None,
         }
     }
 
@@ -164,6 +170,7 @@ impl Reply {
             body: Vec::new(),
             close: false,
             decided: None,
+            era: None,
         }
     }
 

@@ -179,6 +179,15 @@ pub enum Answer {
     Open { head: Reply, stream: Box<OpenStream> },
 }
 
+impl Answer {
+    /// The reply, or the head of the stream.
+    pub fn reply_mut(&mut self) -> &mut Reply {
+        match self {
+            Answer::Whole(reply) | Answer::Open { head: reply, .. } => reply,
+        }
+    }
+}
+
 impl From<Reply> for Answer {
     fn from(reply: Reply) -> Answer {
         Answer::Whole(reply)

@@ -5,8 +5,12 @@
 //! in and out:
 //!
 //! ```text
-//! c3 r1 POST /mcp -> 401 missing_credentials (stage 5: token) in 412 B, out 251 B
+//! c3 r1 POST /mcp [legacy] -> 401 missing_credentials (stage 5: token) in 412 B, out 251 B
 //! ```
+//!
+//! A request that reached the era decision names the era whose rules it met, `[legacy]`
+//! (2025-11-25, sessions) or `[modern]` (2026-07-28 on), after its request line; one refused
+//! before it (a head, a route, a media type) names none.
 //!
 //! A stream that stays open gets a second line when it ends: how many chunks and bytes it
 //! wrote, and whether it ended by itself or its client closed it. A head the parser refused also
@@ -40,7 +44,7 @@ use crate::http::connection::{Departure, Happened, Next, Stage, Why};
 use crate::http::is_looked_up;
 use crate::mcp::MCP_PATH;
 use crate::mcp::method::McpMethod;
-use crate::mcp::revision::Revision;
+use crate::mcp::revision::{Era, Revision};
 
 /// What `serve --watch` prints, and where.
 pub struct Watch {
@@ -89,11 +93,19 @@ pub struct Exchange {
     pub bytes_out: usize,
     /// For a head the parser refused: the offset of the byte where it stopped.
     pub stopped_at: Option<usize>,
+    /// The era whose rules the request met, once it was decided.
+    pub era: Option<Era>,
 }
 
 /// The line of an exchange.
 pub fn exchange_line(e: &Exchange) -> String {
-    let mut out = format!("c{} r{} {} -> {}", e.connection, e.request, e.line, e.status);
+    let mut out = format!("c{} r{} {}", e.connection, e.request, e.line);
+    match e.era {
+        Some(Era::Legacy) => out.push_str(" [legacy]"),
+        Some(Era::Modern) => out.push_str(" [modern]"),
+        None => {}
+    }
+    let _ = write!(out, " -> {}", e.status);
     match (&e.decided, e.streaming) {
         (Some(decided), _) => {
             let _ = write!(out, " {} ({})", decided.code, decided.stage.label());
@@ -376,6 +388,7 @@ impl<'w> Watcher<'w> {
             bytes_in: received.len(),
             bytes_out: 0,
             stopped_at,
+            era: None,
         });
     }
 
@@ -412,12 +425,23 @@ impl<'w> Watcher<'w> {
         }
     }
 
+    /// The era the request met.
+    fn era(&mut self, era: Option<Era>) {
+        if let Some(pending) = self.pending.as_mut() {
+            pending.era = era;
+        }
+    }
+
     /// The endpoint's answer.
     pub fn answered(&mut self, answer: &Answer) {
         match answer {
-            Answer::Whole(reply) => self.decided(reply.status.code(), reply.decided),
+            Answer::Whole(reply) => {
+                self.decided(reply.status.code(), reply.decided);
+                self.era(reply.era);
+            }
             Answer::Open { head, .. } => {
                 self.decided(head.status.code(), None);
+                self.era(head.era);
                 if let Some(pending) = self.pending.as_mut() {
                     pending.streaming = true;
                     self.stream = Some((pending.request, 0, 0));
