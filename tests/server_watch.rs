@@ -27,11 +27,15 @@ struct Watched {
 }
 
 fn watched(bytes: bool) -> Watched {
+    watched_with(bytes, Limits { requests_in_processing_max: 4, ..Limits::DEFAULT })
+}
+
+fn watched_with(bytes: bool, limits: Limits) -> Watched {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let sink_lines = Arc::clone(&lines);
     let sink = Arc::new(move |text: &str| sink_lines.lock().unwrap().push(text.to_owned()));
     let config = ServerConfig {
-        limits: Limits { requests_in_processing_max: 4, ..Limits::DEFAULT },
+        limits,
         versions: Versions::ALL,
         watch: Some(Arc::new(Watch::new(bytes, sink))),
         ..ServerConfig::default()
@@ -233,4 +237,74 @@ fn bytes_mode_shows_the_head_redacted_and_where_the_parser_stopped() {
         ping.len(),
         got.len()
     )));
+}
+
+#[test]
+fn a_connection_closed_without_an_answer_gets_a_line_naming_why_and_where() {
+    // Short time budgets, so that each one passes within the test.
+    let limits = Limits {
+        requests_in_processing_max: 4,
+        socket_read_timeout: Duration::from_millis(100),
+        request_head_deadline: Duration::from_millis(400),
+        request_body_deadline: Duration::from_millis(400),
+        connection_idle_timeout: Duration::from_millis(200),
+        ..Limits::DEFAULT
+    };
+    let w = watched_with(false, limits);
+    let t = &w.t;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: 40\r\n\r\n",
+        t.host()
+    );
+    let answered = format!(
+        "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {}\r\n\r\n",
+        t.host()
+    )
+    .into_bytes();
+    // (what is sent, whether the client then closes, and the connection's last line: `None` for
+    // an answered request's own line, after which a quiet kept-alive connection gets none)
+    let rows: [(Vec<u8>, bool, Option<String>); 5] = [
+        (
+            b"POST /mcp HTTP/1.1\r\nHo".to_vec(),
+            false,
+            Some("c1 closed without an answer: socket_read_timeout passed in a head, 22 B received".into()),
+        ),
+        (
+            b"POST /mcp HTTP/1.1\r\nHo".to_vec(),
+            true,
+            Some("c2 closed without an answer: the client closed in a head, 22 B received".into()),
+        ),
+        (
+            format!("{head}{{\"jsonrpc\"").into_bytes(),
+            false,
+            Some(format!("c3 r1 POST /mcp closed without an answer: socket_read_timeout passed in the body, {} B received", head.len() + 10)),
+        ),
+        (
+            Vec::new(),
+            false,
+            Some("c4 closed without an answer: connection_idle_timeout passed before a request, 0 B received".into()),
+        ),
+        (answered, false, None),
+    ];
+    let mut count = 0;
+    for (row, (sent, close, line)) in rows.into_iter().enumerate() {
+        let mut stream = TcpStream::connect(t.server.address()).unwrap();
+        stream.write_all(&sent).unwrap();
+        if close {
+            stream.shutdown(std::net::Shutdown::Write).unwrap();
+        }
+        // The server closes: by its own budget, or after the client's close.
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        let mut rest = Vec::new();
+        let _ = stream.read_to_end(&mut rest);
+        count += 1;
+        let lines = w.lines(count);
+        match line {
+            Some(line) => assert_eq!(lines.last(), Some(&line), "row {row}: {lines:?}"),
+            None => {
+                assert!(lines.last().is_some_and(|l| l.contains("(stage")), "row {row}: {lines:?}")
+            }
+        }
+    }
 }

@@ -13,7 +13,13 @@
 //! before it (a head, a route, a media type) names none.
 //!
 //! A stream that stays open gets a second line when it ends: how many chunks and bytes it
-//! wrote, and whether it ended by itself or its client closed it. A head the parser refused also
+//! wrote, and whether it ended by itself or its client closed it. A connection closed while a
+//! request was still arriving (or before any came) gets a line too: the budget that passed, by
+//! its name in `Limits`, or the client's close, where the parser was, and the bytes received:
+//!
+//! ```text
+//! c4 closed without an answer: socket_read_timeout passed in a head, 23 B received
+//! ``` A head the parser refused also
 //! names the byte where it stopped. With `--watch=bytes` the received head follows, one line per
 //! field line, CR and LF made visible (`\r`, `\n`), and for a refused head a caret under the
 //! byte where the parser stopped.
@@ -40,7 +46,7 @@ use crate::digest::Digest;
 use crate::endpoint::tools::Tool;
 use crate::endpoint::{Answer, Decided};
 use crate::http::chars::{self, escape_into};
-use crate::http::connection::{Departure, Happened, Next, Stage, Why};
+use crate::http::connection::{Close, Departure, Happened, Next, ReadBudget, Stage, Why};
 use crate::http::is_looked_up;
 use crate::mcp::MCP_PATH;
 use crate::mcp::method::McpMethod;
@@ -118,6 +124,22 @@ pub fn exchange_line(e: &Exchange) -> String {
         let _ = write!(out, ", stopped at byte {at}");
     }
     out
+}
+
+/// The line of a connection closed with no answer to what it was sending: why (the budget that
+/// passed, or the client's close), where the parser was, and the bytes of the request received.
+pub fn unanswered_line(
+    connection: u64,
+    pending: Option<&Exchange>,
+    why: &str,
+    received: usize,
+) -> String {
+    let (request, place) = match (pending, received) {
+        (Some(e), _) => (format!(" r{} {}", e.request, e.line), "in the body"),
+        (None, 0) => (String::new(), "before a request"),
+        (None, _) => (String::new(), "in a head"),
+    };
+    format!("c{connection}{request} closed without an answer: {why} {place}, {received} B received")
 }
 
 /// How an open stream ended.
@@ -357,6 +379,8 @@ pub struct Watcher<'w> {
     dump: Option<String>,
     /// The open stream's request, chunks and bytes, while it is open.
     stream: Option<(u64, usize, usize)>,
+    /// The budget the last read waited under, and the bytes of the request received by then.
+    reading: Option<(ReadBudget, usize)>,
 }
 
 impl<'w> Watcher<'w> {
@@ -370,6 +394,7 @@ impl<'w> Watcher<'w> {
             pending: None,
             dump: None,
             stream: None,
+            reading: None,
         }
     }
 
@@ -414,7 +439,30 @@ impl<'w> Watcher<'w> {
             {
                 self.finish(write.bytes().len());
             }
+            Stage::Read(read) => self.reading = read.budget().map(|b| (b, read.buffered())),
+            Stage::Closed(Close::Now) => self.closed_unanswered(happened),
             _ => {}
+        }
+    }
+
+    /// The connection closed while it read: a line when that cut a request short, or when the
+    /// connection never sent one. A kept-alive connection that goes quiet after its answers
+    /// gets none.
+    fn closed_unanswered(&mut self, happened: Option<Happened>) {
+        let Some((budget, received)) = self.reading.take() else { return };
+        let why = match happened {
+            Some(Happened::TimePassed) => format!("{} passed", budget.name()),
+            Some(Happened::PeerClosed) => "the client closed".to_owned(),
+            _ => return,
+        };
+        let started = received > 0 || self.pending.is_some() || self.requests == 0;
+        if started && self.stream.is_none() {
+            self.watch.emit(&unanswered_line(
+                self.connection,
+                self.pending.as_ref(),
+                &why,
+                received,
+            ));
         }
     }
 

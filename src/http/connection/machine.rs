@@ -25,6 +25,32 @@ pub enum Close {
     Now,
 }
 
+/// The time budget a read waits under, each a row of `Limits`: what a peer that sends too slowly
+/// runs out of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadBudget {
+    /// No byte of a next request yet: `connection_idle_timeout`.
+    ConnectionIdle,
+    /// One read within a head or a body: `socket_read_timeout`.
+    SocketRead,
+    /// The whole head, from its first byte: `request_head_deadline`.
+    Head,
+    /// The whole body, from the end of its head: `request_body_deadline`.
+    Body,
+}
+
+impl ReadBudget {
+    /// Its name in `Limits`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReadBudget::ConnectionIdle => "connection_idle_timeout",
+            ReadBudget::SocketRead => "socket_read_timeout",
+            ReadBudget::Head => "request_head_deadline",
+            ReadBudget::Body => "request_body_deadline",
+        }
+    }
+}
+
 /// A head the parser refused, and the method it named (a response to HEAD carries no content,
 /// a refusal included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,6 +274,33 @@ impl<R: Copy> Connection<R> {
     /// Bytes received and not yet consumed by a request.
     pub fn buffered(&self) -> usize {
         self.len
+    }
+
+    /// The time budget whose deadline the next read waits under; `None` in a state that reads
+    /// only to notice its peer leave (an open stream between events).
+    pub(super) fn read_budget(&self) -> Option<ReadBudget> {
+        match self.state {
+            State::AwaitHead { head_deadline: None, .. } => Some(ReadBudget::ConnectionIdle),
+            State::AwaitHead { head_deadline: Some(head), read_deadline, .. } => {
+                Some(if read_deadline < head { ReadBudget::SocketRead } else { ReadBudget::Head })
+            }
+            State::AwaitBody { body_deadline, read_deadline, .. } => {
+                Some(if read_deadline < body_deadline {
+                    ReadBudget::SocketRead
+                } else {
+                    ReadBudget::Body
+                })
+            }
+            State::Watching { .. }
+            | State::Pausing { .. }
+            | State::Streaming(_)
+            | State::Gone(..)
+            | State::Admitting(_)
+            | State::Refusing(_)
+            | State::Dispatching(_)
+            | State::Writing { .. }
+            | State::Closed(_) => None,
+        }
     }
 
     /// The state's name, for traces and `inspect connection`.

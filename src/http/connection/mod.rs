@@ -135,7 +135,7 @@ mod stage;
 
 pub use driver::{Answered, Handler, Happened, Io, Transport, drive};
 pub use linger::{Linger, LingerAction};
-pub use machine::{Close, Connection, Departure, Next, Refused, Request, Why};
+pub use machine::{Close, Connection, Departure, Next, ReadBudget, Refused, Request, Why};
 pub use stage::{
     Admit, AdmitTurn, Departed, DepartedTurn, Dispatch, DispatchTurn, Pause, PauseTurn, Produce,
     ProduceTurn, Read, ReadTurn, Refuse, RefuseTurn, Stage, Turn, Write, WriteTurn,

@@ -12,7 +12,8 @@
 use std::time::Instant;
 
 use super::machine::{
-    Admitted, Close, Connection, Departure, Next, Refused, Request, State, Streamed, Why,
+    Admitted, Close, Connection, Departure, Next, ReadBudget, Refused, Request, State, Streamed,
+    Why,
 };
 use crate::http::request::{Accepted, RequestHead};
 
@@ -126,6 +127,16 @@ impl<R: Copy> Read<'_, R> {
     /// The most bytes this read may take.
     pub fn room(&self) -> usize {
         self.connection.room()
+    }
+
+    /// The time budget this read waits under (`None` while an open stream waits for its peer).
+    pub fn budget(&self) -> Option<ReadBudget> {
+        self.connection.read_budget()
+    }
+
+    /// Bytes received so far and not yet consumed by a request.
+    pub fn buffered(&self) -> usize {
+        self.connection.buffered()
     }
 }
 
