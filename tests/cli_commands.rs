@@ -145,6 +145,37 @@ fn lab_runs_every_experiment_as_predicted() {
 }
 
 #[test]
+fn lab_ask_shows_each_request_then_judges_the_guess_with_the_deciding_stage() {
+    // (the guesses typed, one a line, and what each is told)
+    let rows: [(&str, [&str; 2], (u64, u64)); 3] = [
+        ("200\n406\n", ["you said  200: right", "you said  406: right"], (2, 2)),
+        ("200\n415\n", ["you said  200: right", "you said  415: wrong"], (2, 1)),
+        ("", ["you said  nothing: wrong", "you said  nothing: wrong"], (2, 0)),
+    ];
+    for (typed, told, (guesses, right)) in rows {
+        let mut child = Command::new(BIN)
+            .args(["lab", "run", "accept-without-sse", "--ask"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run the binary");
+        child.stdin.take().expect("stdin").write_all(typed.as_bytes()).expect("type");
+        let output = child.wait_with_output().expect("wait");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{stdout}");
+        for expected in told {
+            assert!(stdout.contains(expected), "{typed:?}: {expected:?} in {stdout}");
+        }
+        assert!(stdout.contains("> Accept: application/json\\r\\n"), "{stdout}");
+        assert!(stdout.contains("decided   stage 3: route and media types"), "{stdout}");
+        assert!(!stdout.contains("Bearer"), "no token is shown: {stdout}");
+        let line = summary(&output);
+        let count = |key: &str| line.get(key).and_then(Value::as_number).and_then(|n| n.as_u64());
+        assert_eq!((count("guesses"), count("right")), (Some(guesses), Some(right)), "{typed:?}");
+    }
+}
+
+#[test]
 fn the_browser_experiment_is_skipped_cleanly_without_chromium() {
     let output = Command::new(BIN)
         .args(["lab", "run", "dns-rebinding"])
@@ -198,7 +229,7 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 
 #[test]
 fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
-    let cases: [(&[&str], &str, &str); 25] = [
+    let cases: [(&[&str], &str, &str); 26] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
         (&["frobnicate"], "unknown command \"frobnicate\";", "usage: loopback-mcp-http <demo|"),
         (&["sevre"], "(did you mean `serve`?)", "usage: loopback-mcp-http <demo|"),
@@ -237,6 +268,11 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
         ),
         (&["lab"], "lab needs list or run", "usage: loopback-mcp-http lab list |"),
         (&["lab", "rn"], "(did you mean `run`?)", "usage: loopback-mcp-http lab list |"),
+        (
+            &["lab", "run", "all", "--ask", "--trace"],
+            "--ask shows each request itself",
+            "usage: loopback-mcp-http lab run",
+        ),
         (
             &["lab", "run", "nope"],
             "no experiment \"nope\" (`lab list`",

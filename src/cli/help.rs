@@ -56,7 +56,7 @@ pub const USAGES: [Usage; 21] = [
     },
     Usage {
         path: &["lab"],
-        synopsis: "loopback-mcp-http lab list | lab run <name|all> [--trace | --trace-bytes]",
+        synopsis: "loopback-mcp-http lab list | lab run <name|all> [--trace | --trace-bytes | --ask]",
         text: "Experiments that change one thing in a correct request and compare the predicted status\nwith the observed one. `lab list` names them; `lab run NAME` runs one, `lab run all` all.",
         list: Listed::Experiments,
     },
@@ -68,8 +68,8 @@ pub const USAGES: [Usage; 21] = [
     },
     Usage {
         path: &["lab", "run"],
-        synopsis: "loopback-mcp-http lab run <name|all> [--trace | --trace-bytes]",
-        text: "Runs one experiment (or all) against a fresh in-process server; prints each prediction and\nobservation, then one JSON summary line. Exit 0 when every observation was as predicted.",
+        synopsis: "loopback-mcp-http lab run <name|all> [--trace | --trace-bytes | --ask]",
+        text: "Runs one experiment (or all) against a fresh in-process server; prints each prediction and\nobservation, then one JSON summary line. Exit 0 when every observation was as predicted.\n  --ask  before each request, shows it and reads your guess of its status (one line on\n         stdin); then the answer, the stage that decided it, and right or wrong",
         list: Listed::Experiments,
     },
     Usage {

@@ -10,6 +10,7 @@
 //! turn: the table lists it last, when it has long finished. The last line on stdout is a JSON
 //! summary; the exit status is nonzero when any observation differs from its prediction.
 
+use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
 use loopback_mcp_http::auth::fixtures::Role;
@@ -17,6 +18,7 @@ use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
 use super::args::{Flags, TRACE_SWITCHES};
+use super::ask::Asking;
 use super::case::{
     Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Sender,
     Step, Text,
@@ -469,7 +471,12 @@ pub fn experiment_names() -> Vec<&'static str> {
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let words = args.iter().take_while(|a| !a.starts_with("--")).count();
     let (args, flags) = args.split_at(words);
-    let trace = Flags::parse_with_switches(flags, &[], &TRACE_SWITCHES)?.trace()?;
+    let switches = [TRACE_SWITCHES[0], TRACE_SWITCHES[1], "ask"];
+    let flags = Flags::parse_with_switches(flags, &[], &switches)?;
+    let (trace, ask) = (flags.trace()?, flags.has("ask"));
+    if ask && trace != TraceMode::Off {
+        return Err("--ask shows each request itself: it takes no --trace".to_owned());
+    }
     match args {
         [verb] if verb == "list" => {
             for experiment in &EXPERIMENTS {
@@ -485,6 +492,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 names.push("all");
                 let near = super::help::did_you_mean(name, &names);
                 return Err(format!("no experiment {name:?}{near} (`lab list` names them)"));
+            }
+            if ask {
+                let echo = !std::io::stdin().is_terminal();
+                return Ok(run_asking(&chosen, Asking::new(std::io::stdin().lock(), echo)));
             }
             Ok(run_experiments(&chosen, trace))
         }
@@ -562,6 +573,39 @@ fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {
         ("observations", observations as u64),
         ("mismatches", mismatches as u64),
         ("skipped", skipped as u64),
+    ];
+    super::print_summary(&counts, None, verdict);
+    if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// `--ask`: each experiment in turn, each request shown and guessed before it is sent.
+fn run_asking<R: BufRead + 'static>(chosen: &[&Experiment], mut asking: Asking<R>) -> ExitCode {
+    let (mut observations, mut mismatches) = (0usize, 0usize);
+    for experiment in chosen {
+        println!("== {}\n   {}", experiment.name, experiment.explanation);
+        let ran = asking.scene(experiment.steps).and_then(|mut scene| {
+            for step in experiment.steps {
+                for observation in scene.run(step)? {
+                    observations += 1;
+                    mismatches += usize::from(!observation.matched);
+                    print_observation(&observation);
+                    asking.judge(&observation);
+                }
+            }
+            Ok(())
+        });
+        if let Err(problem) = ran {
+            mismatches += 1;
+            println!("   could not run: {problem}");
+        }
+    }
+    let verdict = if mismatches == 0 { "PASS" } else { "FAIL" };
+    let counts = [
+        ("experiments", chosen.len() as u64),
+        ("observations", observations as u64),
+        ("mismatches", mismatches as u64),
+        ("guesses", asking.asked as u64),
+        ("right", asking.right as u64),
     ];
     super::print_summary(&counts, None, verdict);
     if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }

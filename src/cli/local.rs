@@ -9,7 +9,9 @@ use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 use loopback_mcp_http::mcp::revision::Versions;
 use loopback_mcp_http::server::fixture::start_with_fixture;
+use loopback_mcp_http::server::watch::Watch;
 use loopback_mcp_http::server::{RunningServer, ServerConfig};
+use std::sync::Arc;
 
 /// The profile name every summary line carries.
 pub const PROFILE: &str = "loopback-streamable-http-teaching-profile-v1";
@@ -52,6 +54,15 @@ impl LocalServer {
     ) -> Result<LocalServer, String> {
         let config =
             ServerConfig { limits, request_codings: codings, versions, ..ServerConfig::default() };
+        let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
+        Ok(LocalServer { server, fixture, trace })
+    }
+
+    /// [`LocalServer::start`], describing each exchange it decides to `watch` (as `serve --watch`
+    /// does).
+    pub fn start_watched(trace: TraceMode, watch: Arc<Watch>) -> Result<LocalServer, String> {
+        let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
+        let config = ServerConfig { limits, watch: Some(watch), ..ServerConfig::default() };
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
         Ok(LocalServer { server, fixture, trace })
     }

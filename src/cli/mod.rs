@@ -4,6 +4,7 @@
 //! listings and the `--trace` wire trace go to stderr.
 
 pub mod args;
+pub mod ask;
 pub mod attack;
 pub mod bench;
 pub mod browser;

@@ -35,7 +35,12 @@ pub struct Scene {
     remembered: Vec<(Remembered, String)>,
     /// The last exchange, byte for byte, for a [`Step::Wire`].
     last_wire: Option<String>,
+    /// Called with each case's text and its request (redacted) before it is sent.
+    before_send: Option<BeforeSend>,
 }
+
+/// What [`Scene::before_send`] calls: the case's text, its request as a trace shows it.
+pub type BeforeSend = Box<dyn FnMut(&str, &str)>;
 
 /// A value an action remembered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,12 +53,21 @@ impl Scene {
     /// Starts a server and opens a session for every sender `steps` name, in sender order. Every
     /// client's trace knows every token and session id, so no trace shows another's.
     pub fn open(trace: TraceMode, steps: &[Step]) -> Result<Scene, String> {
-        let local = LocalServer::start(trace)?;
+        Scene::open_on(LocalServer::start(trace)?, steps)
+    }
+
+    /// [`Scene::open`] on a server already started.
+    pub fn open_on(local: LocalServer, steps: &[Step]) -> Result<Scene, String> {
         let mut senders: Vec<Sender> = steps.iter().flat_map(senders_of).collect();
         senders.sort();
         senders.dedup();
         let clients = open_sessions(&local, senders)?;
-        Ok(Scene { local, clients, remembered: Vec::new(), last_wire: None })
+        Ok(Scene { local, clients, remembered: Vec::new(), last_wire: None, before_send: None })
+    }
+
+    /// Calls `hook` before each case's request is sent, with the case's text and the request.
+    pub fn before_send(&mut self, hook: BeforeSend) {
+        self.before_send = Some(hook);
     }
 
     /// Runs one step; the observations it made (none for an action).
@@ -197,6 +211,13 @@ impl Scene {
         baseline: bool,
     ) -> Result<Observation, String> {
         let bytes = render::build(self, case.sender, &case.request, role)?;
+        if self.before_send.is_some() {
+            // Shown as the wire of a Step::Wire is: every token and session id redacted.
+            let shown = self.client_mut(case.sender)?.trace.render_bytes(&bytes);
+            if let Some(hook) = self.before_send.as_mut() {
+                hook(case.what, &shown);
+            }
+        }
         let response = match case.request.base.during() {
             Some(owner) => self.cancel_during(owner, case.sender, &bytes)?,
             None => self.client_mut(case.sender)?.send(&bytes).ok(),

@@ -1,0 +1,126 @@
+//! `lab run NAME --ask`: predict, then look. Before each request of an experiment the learner sees
+//! it (redacted, byte for byte) and types the status they expect, one line on standard input (a
+//! terminal or a pipe); then the answer comes, with the stage of the receive order that decided
+//! it, as the server's own watch line names it, and `right` or `wrong` for the guess.
+//!
+//! Not here: the experiments (`lab`) or how a request is sent and judged (`scene`, `case`).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::{BufRead, Write};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use loopback_mcp_http::client::trace::TraceMode;
+use loopback_mcp_http::server::watch::Watch;
+
+use super::case::Observation;
+use super::local::LocalServer;
+use super::scene::Scene;
+
+/// The guesses, the watch lines, and how many guesses were right, of one `--ask` run.
+pub struct Asking<R> {
+    input: Rc<RefCell<R>>,
+    /// The input is not a terminal: a guess is printed after its prompt, as typing would show it.
+    echo: bool,
+    /// The guesses made for requests not yet judged, oldest first.
+    guesses: Rc<RefCell<VecDeque<String>>>,
+    lines: Arc<Mutex<Vec<String>>>,
+    pub right: usize,
+    pub asked: usize,
+}
+
+impl<R: BufRead + 'static> Asking<R> {
+    /// Asking on `input`, echoing each guess when `echo`.
+    pub fn new(input: R, echo: bool) -> Asking<R> {
+        Asking {
+            input: Rc::new(RefCell::new(input)),
+            echo,
+            guesses: Rc::new(RefCell::new(VecDeque::new())),
+            lines: Arc::new(Mutex::new(Vec::new())),
+            right: 0,
+            asked: 0,
+        }
+    }
+
+    /// A scene on a watched server of its own whose every request is shown and guessed first.
+    pub fn scene(&self, steps: &[super::case::Step]) -> Result<Scene, String> {
+        let lines = Arc::clone(&self.lines);
+        let sink = move |text: &str| {
+            if let Ok(mut lines) = lines.lock() {
+                lines.extend(text.lines().map(str::to_owned));
+            }
+        };
+        let local = LocalServer::start_watched(
+            TraceMode::Off,
+            Arc::new(Watch::new(false, Arc::new(sink))),
+        )?;
+        let mut scene = Scene::open_on(local, steps)?;
+        let (input, guesses, echo) = (Rc::clone(&self.input), Rc::clone(&self.guesses), self.echo);
+        scene.before_send(Box::new(move |what, request| {
+            println!("   next     {what}");
+            for line in request.lines() {
+                println!("            > {line}");
+            }
+            print!("   your guess, the status: ");
+            let _ = std::io::stdout().flush();
+            let mut line = String::new();
+            // An input that ended (or failed) is no guess.
+            let _ = input.borrow_mut().read_line(&mut line);
+            let guess = line.trim().to_owned();
+            if echo || !line.ends_with('\n') {
+                println!("{guess}");
+            }
+            guesses.borrow_mut().push_back(guess);
+        }));
+        Ok(scene)
+    }
+
+    /// What the last guess comes to for `observation`: the stage that decided, and right or
+    /// wrong. Nothing when no request was guessed for it (an action, a watched stream).
+    pub fn judge(&mut self, observation: &Observation) {
+        let Some(guess) = self.guesses.borrow_mut().pop_front() else { return };
+        let stage = self.lines.lock().ok().and_then(|lines| lines.last().and_then(|l| stage_of(l)));
+        println!("            decided   {}", stage.unwrap_or_else(|| "(not watched)".to_owned()));
+        let right = guess.parse::<u16>().ok().is_some_and(|g| Some(g) == observation.status);
+        self.asked += 1;
+        self.right += usize::from(right);
+        let word = if right { "right" } else { "wrong" };
+        let said = if guess.is_empty() { "nothing" } else { guess.as_str() };
+        println!("            you said  {said}: {word}");
+    }
+}
+
+/// The stage a watch line names: the text in parentheses before its byte counts.
+fn stage_of(line: &str) -> Option<String> {
+    let decided = line.split(" in ").next()?;
+    let open = decided.rfind('(')?;
+    let close = decided[open..].find(')')? + open;
+    Some(decided[open + 1..close].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stage_is_read_from_a_watch_line() {
+        let rows: [(&str, Option<&str>); 3] = [
+            (
+                "c3 r1 POST /mcp [legacy] -> 401 missing_credentials (stage 5: token) in 412 B, out 251 B",
+                Some("stage 5: token"),
+            ),
+            (
+                "c4 r1 POST /mcp [modern] -> 400 header_mismatch (2026-07-28 step 2: mirrored headers) in 9 B, out 9 B",
+                Some("2026-07-28 step 2: mirrored headers"),
+            ),
+            (
+                "c4 closed without an answer: socket_read_timeout passed in a head, 22 B received",
+                None,
+            ),
+        ];
+        for (line, stage) in rows {
+            assert_eq!(stage_of(line).as_deref(), stage, "{line}");
+        }
+    }
+}
