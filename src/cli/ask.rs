@@ -23,8 +23,9 @@ pub struct Asking<R> {
     input: Rc<RefCell<R>>,
     /// The input is not a terminal: a guess is printed after its prompt, as typing would show it.
     echo: bool,
-    /// The guesses made for requests not yet judged, oldest first.
-    guesses: Rc<RefCell<VecDeque<String>>>,
+    /// The guesses made for requests not yet judged, oldest first, each with how many watch
+    /// lines there were when its request was sent.
+    guesses: Rc<RefCell<VecDeque<(String, usize)>>>,
     lines: Arc<Mutex<Vec<String>>>,
     pub right: usize,
     pub asked: usize,
@@ -57,31 +58,43 @@ impl<R: BufRead + 'static> Asking<R> {
         )?;
         let mut scene = Scene::open_on(local, steps)?;
         let (input, guesses, echo) = (Rc::clone(&self.input), Rc::clone(&self.guesses), self.echo);
+        let watched = Arc::clone(&self.lines);
         scene.before_send(Box::new(move |what, request| {
             println!("   next     {what}");
             for line in request.lines() {
                 println!("            > {line}");
             }
-            print!("   your guess, the status: ");
-            let _ = std::io::stdout().flush();
-            let mut line = String::new();
-            // An input that ended (or failed) is no guess.
-            let _ = input.borrow_mut().read_line(&mut line);
-            let guess = line.trim().to_owned();
-            if echo || !line.ends_with('\n') {
-                println!("{guess}");
-            }
-            guesses.borrow_mut().push_back(guess);
+            let guess = read_guess(&mut *input.borrow_mut(), echo);
+            let sent_after = watched.lock().map_or(0, |lines| lines.len());
+            guesses.borrow_mut().push_back((guess, sent_after));
         }));
         Ok(scene)
+    }
+
+    /// Asks for a guess for `observation` when its request was not shown first (a watched
+    /// stream, a browser, a client's opening): the step has run, its answer not yet printed.
+    pub fn ensure_guess(&mut self, observation: &Observation) {
+        if self.guesses.borrow().is_empty() {
+            println!("   next     {}", observation.what);
+            let guess = read_guess(&mut *self.input.borrow_mut(), self.echo);
+            // No line of this server's watch belongs to it.
+            self.guesses.borrow_mut().push_back((guess, usize::MAX));
+        }
     }
 
     /// What the last guess comes to for `observation`: the stage that decided, and right or
     /// wrong. Nothing when no request was guessed for it (an action, a watched stream).
     pub fn judge(&mut self, observation: &Observation) {
-        let Some(guess) = self.guesses.borrow_mut().pop_front() else { return };
-        let stage = self.lines.lock().ok().and_then(|lines| lines.last().and_then(|l| stage_of(l)));
-        println!("            decided   {}", stage.unwrap_or_else(|| "(not watched)".to_owned()));
+        let Some((guess, sent_after)) = self.guesses.borrow_mut().pop_front() else { return };
+        // The first exchange line written after the request was sent is its own.
+        let stage = self
+            .lines
+            .lock()
+            .ok()
+            .and_then(|lines| lines.iter().skip(sent_after).find_map(|line| stage_of(line)));
+        if let Some(stage) = stage {
+            println!("            decided   {stage}");
+        }
         let right = guess.parse::<u16>().ok().is_some_and(|g| Some(g) == observation.status);
         self.asked += 1;
         self.right += usize::from(right);
@@ -89,6 +102,20 @@ impl<R: BufRead + 'static> Asking<R> {
         let said = if guess.is_empty() { "nothing" } else { guess.as_str() };
         println!("            you said  {said}: {word}");
     }
+}
+
+/// One line of `input`: the guess, printed after its prompt when `echo` (the input is no
+/// terminal) or when the input ended without a newline. An input that ended is no guess.
+fn read_guess<R: BufRead>(input: &mut R, echo: bool) -> String {
+    print!("   your guess, the status: ");
+    let _ = std::io::stdout().flush();
+    let mut line = String::new();
+    let _ = input.read_line(&mut line);
+    let guess = line.trim().to_owned();
+    if echo || !line.ends_with('\n') {
+        println!("{guess}");
+    }
+    guess
 }
 
 /// The stage a watch line names: the text in parentheses before its byte counts.

@@ -588,6 +588,7 @@ fn run_asking<R: BufRead + 'static>(chosen: &[&Experiment], mut asking: Asking<R
                 for observation in scene.run(step)? {
                     observations += 1;
                     mismatches += usize::from(!observation.matched);
+                    asking.ensure_guess(&observation);
                     print_observation(&observation);
                     asking.judge(&observation);
                 }
