@@ -18,14 +18,18 @@ Before the cleaning-up block, the script prints the `full` token and the mode of
 `serve --announce` writes: that file must be 0600, and no file under the temporary directory or the
 repository that holds the token may be readable by other users.
 
-At script speed (the default) two more checks follow:
+At script speed (the default) three more checks follow:
+  - twice: the whole course again, each block run twice in a row, both runs printing what README
+    shows; except the blocks that start a server in the background, stop one (`kill `) or end the
+    course, each run once: a server is one process, started and stopped once;
   - reopening: the blocks up to the one that defines `session`, then `session` and a ping six
     times over (past the quota of four live sessions per principal): each opens a fresh session
     and the ping is answered 200; then, with the server stopped, `ask` prints curl's error;
-  - an interactive shell: README's first blocks and the control exercise typed into
-    `bash -i` on a pseudo-terminal, as a person would: the background `serve` must keep
-    running (a job that read the terminal would be stopped), the control reply must appear on the
-    terminal, and the next request must get 401.
+  - an interactive shell: README's first blocks, exercise 5's bytes typed with a pause past the
+    head's deadlines, and the control exercise, typed into `bash -i` on a pseudo-terminal, as a
+    person would: the background `serve` must keep running (a job that read the terminal would be
+    stopped), the shell must outlive the socket the server closed, the control reply must appear
+    on the terminal, and the next request must get 401.
 
 `--pace F` runs the blocks with one real pause instead, scaled by F: 90*F seconds between the
 block that opens a session (the one defining `session`) and the next, which uses it, with the
@@ -183,6 +187,39 @@ def paced(found, factor):
     return sources, pause
 
 
+def runs_once(source):
+    """Whether a block must run once only: it starts a server (the next block uses that one), stops
+    one, or ends the course."""
+    starts = re.search(r"loopback-mcp-http serve .*&$", source, re.M) is not None
+    return starts or "kill " in source or CLEANUP in source
+
+
+def check_twice(found):
+    """The course with each block run twice in a row (see the module docs): both runs of a block
+    print what README shows."""
+    sources, owners = [], []
+    for i, (source, _) in enumerate(found):
+        for _ in range(1 if runs_once(source) else 2):
+            sources.append(source)
+            owners.append(i)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        printed, returncode, stdout = run_script(sources, TIMEOUT_SECONDS, tmpdir)
+    failures = []
+    for index, owner in enumerate(owners):
+        source, expected = found[owner]
+        if index not in printed:
+            return [f"twice: block {owner + 1} did not run to its end:\n{source}\n{stdout[-2000:]}"]
+        if expected is None:
+            continue
+        got = printed[index].rstrip("\n").split("\n")
+        if not (len(got) == len(expected) and all(map(matches, expected, got))):
+            failures.append(f"twice: block {owner + 1} printed something else when run again:\n"
+                            + "\n".join(got))
+    if returncode != 0 and not failures:
+        failures.append(f"twice: the session ended with status {returncode}:\n{stdout[-2000:]}")
+    return failures
+
+
 def check_reopening(found):
     """`session` six times, each followed by a ping; every session fresh, every ping 200."""
     upto = next(i for i, (source, _) in enumerate(found) if "session() {" in source)
@@ -209,7 +246,14 @@ def check_interactive(found):
     setup = [source for source, _ in found[:2]]
     session_block = next(source for source, _ in found if "session() {" in source)
     control_block = next(source for source, _ in found if " control " in source and " revoke full" in source)
-    typed = "\n".join(setup + [session_block, "jobs", control_block, "jobs", "exit"]) + "\n"
+    # Exercise 5 typed slowly: the head's first line, a pause past both of its deadlines, then the
+    # rest, written to a socket the server has closed, in a subshell as the exercise does it.
+    slow = (
+        "PORT=${URL#http://127.0.0.1:}; PORT=${PORT%/mcp}\n"
+        "( exec 3<>\"/dev/tcp/127.0.0.1/$PORT\"; printf 'POST /mcp HTTP/1.1\\r\\n' >&3; sleep 6; "
+        "printf 'Host: 127.0.0.1\\r\\n\\r\\n' >&3; cat <&3 ); echo \"the shell lives on\""
+    )
+    typed = "\n".join(setup + [session_block, "jobs", slow, control_block, "jobs", "exit"]) + "\n"
     with tempfile.TemporaryDirectory() as tmpdir:
         return type_into_bash(typed, tmpdir)
 
@@ -246,6 +290,8 @@ def type_into_bash(typed, tmpdir):
     problems = []
     if re.search(r"Stopped", text):
         problems.append("a job was stopped")
+    if "the shell lives on" not in text.split('echo "the shell lives on"', 1)[-1]:
+        problems.append("the shell did not outlive the socket the server closed")
     if '{"command":"revoke","ok":true,"role":"full"}' not in text.split("revoke full", 1)[-1]:
         problems.append("the control reply did not reach the terminal")
     if "HTTP/1.1 401 Unauthorized" not in text.split("revoke full", 1)[-1]:
@@ -349,13 +395,15 @@ def main():
         if not failures and left:
             failures.append("the course left behind, in its TMPDIR: " + ", ".join(left))
     if factor is None and not failures:
+        failures += check_twice(found)
+    if factor is None and not failures:
         failures += check_reopening(found)
         failures += check_interactive(found)
     if failures:
         print("README walkthrough: " + "\n\n".join(failures), file=sys.stderr)
         sys.exit(1)
     checked = sum(1 for _, expected in found if expected is not None)
-    how = f"with a pause of {pause:.1f} s in a live session" if factor else "at script speed, then reopened six times and in an interactive shell"
+    how = f"with a pause of {pause:.1f} s in a live session" if factor else "at script speed, then each twice, reopened six times and in an interactive shell"
     print(f"README walkthrough: {len(found)} blocks ran {how}, {checked} printed exactly what README shows",
           file=sys.stderr)
 
