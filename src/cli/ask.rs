@@ -1,7 +1,9 @@
 //! `lab run NAME --ask`: predict, then look. Before each request of an experiment the learner sees
 //! it (redacted, byte for byte) and types the status they expect, one line on standard input (a
 //! terminal or a pipe); then the answer comes, with the stage of the receive order that decided
-//! it, as the server's own watch line names it, and `right` or `wrong` for the guess.
+//! it, as the server's own watch line names it, and `right` or `wrong` for the guess. An
+//! observation with no request to show first (a watched stream, a browser, a client's opening) is
+//! asked for once its step has run, before its answer is printed.
 //!
 //! Not here: the experiments (`lab`) or how a request is sent and judged (`scene`, `case`).
 
