@@ -173,22 +173,23 @@ fn lab_ask_shows_each_request_then_judges_the_guess_with_the_deciding_stage() {
         let count = |key: &str| line.get(key).and_then(Value::as_number).and_then(|n| n.as_u64());
         assert_eq!((count("guesses"), count("right")), (Some(guesses), Some(right)), "{typed:?}");
     }
-    // A watched stream shows no request first: its guess is asked before its answer is printed.
+    // A client's opening shows no request first: its guess is asked before its answer is printed.
     let mut child = Command::new(BIN)
-        .args(["lab", "run", "disconnect-means-cancel", "--ask"])
+        .args(["lab", "run", "era-probe", "--ask"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("run the binary");
-    child.stdin.take().expect("stdin").write_all(b"200\n200\n404\n").expect("type");
+    child.stdin.take().expect("stdin").write_all(b"400\n200\n200\n404\n").expect("type");
     let output = child.wait_with_output().expect("wait");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let told: Vec<&str> = stdout.lines().filter(|l| l.contains("you said")).collect();
-    assert_eq!(told.len(), 3, "{stdout}");
-    assert!(told[2].ends_with("you said  404: wrong"), "{stdout}");
+    assert_eq!(told.len(), 4, "{stdout}");
+    assert!(told[1].ends_with("you said  200: right"), "{stdout}");
+    assert!(told[3].ends_with("you said  404: wrong"), "{stdout}");
     let line = summary(&output);
     let count = |key: &str| line.get(key).and_then(Value::as_number).and_then(|n| n.as_u64());
-    assert_eq!((count("guesses"), count("right")), (Some(3), Some(2)));
+    assert_eq!((count("guesses"), count("right")), (Some(4), Some(3)));
 }
 
 #[test]
