@@ -98,7 +98,9 @@ print("|---|---|---|---|---|---|---|---|")
 base = median("raw-limit", "server_us_per_op")
 for n in names:
     totals = [r["server_us_per_op"] for r in runs[n]]
+    # A run too short for one clock tick of raw-limit's CPU time has no ratio.
+    ratio = f"{median(n, 'server_us_per_op') / base:.2f}" if base > 0 else "n/a (no tick)"
     print(f"| {n} | {median(n, 'server_user_us_per_op'):.2f} | {median(n, 'server_system_us_per_op'):.2f} | "
           f"{median(n, 'server_us_per_op'):.2f} | {min(totals):.2f}–{max(totals):.2f} | "
-          f"{median(n, 'server_us_per_op') / base:.2f} | {median(n, 'late'):.0f} | {median(n, 'p99_us'):.0f} |")
+          f"{ratio} | {median(n, 'late'):.0f} | {median(n, 'p99_us'):.0f} |")
 EOF
