@@ -42,7 +42,9 @@
 //! request runs stages 5 to 8 under the read lock, so an edit is in force from the very next
 //! request on every connection and never changes a state under a request already running. The
 //! session table is locked only while a session is looked up or changed; a connection that keeps
-//! its session skips it (see [`LastSession`]). Time and randomness come from the caller.
+//! its session skips it (see [`LastSession`]), and hashes a token or a session id only when it
+//! differs from the one it sent before ([`crate::digest::LastDigest`]). Time and randomness come
+//! from the caller.
 //!
 //! # The files
 //!
