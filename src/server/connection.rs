@@ -75,9 +75,8 @@ pub fn serve(
     let mut socket = Socket { stream, read_timeout, write_timeout, clock: accepted, closing };
     let codings = endpoint.request_codings();
     let (mut connection, kept) = match spare.take() {
-        Some(SpareConnection { mut machine, mut kept }) => {
+        Some(SpareConnection { mut machine, kept }) => {
             machine.renew(accepted);
-            kept.renew();
             (machine, kept)
         }
         None => {
@@ -99,7 +98,11 @@ pub fn serve(
         watcher,
     };
     let close = drive(&mut connection, &mut socket, &mut handler);
-    *spare = Some(SpareConnection { machine: connection, kept: handler.kept });
+    // What the connection presented (its session, its token and session id) is forgotten as it
+    // ends, not when the worker's next connection comes.
+    let mut kept = handler.kept;
+    kept.renew();
+    *spare = Some(SpareConnection { machine: connection, kept });
     (close == Close::Polite).then_some(socket.stream)
 }
 
