@@ -290,13 +290,7 @@ fn check_accept<const N: usize>(
     needed: [(&str, &str); N],
     limits: &Limits,
 ) -> Result<(), Rejection> {
-    let ranges_max = limits.accept_ranges_max;
-    if let Occurrence::Once(value) = head.fields.single("accept")
-        && Accept::names_exactly(value, ranges_max, needed)
-    {
-        return Ok(());
-    }
-    let listed = Accept::lists_each(head.fields.all("accept"), ranges_max, needed)
+    let listed = Accept::lists_each(head.fields.all("accept"), limits.accept_ranges_max, needed)
         .map_err(|_| Rejection::AcceptInvalid)?;
     if listed.into_iter().all(|listed| listed) { Ok(()) } else { Err(Rejection::NotAcceptable) }
 }
@@ -305,12 +299,7 @@ fn check_accept<const N: usize>(
 /// MUST of the transport specification.
 fn check_json_content_type(head: &RequestHead<'_>) -> Result<(), Rejection> {
     match head.fields.single("content-type") {
-        Occurrence::Once(value)
-            if MediaType::is_plain_json(value)
-                || MediaType::parse(value).is_ok_and(|m| m.is_json_utf8()) =>
-        {
-            Ok(())
-        }
+        Occurrence::Once(value) if MediaType::names_json_utf8(value) => Ok(()),
         _ => Err(Rejection::UnsupportedMediaType),
     }
 }

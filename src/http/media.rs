@@ -30,9 +30,9 @@
 //!
 //! The server's check, [`Accept::lists_each`], reads every range of every `Accept` line once and
 //! builds no list; the `media` fuzz target checks that it always agrees with the parsed list.
-//! Before it, [`Accept::names_exactly`] recognises the one spelling clients send most (each
-//! needed type, in order, joined by `", "`, nothing else), and [`MediaType::is_plain_json`] the
-//! bare `application/json`, by comparing bytes; anything else takes the parser. Tests and the
+//! Within it, [`Accept::names_exactly`] recognises the one spelling clients send most (each
+//! needed type, in order, joined by `", "`, nothing else), as [`MediaType::names_json_utf8`] does
+//! the bare `application/json`, by comparing bytes; anything else takes the parser. Tests and the
 //! `media` fuzz target check that each fast answer is the parser's.
 //!
 //! [rfc9110]: https://www.rfc-editor.org/rfc/rfc9110
@@ -126,11 +126,11 @@ impl<'a> MediaType<'a> {
         self.params.iter().find(|p| p.name.eq_ignore_ascii_case(name)).map(|p| &*p.value)
     }
 
-    /// True when `value` is exactly `application/json`, the spelling clients send: a value
-    /// [`MediaType::parse`] finds [`MediaType::is_json_utf8`], recognised without parsing. False
-    /// says nothing: the value may still be JSON in another spelling.
-    pub fn is_plain_json(value: &[u8]) -> bool {
-        value == b"application/json"
+    /// True when the `Content-Type` value `value` parses to a type that
+    /// [`MediaType::is_json_utf8`]: the spelling clients send, exactly `application/json`, is
+    /// recognised by its bytes, any other is parsed.
+    pub fn names_json_utf8(value: &[u8]) -> bool {
+        value == b"application/json" || MediaType::parse(value).is_ok_and(|m| m.is_json_utf8())
     }
 
     /// True for `application/json` with no parameter other than an optional `charset=utf-8`
@@ -172,7 +172,8 @@ impl<'a> Accept<'a> {
     }
 
     /// [`Accept::lists`] for each of `types` at once, straight from the field values: one pass,
-    /// no list built, the same ranges refused with the same errors as [`Accept::parse`].
+    /// no list built, the same ranges refused with the same errors as [`Accept::parse`]. One
+    /// field line spelled as clients send it ([`Accept::names_exactly`]) is answered by its bytes.
     pub fn lists_each<I, const N: usize>(
         values: I,
         ranges_max: usize,
@@ -181,8 +182,16 @@ impl<'a> Accept<'a> {
     where
         I: IntoIterator<Item = &'a [u8]>,
     {
+        let mut values = values.into_iter();
+        let (first, second) = (values.next(), values.next());
+        if let (Some(value), None) = (first, second)
+            && Accept::names_exactly(value, ranges_max, types)
+        {
+            return Ok([true; N]);
+        }
         // Per type: named with a weight above zero, named with weight zero.
         let mut seen = [(false, false); N];
+        let values = first.into_iter().chain(second).chain(values);
         for_each_range(values, ranges_max, |range| {
             for ((type_, subtype), (positive, zero)) in types.iter().zip(seen.iter_mut()) {
                 if range.media.is(type_, subtype) {
@@ -506,11 +515,9 @@ mod tests {
         assert!(Accept::names_exactly(b"text/event-stream", 1, SSE));
         assert_eq!(Accept::lists_each([&b"text/event-stream"[..]], 1, SSE), Ok([true]));
         assert!(!Accept::names_exactly(b"text/event-stream", 0, SSE));
-        for (value, fast) in
-            [("application/json", true), ("application/json; charset=utf-8", false)]
-        {
-            assert_eq!(MediaType::is_plain_json(value.as_bytes()), fast, "{value}");
-            assert!(MediaType::parse(value.as_bytes()).is_ok_and(|m| m.is_json_utf8()), "{value}");
+        for value in ["application/json", "application/json; charset=utf-8", "Application/JSON"] {
+            assert!(MediaType::names_json_utf8(value.as_bytes()), "{value}");
         }
+        assert!(!MediaType::names_json_utf8(b"application/json; charset=latin-1"));
     }
 }
