@@ -16,6 +16,12 @@ use std::sync::Arc;
 /// The profile name every summary line carries.
 pub const PROFILE: &str = "loopback-streamable-http-teaching-profile-v1";
 
+/// The default server of these commands: the default budgets with a few workers.
+fn few_workers() -> ServerConfig {
+    let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
+    ServerConfig { limits, ..ServerConfig::default() }
+}
+
 /// A running server and the tokens of its roles.
 pub struct LocalServer {
     pub server: RunningServer,
@@ -41,8 +47,8 @@ impl LocalServer {
         codings: TransferCodings,
         versions: Versions,
     ) -> Result<LocalServer, String> {
-        let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
-        LocalServer::start_limited(trace, codings, versions, limits)
+        let config = ServerConfig { request_codings: codings, versions, ..few_workers() };
+        LocalServer::start_configured(trace, config)
     }
 
     /// [`LocalServer::start_speaking`] with these budgets.
@@ -54,30 +60,25 @@ impl LocalServer {
     ) -> Result<LocalServer, String> {
         let config =
             ServerConfig { limits, request_codings: codings, versions, ..ServerConfig::default() };
-        let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
-        Ok(LocalServer { server, fixture, trace })
+        LocalServer::start_configured(trace, config)
     }
 
     /// [`LocalServer::start`], describing each exchange it decides to `watch` (as `serve --watch`
     /// does).
     pub fn start_watched(trace: TraceMode, watch: Arc<Watch>) -> Result<LocalServer, String> {
-        let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
-        let config = ServerConfig { limits, watch: Some(watch), ..ServerConfig::default() };
-        let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
-        Ok(LocalServer { server, fixture, trace })
+        LocalServer::start_configured(trace, ServerConfig { watch: Some(watch), ..few_workers() })
     }
 
     /// A server that speaks every version and serves the conformance suite's step-up fixtures
     /// with its two tokens (as `serve --conformance-fixtures` does).
     pub fn start_conformance(trace: TraceMode) -> Result<LocalServer, String> {
-        let limits = Limits { requests_in_processing_max: 8, ..Limits::DEFAULT };
-        let versions = Versions::ALL;
-        let config = ServerConfig {
-            limits,
-            versions,
-            conformance_fixtures: true,
-            ..ServerConfig::default()
-        };
+        let config =
+            ServerConfig { versions: Versions::ALL, conformance_fixtures: true, ..few_workers() };
+        LocalServer::start_configured(trace, config)
+    }
+
+    /// A server of `config` with the fixture roles.
+    fn start_configured(trace: TraceMode, config: ServerConfig) -> Result<LocalServer, String> {
         let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
         Ok(LocalServer { server, fixture, trace })
     }
