@@ -103,8 +103,9 @@ impl LastDigest {
         self.digest = None;
     }
 
-    /// Whether the next [`LastDigest::of`] with `secret` reuses the kept digest.
-    pub fn keeps(&self, secret: &[u8]) -> bool {
+    /// Whether the next [`LastDigest::of`] with `secret` reuses the kept digest (for tests).
+    #[cfg(test)]
+    pub(crate) fn keeps(&self, secret: &[u8]) -> bool {
         self.digest.is_some() && same_bytes(&self.secret, secret)
     }
 }

@@ -34,7 +34,7 @@
 //! `100 Continue` is the connection machine's own fixed bytes and carries none, as §6.6.1 allows
 //! for 1xx. A response to HEAD carries no content.
 
-use super::reply::Reply;
+use super::reply::{Lent, Reply};
 use super::stage::{Decided, ReceiveStage};
 use crate::auth::policy::Denial;
 use crate::auth::scope::Requirement;
@@ -386,14 +386,6 @@ impl Rejection {
             Field::Nothing => reply,
         }
     }
-}
-
-/// Buffers lent for a reply's texts: its body and one field's value (see
-/// `state::KeptByConnection`).
-#[derive(Debug, Default)]
-pub struct Lent {
-    pub body: String,
-    pub field: String,
 }
 
 /// Every decision about one refusal's head.

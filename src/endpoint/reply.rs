@@ -43,6 +43,14 @@ pub struct Reply {
     pub era: Option<Era>,
 }
 
+/// Buffers lent for a reply's texts, empty, whose room is kept: its body and one field's value
+/// (see `state::KeptByConnection`).
+#[derive(Debug, Default)]
+pub struct Lent {
+    pub body: String,
+    pub field: String,
+}
+
 /// One added field: its name and its value.
 type AddedField = (&'static str, Cow<'static, str>);
 

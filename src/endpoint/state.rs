@@ -9,8 +9,7 @@ use std::time::{Instant, SystemTime};
 
 use super::live::{Live, OpenStream};
 use super::published::{PolicyEdit, PublishedPolicy};
-use super::rejection::Lent;
-use super::reply::Reply;
+use super::reply::{Lent, Reply};
 use crate::auth::policy::OfflineTokenPolicy;
 use crate::digest::LastDigest;
 use crate::http::TransferCodings;

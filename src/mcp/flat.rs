@@ -183,10 +183,10 @@ fn usual_integer(text: &[u8]) -> Option<i64> {
     };
     let usual =
         matches!(digits, [b'1'..=b'9', ..] if digits.len() <= 18) || (digits == b"0" && !negative);
-    if !usual || !digits.iter().all(u8::is_ascii_digit) {
+    if !usual {
         return None;
     }
-    let magnitude = digits.iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+    let magnitude = i64::try_from(crate::decimal::parse_u64(digits)?).ok()?;
     Some(if negative { -magnitude } else { magnitude })
 }
 
