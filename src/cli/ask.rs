@@ -84,8 +84,8 @@ impl<R: BufRead + 'static> Asking<R> {
         }
     }
 
-    /// What the last guess comes to for `observation`: the stage that decided, and right or
-    /// wrong. Nothing when no request was guessed for it (an action, a watched stream).
+    /// What the oldest guess comes to for `observation`: the stage that decided (when its
+    /// request has a line of this server's watch), and right or wrong.
     pub fn judge(&mut self, observation: &Observation) {
         let Some((guess, sent_after)) = self.guesses.borrow_mut().pop_front() else { return };
         // The first exchange line written after the request was sent is its own.

@@ -19,10 +19,11 @@
 //!
 //! ```text
 //! c4 closed without an answer: socket_read_timeout passed in a head, 23 B received
-//! ``` A head the parser refused also
-//! names the byte where it stopped. With `--watch=bytes` the received head follows, one line per
-//! field line, CR and LF made visible (`\r`, `\n`), and for a refused head a caret under the
-//! byte where the parser stopped.
+//! ```
+//!
+//! A head the parser refused also names the byte where it stopped. With `--watch=bytes` the
+//! received head follows, one line per field line, CR and LF made visible (`\r`, `\n`), and for
+//! a refused head a caret under the byte where the parser stopped.
 //!
 //! **Nothing sent is repeated.** A target is shown only when it is one of the server's paths, a
 //! field name only when it is one this server reads (`Host`, `Authorization`, `Mcp-Method`, a
