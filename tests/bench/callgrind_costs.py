@@ -23,11 +23,17 @@ points, and every function's exclusive (self) and inclusive Ir.
   (f calls g calls f) a cost can be counted twice, as in callgrind_annotate; none of the routes
   measured here recurse more than a level or two.
 
+With instruction positions in the file (--dump-instr=yes --compress-pos=no), `summarize` also
+keeps, for each 64-byte line of code run at least once every four operations, the run count of its
+most run instruction.
+
 `report` reads the JSON lines (each with label SERVER/ROUTE, count N and round R), takes for each
 label and round the difference between the N2 run and the N1 run divided by N2-N1 (start-up,
 warm-up and shut-down cancel out), and prints the medians over rounds: one table row and one
-INSTR line per label, the RATIO line of this server's ping to raw-limit's, where the instructions
-go by group, and the TOP costliest functions of this server's ping.
+INSTR line per label, the RATIO line of this server's ping to raw-limit's, the code on every
+operation's path (lines of code run at least once an operation by that difference, and their
+4 KiB pages; a table and one LINES line per label), where the instructions go by group, and the
+TOP costliest functions of this server's ping.
 
 What it does not do: no cache or branch simulation, no kernel instructions (callgrind sees user
 space only), no timing.
@@ -66,12 +72,19 @@ GROUPS = [
 
 
 def parse(path):
-    """Returns (total, self_cost by function, calls: {(caller, callee): [count, inclusive]})."""
+    """Returns (total, self_cost by function, calls: {(caller, callee): [count, inclusive]},
+    lines: {"OBJECT LINE": executions}). `lines` is filled when the file has instruction
+    positions (callgrind's --dump-instr=yes with --compress-pos=no): for each 64-byte line of
+    code, the execution count of its most executed instruction."""
     names = {}  # compressed id -> name, for functions (fn= and cfn= share one table)
+    objects = {}  # the same, for objects (ob= and cob=)
     self_cost = {}
     calls = {}
+    lines = {}
     total = None
     current = None
+    current_object = None
+    by_instruction = False
     positions = 1  # columns before the cost on a cost line (`positions: line` by default)
     pending_call = None  # (callee, count) after a calls= line: the next cost line is its cost
 
@@ -100,9 +113,16 @@ def parse(path):
                     pending_call = None
                 else:
                     self_cost[current] = self_cost.get(current, 0) + cost
+                    if by_instruction and cost:
+                        key = f"{current_object} {int(parts[0], 16) >> 6:x}"
+                        lines[key] = max(lines.get(key, 0), cost)
             elif line.startswith("fn="):
                 current = compressed(line[3:], names)
                 self_cost.setdefault(current, 0)
+            elif line.startswith("ob="):
+                current_object = compressed(line[3:], objects)
+            elif line.startswith("cob="):
+                compressed(line[4:], objects)
             elif line.startswith("cfn="):
                 callee = compressed(line[4:], names)
             elif line.startswith("calls="):
@@ -112,12 +132,14 @@ def parse(path):
             elif line.startswith("events:") and line.split(":", 1)[1].split() != ["Ir"]:
                 sys.exit(f"{path}: expected the single event Ir, got {line.strip()}")
             elif line.startswith("positions:"):
-                positions = len(line.split(":", 1)[1].split())
+                kinds = line.split(":", 1)[1].split()
+                positions = len(kinds)
+                by_instruction = kinds[0] == "instr"
     if total is None:
         sys.exit(f"{path}: no totals line (did callgrind finish writing it?)")
     if sum(self_cost.values()) != total:
         sys.exit(f"{path}: self costs add up to {sum(self_cost.values())}, totals says {total}")
-    return total, self_cost, calls
+    return total, self_cost, calls, lines
 
 
 def set_inclusive(members, self_cost, calls):
@@ -128,7 +150,7 @@ def set_inclusive(members, self_cost, calls):
 
 
 def summarize(path, label, count, round_):
-    total, self_cost, calls = parse(path)
+    total, self_cost, calls, lines = parse(path)
     inclusive = dict(self_cost)
     for (caller, callee), (_, cost) in calls.items():
         if caller != callee:
@@ -148,6 +170,9 @@ def summarize(path, label, count, round_):
         "frees": called.get("free", 0),
         "groups": {name: set_inclusive({f for f in self_cost if f and rx.search(f)}, self_cost, calls)
                    for name, rx in GROUPS},
+        # Only lines run at least once every four operations: those on every operation's path
+        # (see `footprint`) are among them in both runs, and the file stays small.
+        "code_lines": {k: v for k, v in lines.items() if 4 * v >= count},
         "self": {f: v for f, v in self_cost.items() if v},
         "inclusive": {f: v for f, v in inclusive.items() if v},
     }
@@ -199,6 +224,7 @@ def report(n1, n2, top, path):
     if ours and raw:
         print(f"RATIO ping ours/raw={ours['ir'] / raw['ir']:.2f} ours_no_sha/raw={ours['ir_no_sha'] / raw['ir_no_sha']:.2f} "
               f"mallocs_ours/raw={ours['mallocs'] / max(raw['mallocs'], 1e-9):.2f}")
+    footprint(rows, by, n1, n2)
     print("\nWhere the instructions go, Ir per request by group (inclusive of callees, so groups overlap):")
     print("| group | " + " | ".join(rows) + " |")
     print("|---|" + "---|" * len(rows))
@@ -229,6 +255,40 @@ def report(n1, n2, top, path):
             print("|---|---|---|")
             for name, v in best:
                 print(f"| {v:,.0f} | {100 * v / total:.1f} | `{name}` |")
+
+
+def footprint(rows, by, n1, n2):
+    """The code on every operation's path: 64-byte lines of code holding an instruction run at
+    least once an operation ((runs at N2 - runs at N1) / (N2 - N1) >= 0.99), and the 4 KiB
+    pages they lie on; medians over rounds. Empty when the files have no instruction positions."""
+    span = n2 - n1
+    counted = {}
+    for label in rows:
+        rounds = []
+        for pair in by[label].values():
+            if n1 not in pair or n2 not in pair or not pair[n2].get("code_lines"):
+                continue
+            before, after = pair[n1]["code_lines"], pair[n2]["code_lines"]
+            hot = [k for k, v in after.items() if (v - before.get(k, 0)) / span >= 0.99]
+            server = pair[n2]["server"]
+            own = sum(1 for k in hot if k.rsplit(" ", 1)[0].rsplit("/", 1)[-1] == server)
+            pages = {(k.rsplit(" ", 1)[0], int(k.rsplit(" ", 1)[1], 16) >> 6) for k in hot}
+            rounds.append((len(hot), own, len(pages)))
+        if rounds:
+            counted[label] = [statistics.median(r[i] for r in rounds) for i in range(3)]
+    if not counted:
+        return
+    print("\nCode on every operation's path: 64-byte lines of code holding an instruction run at least"
+          " once an operation, and the 4 KiB pages they lie on (median of the rounds):")
+    print("| server | route | code lines | in the server's binary | in shared libraries | 4 KiB pages |")
+    print("|---|---|---|---|---|---|")
+    for label, (lines, own, pages) in counted.items():
+        server, _, route = label.partition("/")
+        print(f"| {server} | {route} | {lines:.0f} | {own:.0f} | {lines - own:.0f} | {pages:.0f} |")
+    print()
+    for label, (lines, _, pages) in counted.items():
+        server, _, route = label.partition("/")
+        print(f"LINES server={server} route={route} code_lines={lines:.0f} code_pages={pages:.0f}")
 
 
 def main():

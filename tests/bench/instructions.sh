@@ -21,11 +21,14 @@
 # posix_memalign, aligned_alloc and memalign: every new block; realloc and free apart), then the
 # ratio to raw-limit, a table of where the instructions go (groups such as the allocator, UTF-8
 # validation, SipHash, header field scanning, media types, JSON decoding; see callgrind_costs.py)
-# and the top TOP functions of the ping route by inclusive and self Ir.
+# and the top TOP functions of the ping route by inclusive and self Ir. Last, the code each
+# operation runs: the 64-byte lines of code holding an instruction run at least once an operation
+# (by the same difference), and the 4 KiB pages they lie on (callgrind runs with --dump-instr=yes
+# for this); `LINES` lines give them to other tools.
 # The server is stopped with SIGTERM, on which callgrind writes its output.
 #
 # What it does not do: it counts user-space instructions only (no kernel time, no system calls,
-# no cache misses, no wall-clock time, no concurrency: one client, one request in flight); it
+# no cache simulation, no wall-clock time, no concurrency: one client, one request in flight); it
 # asserts nothing about the figures, and fails only when a build, a server or an answer does.
 # Loopback only; every wait has a timeout.
 #
@@ -79,7 +82,8 @@ gone() { ! kill -0 "$1" 2> /dev/null; }
 # appends one JSON line to $work/summary.jsonl.
 measure() {
   local server=$1 route=$2 n=$3 round=$4 out="$work/callgrind.$1.$2.$3.$4.out" url token=""
-  local grind=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$work/run.valgrind")
+  local grind=(valgrind --tool=callgrind --dump-instr=yes --compress-pos=no
+    --callgrind-out-file="$out" --log-file="$work/run.valgrind")
   local t0=$SECONDS
   rm -f "$work"/run.*
   if [ "$server" = loopback-mcp-http ]; then
