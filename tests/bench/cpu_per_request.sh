@@ -19,7 +19,8 @@
 # Loopback only (free ports picked at start); every run and every wait is bounded.
 #
 #   tests/bench/cpu_per_request.sh [RATE] [SECONDS] [ROUNDS]      defaults: 5000 10 3
-#   CONNECTIONS=8 (the rate is spread over them)
+#   CONNECTIONS=8 (the rate is spread over them); DETOURS="100 230" adds a raw-limit run with
+#   `--detours N` for each N (code on every request's path and nothing else: what that costs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rate=${1:-5000}
@@ -28,6 +29,10 @@ rounds=${3:-3}
 connections=${CONNECTIONS:-8}
 for n in "$rate" "$seconds" "$rounds" "$connections"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: tests/bench/cpu_per_request.sh [RATE] [SECONDS] [ROUNDS] (positive integers; CONNECTIONS too)" >&2; exit 2; }
+done
+detours=${DETOURS:-}
+for n in $detours; do
+  [[ $n =~ ^[1-9][0-9]*$ && $n -le 256 ]] || { echo "DETOURS: counts from 1 to 256" >&2; exit 2; }
 done
 
 source tests/bench/lib.sh
@@ -60,19 +65,23 @@ pid[loopback-mcp-http]=$!
 route[loopback-mcp-http]=ping
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 read -r "url[loopback-mcp-http]" token <<< "$(serve_url_and_token "$work/ours.json")"
-for name in raw-limit raw-limit-2; do
+servers=(loopback-mcp-http raw-limit raw-limit-2)
+for n in $detours; do servers+=("raw-limit+$n-detours"); done
+for name in "${servers[@]:1}"; do
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  target/bench-peers/release/raw-limit "$port" > /dev/null 2> "$work/$name.err" &
+  extra=()
+  [[ $name == *-detours ]] && extra=(--detours "$(tr -dc 0-9 <<< "$name")")
+  target/bench-peers/release/raw-limit "$port" "${extra[@]}" > /dev/null 2> "$work/$name.err" &
   pids+=($!)
   pid[$name]=$!
   url[$name]=http://127.0.0.1:$port/mcp
   route[$name]=raw-ping
   wait_until 10 "$name on port $port" listening "$port"
 done
-servers=(loopback-mcp-http raw-limit raw-limit-2)
 
 for round in $(seq 1 "$rounds"); do
-  order=("${servers[@]:round % 3}" "${servers[@]:0:round % 3}")
+  k=$((round % ${#servers[@]}))
+  order=("${servers[@]:k}" "${servers[@]:0:k}")
   for name in "${order[@]}"; do
     kill -0 "${pid[$name]}" 2> /dev/null || { echo "$name exited" >&2; show_logs; exit 1; }
     line=$(timeout $((seconds + 60)) "$ours" bench --rate "$rate" --connections "$connections" \
