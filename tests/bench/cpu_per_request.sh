@@ -66,12 +66,15 @@ route[loopback-mcp-http]=ping
 wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
 read -r "url[loopback-mcp-http]" token <<< "$(serve_url_and_token "$work/ours.json")"
 servers=(loopback-mcp-http raw-limit raw-limit-2)
-for n in $detours; do servers+=("raw-limit+$n-detours"); done
+declare -A detours_of=([raw-limit]=0 [raw-limit-2]=0)
+for n in $detours; do
+  servers+=("raw-limit+$n-detours")
+  detours_of[raw-limit+$n-detours]=$n
+done
 for name in "${servers[@]:1}"; do
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  extra=()
-  [[ $name == *-detours ]] && extra=(--detours "$(tr -dc 0-9 <<< "$name")")
-  target/bench-peers/release/raw-limit "$port" "${extra[@]}" > /dev/null 2> "$work/$name.err" &
+  target/bench-peers/release/raw-limit "$port" --detours "${detours_of[$name]}" \
+    > /dev/null 2> "$work/$name.err" &
   pids+=($!)
   pid[$name]=$!
   url[$name]=http://127.0.0.1:$port/mcp

@@ -15,9 +15,9 @@
 //! `--detours N` (at most 256) adds code to every request's path and nothing else: N small
 //! functions, each called once a request with one multiplication, a rotation and a comparison
 //! that never holds, and each followed in the binary by a cold tail about 400 bytes long that never
-//! runs. So a request runs about 2 more 64-byte lines of code and 10 more instructions per detour,
-//! spread over a page for every few detours: a calibration of what code that is far apart costs
-//! on this machine (tests/bench/README.md).
+//! runs. So a request runs about 2 more 64-byte lines of code and 20 more instructions (the call
+//! through a table included) per detour, spread over a page for every few detours: a calibration
+//! of what code that is far apart costs on this machine (tests/bench/README.md).
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::thread;
@@ -45,8 +45,8 @@ fn header_value<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-/// One detour: the work of a request's check, with a tail that never runs between it and the
-/// next detour in the binary.
+/// One detour: a few instructions of work, then a tail that never runs, between it and the next
+/// detour in the binary.
 #[inline(never)]
 fn detour<const K: u64>(x: u64) -> u64 {
     let y = x.wrapping_mul(K | 1).rotate_left((K % 63 + 1) as u32) ^ 0x9e37_79b9_7f4a_7c15;
