@@ -215,8 +215,10 @@ fn param<'c>(challenge: &'c str, name: &str) -> Option<&'c str> {
     None
 }
 
+/// Whether a challenge names the Bearer scheme. The value is the probed server's: its sixth byte
+/// may fall inside a character, so the bytes are compared, never a slice of the text.
 fn is_bearer(value: &str) -> bool {
-    value.len() >= 6 && value[..6].eq_ignore_ascii_case("bearer")
+    value.as_bytes().get(..6).is_some_and(|scheme| scheme.eq_ignore_ascii_case(b"bearer"))
 }
 
 fn yes_or_no(ok: bool) -> Kept {
@@ -397,6 +399,21 @@ mod tests {
         for (holds, level, raw, closed, expected) in cases {
             let got = verdict(holds, level, &answer(raw, closed), &CONTEXT());
             assert_eq!(got, expected, "{holds:?} {raw:?} closed {closed}");
+        }
+    }
+
+    #[test]
+    fn a_challenge_scheme_is_compared_by_its_bytes() {
+        let cases = [
+            ("Bearer error=\"invalid_token\"", true),
+            ("bearer", true),
+            ("Beare", false),
+            ("Beare\u{e9} realm=x", false),
+            ("\u{e9}\u{e9}\u{e9}", false),
+            ("Basic realm=x", false),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(is_bearer(value), expected, "{value:?}");
         }
     }
 
