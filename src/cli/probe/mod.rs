@@ -244,7 +244,7 @@ fn send_during_slow_call(
     let call = render::build(peer, owner, &Request::post(Message::SlowCall, &[]), None);
     let call = call.map_err(cannot)?;
     let bytes = render::build(peer, sender, request, None).map_err(cannot)?;
-    let (called, answered) = peer.send_during(&call, sender, &bytes);
+    let (called, answered) = peer.send_during((owner, &call), sender, &bytes);
     match answered.head.as_ref().map(|h| h.status) {
         Some(200..=299) => Ok((bytes, called)),
         _ => Err(format!("the cancellation was answered {}", judge::observed(&answered))),

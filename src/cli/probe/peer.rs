@@ -175,6 +175,12 @@ impl Peer {
         let deadline = (Instant::now() + EXCHANGE_DEADLINE).min(self.deadline);
         let to_head = bytes.starts_with(b"HEAD ");
         let exchange = wire::exchange(self.target.address, bytes, (deadline, watch), to_head);
+        self.received(sender, exchange)
+    }
+
+    /// What every answer goes through: a session id it mints that is none of the probe's own
+    /// is redacted from here on and kept for deleting; the answer is traced and counted.
+    fn received(&mut self, sender: Sender, exchange: Exchange) -> Exchange {
         let minted =
             exchange.head.as_ref().and_then(|h| h.field("mcp-session-id")).map(str::to_owned);
         if let Some(id) = minted.filter(|id| !self.sessions.iter().flatten().any(|s| s == id)) {
@@ -295,11 +301,11 @@ impl Peer {
         self.slow_tool
     }
 
-    /// Sends `call` on a connection of its own and, once it is under way, `bytes` for `sender`;
-    /// the call's exchange, read to its end, and the other's.
+    /// Sends `call` for `owner` on a connection of its own and, once it is under way, `bytes`
+    /// for `sender`; the call's exchange, read to its end, and the other's.
     pub fn send_during(
         &mut self,
-        call: &[u8],
+        (owner, call): (Sender, &[u8]),
         sender: Sender,
         bytes: &[u8],
     ) -> (Exchange, Exchange) {
@@ -319,9 +325,7 @@ impl Peer {
             let answered = self.send(sender, bytes);
             (called.join().unwrap_or_default(), answered)
         });
-        self.trace.wire('<', &called.raw);
-        self.answered += usize::from(called.head.is_some());
-        (called, answered)
+        (self.received(owner, called), answered)
     }
 
     /// A 2026-07-28 `tools/list`: the first tool, and the first that mirrors a string argument.
