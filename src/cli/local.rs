@@ -27,21 +27,19 @@ pub struct LocalServer {
     pub server: RunningServer,
     pub fixture: Fixture,
     trace: TraceMode,
+    /// The configuration it was started from, which [`LocalServer::restarted`] varies: what it
+    /// holds beyond the variation (a watch, the workers) carries over.
+    base: ServerConfig,
 }
 
 impl LocalServer {
     /// Starts a server with the default budgets and a few workers.
     pub fn start(trace: TraceMode) -> Result<LocalServer, String> {
-        LocalServer::start_with(trace, TransferCodings::LengthOnly)
+        LocalServer::start_speaking(trace, TransferCodings::LengthOnly, Versions::LEGACY)
     }
 
-    /// [`LocalServer::start`] for a server that decodes `codings` (as `serve --chunked` does).
-    pub fn start_with(trace: TraceMode, codings: TransferCodings) -> Result<LocalServer, String> {
-        LocalServer::start_speaking(trace, codings, Versions::LEGACY)
-    }
-
-    /// [`LocalServer::start_with`] for a server that speaks `versions` (as `serve
-    /// --protocol-versions` does).
+    /// [`LocalServer::start`] for a server that decodes `codings` (as `serve --chunked` does)
+    /// and speaks `versions` (as `serve --protocol-versions` does).
     pub fn start_speaking(
         trace: TraceMode,
         codings: TransferCodings,
@@ -69,18 +67,21 @@ impl LocalServer {
         LocalServer::start_configured(trace, ServerConfig { watch: Some(watch), ..few_workers() })
     }
 
-    /// A server that speaks every version and serves the conformance suite's step-up fixtures
-    /// with its two tokens (as `serve --conformance-fixtures` does).
-    pub fn start_conformance(trace: TraceMode) -> Result<LocalServer, String> {
-        let config =
-            ServerConfig { versions: Versions::ALL, conformance_fixtures: true, ..few_workers() };
-        LocalServer::start_configured(trace, config)
+    /// A new server, tracing as this one does, of the configuration this one was started from
+    /// as `vary` changes it (this one keeps running until it is dropped).
+    pub fn restarted(
+        &self,
+        vary: impl FnOnce(ServerConfig) -> ServerConfig,
+    ) -> Result<LocalServer, String> {
+        let (server, fixture) =
+            start_with_fixture(vary(self.base.clone())).map_err(|e| e.to_string())?;
+        Ok(LocalServer { server, fixture, trace: self.trace, base: self.base.clone() })
     }
 
     /// A server of `config` with the fixture roles.
     fn start_configured(trace: TraceMode, config: ServerConfig) -> Result<LocalServer, String> {
-        let (server, fixture) = start_with_fixture(config).map_err(|e| e.to_string())?;
-        Ok(LocalServer { server, fixture, trace })
+        let (server, fixture) = start_with_fixture(config.clone()).map_err(|e| e.to_string())?;
+        Ok(LocalServer { server, fixture, trace, base: config })
     }
 
     /// How its clients trace.

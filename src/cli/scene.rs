@@ -14,6 +14,7 @@ use loopback_mcp_http::json;
 use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::mcp::MCP_PATH;
 use loopback_mcp_http::mcp::revision::Versions;
+use loopback_mcp_http::server::ServerConfig;
 use loopback_mcp_http::sse;
 use std::time::{Duration, Instant};
 
@@ -324,20 +325,21 @@ impl Scene {
                     self.local.session(role)?;
                 }
             }
-            Action::ServeChunked => {
-                let trace = self.local.trace();
-                let local =
-                    LocalServer::start_speaking(trace, TransferCodings::Chunked, Versions::LEGACY);
-                self.restart(local?)?;
-            }
-            Action::ServeVersions(versions) => {
-                let trace = self.local.trace();
-                let codings = TransferCodings::LengthOnly;
-                self.restart(LocalServer::start_speaking(trace, codings, versions)?)?;
-            }
-            Action::ServeConformance => {
-                self.restart(LocalServer::start_conformance(self.local.trace())?)?;
-            }
+            Action::ServeChunked => self.restart(|base| ServerConfig {
+                request_codings: TransferCodings::Chunked,
+                versions: Versions::LEGACY,
+                ..base
+            })?,
+            Action::ServeVersions(versions) => self.restart(|base| ServerConfig {
+                request_codings: TransferCodings::LengthOnly,
+                versions,
+                ..base
+            })?,
+            Action::ServeConformance => self.restart(|base| ServerConfig {
+                versions: Versions::ALL,
+                conformance_fixtures: true,
+                ..base
+            })?,
             Action::ListToolsModern(sender) => {
                 self.client_mut(sender)?
                     .list_tools_modern()
@@ -347,9 +349,10 @@ impl Scene {
         Ok(())
     }
 
-    /// Replaces the server with `local`, and opens every sender's session again there.
-    fn restart(&mut self, local: LocalServer) -> Result<(), String> {
-        self.local = local;
+    /// Replaces the server with one of its starting configuration as `vary` changes it, and
+    /// opens every sender's session again there.
+    fn restart(&mut self, vary: impl FnOnce(ServerConfig) -> ServerConfig) -> Result<(), String> {
+        self.local = self.local.restarted(vary)?;
         let senders: Vec<Sender> = self.clients.iter().map(|(s, _)| *s).collect();
         self.clients = open_sessions(&self.local, senders)?;
         self.remembered.clear();
