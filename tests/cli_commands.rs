@@ -198,20 +198,21 @@ fn lab_ask_shows_each_request_then_judges_the_guess_with_the_deciding_stage() {
 
 #[test]
 fn the_browser_experiment_is_skipped_cleanly_without_chromium() {
-    let output = Command::new(BIN)
-        .args(["lab", "run", "dns-rebinding"])
-        .env("LOOPBACK_MCP_CHROMIUM", "/nonexistent/chromium")
-        .output()
-        .expect("run the binary");
-    assert_eq!(output.status.code(), Some(0));
-    let line = summary(&output);
-    let count = |key: &str| line.get(key).and_then(Value::as_number).and_then(|n| n.as_u64());
-    assert_eq!(
-        (count("experiments"), count("observations"), count("mismatches"), count("skipped")),
-        (Some(0), Some(0), Some(0), Some(1))
-    );
-    assert_eq!(text(&line, "verdict"), "PASS");
-    assert!(String::from_utf8_lossy(&output.stdout).contains("apt-get install chromium"));
+    for ask in [None, Some("--ask")] {
+        let output = Command::new(BIN)
+            .args(["lab", "run", "dns-rebinding"].into_iter().chain(ask))
+            .env("LOOPBACK_MCP_CHROMIUM", "/nonexistent/chromium")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the binary");
+        assert_eq!(output.status.code(), Some(0), "{ask:?}");
+        let line = summary(&output);
+        let counts =
+            ["experiments", "observations", "mismatches", "skipped"].map(|k| count(&line, k));
+        assert_eq!(counts, [0, 0, 0, 1], "{ask:?}");
+        assert_eq!(text(&line, "verdict"), "PASS");
+        assert!(String::from_utf8_lossy(&output.stdout).contains("apt-get install chromium"));
+    }
 }
 
 #[test]

@@ -531,21 +531,19 @@ fn listed(experiment: &Experiment) -> String {
 }
 
 fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {
-    let (mut observations, mut mismatches, mut skipped) = (0usize, 0usize, 0usize);
-    let browser = super::browser::chromium().is_some();
+    let mut tally = Tally::new(chosen.len());
     std::thread::scope(|scope| {
         // Chromium's start-up is most of a browser experiment's time, and browser steps print
         // no trace: such an experiment runs beside the others from the start, and is printed in
         // its turn.
         let early: Vec<_> = chosen
             .iter()
-            .map(|&e| (browser && e.browser_only()).then(|| scope.spawn(move || run_one(e, trace))))
+            .map(|&e| {
+                (tally.browser && e.browser_only()).then(|| scope.spawn(move || run_one(e, trace)))
+            })
             .collect();
         for (experiment, early) in chosen.iter().zip(early) {
-            println!("== {}\n   {}", experiment.name, experiment.explanation);
-            if experiment.needs_browser() && !browser {
-                skipped += 1;
-                println!("   skipped: {}", super::browser::INSTALL_HINT);
+            if !tally.begin(experiment) {
                 continue;
             }
             let seen = match early {
@@ -553,63 +551,89 @@ fn run_experiments(chosen: &[&Experiment], trace: TraceMode) -> ExitCode {
                 None => run_one(experiment, trace),
             };
             match seen {
-                Ok(seen) => {
-                    for observation in seen {
-                        observations += 1;
-                        mismatches += usize::from(!observation.matched);
-                        print_observation(&observation);
-                    }
-                }
-                Err(problem) => {
-                    mismatches += 1;
-                    println!("   could not run: {problem}");
-                }
+                Ok(seen) => seen.iter().for_each(|o| tally.observed(o)),
+                Err(problem) => tally.failed(&problem),
             }
         }
     });
-    let verdict = if mismatches == 0 { "PASS" } else { "FAIL" };
-    let counts = [
-        ("experiments", (chosen.len() - skipped) as u64),
-        ("observations", observations as u64),
-        ("mismatches", mismatches as u64),
-        ("skipped", skipped as u64),
-    ];
-    super::print_summary(&counts, None, verdict);
-    if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    tally.finish(&[])
 }
 
 /// `--ask`: each experiment in turn, each request shown and guessed before it is sent.
 fn run_asking<R: BufRead + 'static>(chosen: &[&Experiment], mut asking: Asking<R>) -> ExitCode {
-    let (mut observations, mut mismatches) = (0usize, 0usize);
+    let mut tally = Tally::new(chosen.len());
     for experiment in chosen {
-        println!("== {}\n   {}", experiment.name, experiment.explanation);
+        if !tally.begin(experiment) {
+            continue;
+        }
         let ran = asking.scene(experiment.steps).and_then(|mut scene| {
             for step in experiment.steps {
                 for observation in scene.run(step)? {
-                    observations += 1;
-                    mismatches += usize::from(!observation.matched);
                     asking.ensure_guess(&observation);
-                    print_observation(&observation);
+                    tally.observed(&observation);
                     asking.judge(&observation);
                 }
             }
             Ok(())
         });
         if let Err(problem) = ran {
-            mismatches += 1;
-            println!("   could not run: {problem}");
+            tally.failed(&problem);
         }
     }
-    let verdict = if mismatches == 0 { "PASS" } else { "FAIL" };
-    let counts = [
-        ("experiments", chosen.len() as u64),
-        ("observations", observations as u64),
-        ("mismatches", mismatches as u64),
-        ("guesses", asking.asked as u64),
-        ("right", asking.right as u64),
-    ];
-    super::print_summary(&counts, None, verdict);
-    if mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    tally.finish(&[("guesses", asking.asked as u64), ("right", asking.right as u64)])
+}
+
+/// The counts of a `lab run`, and what it prints about each experiment besides its steps.
+struct Tally {
+    chosen: usize,
+    observations: usize,
+    mismatches: usize,
+    skipped: usize,
+    /// Whether a browser was found: an experiment that needs one is skipped without.
+    browser: bool,
+}
+
+impl Tally {
+    fn new(chosen: usize) -> Tally {
+        let browser = super::browser::chromium().is_some();
+        Tally { chosen, observations: 0, mismatches: 0, skipped: 0, browser }
+    }
+
+    /// Prints the experiment's name and explanation; false (and why) when it is skipped.
+    fn begin(&mut self, experiment: &Experiment) -> bool {
+        println!("== {}\n   {}", experiment.name, experiment.explanation);
+        if experiment.needs_browser() && !self.browser {
+            self.skipped += 1;
+            println!("   skipped: {}", super::browser::INSTALL_HINT);
+            return false;
+        }
+        true
+    }
+
+    fn observed(&mut self, observation: &Observation) {
+        self.observations += 1;
+        self.mismatches += usize::from(!observation.matched);
+        print_observation(observation);
+    }
+
+    fn failed(&mut self, problem: &str) {
+        self.mismatches += 1;
+        println!("   could not run: {problem}");
+    }
+
+    /// The summary line, with `more` counts after the tally's own; the exit status.
+    fn finish(self, more: &[(&'static str, u64)]) -> ExitCode {
+        let verdict = if self.mismatches == 0 { "PASS" } else { "FAIL" };
+        let mut counts = vec![
+            ("experiments", (self.chosen - self.skipped) as u64),
+            ("observations", self.observations as u64),
+            ("mismatches", self.mismatches as u64),
+            ("skipped", self.skipped as u64),
+        ];
+        counts.extend_from_slice(more);
+        super::print_summary(&counts, None, verdict);
+        if self.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    }
 }
 
 /// Every observation of one experiment, on a fresh server.
