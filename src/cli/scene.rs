@@ -212,15 +212,32 @@ impl Scene {
         baseline: bool,
     ) -> Result<Observation, String> {
         let bytes = render::build(self, case.sender, &case.request, role)?;
+        // A cancellation is judged by the answer of the call it cancels: that call is what the
+        // hook shows.
+        let during = match case.request.base.during() {
+            Some(owner) => {
+                let call = Request::post(Message::SlowCall, &[]);
+                Some((owner, render::build(self, owner, &call, None)?))
+            }
+            None => None,
+        };
         if self.before_send.is_some() {
             // Shown as the wire of a Step::Wire is: every token and session id redacted.
-            let shown = self.client_mut(case.sender)?.trace.render_bytes(&bytes);
+            let (shown, what) = match &during {
+                Some((owner, call)) => (
+                    self.client_mut(*owner)?.trace.render_bytes(call),
+                    format!("{}: the slow call it cancels, and its answer", case.what),
+                ),
+                None => {
+                    (self.client_mut(case.sender)?.trace.render_bytes(&bytes), case.what.into())
+                }
+            };
             if let Some(hook) = self.before_send.as_mut() {
-                hook(case.what, &shown);
+                hook(&what, &shown);
             }
         }
-        let response = match case.request.base.during() {
-            Some(owner) => self.cancel_during(owner, case.sender, &bytes)?,
+        let response = match &during {
+            Some((owner, call)) => self.cancel_during((*owner, call), case.sender, &bytes)?,
             None => self.client_mut(case.sender)?.send(&bytes).ok(),
         };
         let client = self.client_mut(case.sender)?;
@@ -252,22 +269,21 @@ impl Scene {
         })
     }
 
-    /// Starts `owner`'s slow call on a connection of its own, sends `cancel` from `sender` once
-    /// the call's head has come, and reads the call to its end: the call's answer, or the
+    /// Starts `owner`'s slow `call` on a connection of its own, sends `cancel` from `sender`
+    /// once the call's head has come, and reads the call to its end: the call's answer, or the
     /// cancellation's when that was not answered 202 (see [`Base::CancelDuring`]).
     fn cancel_during(
         &mut self,
-        owner: Sender,
+        (owner, call): (Sender, &[u8]),
         sender: Sender,
         cancel: &[u8],
     ) -> Result<Option<ClientResponse>, String> {
-        let call = render::build(self, owner, &Request::post(Message::SlowCall, &[]), None)?;
         let address = self.local.server.address();
         let mut conn = HttpConnection::connect(address, &Limits::DEFAULT)
             .map_err(|e| format!("connect: {e}"))?;
-        self.client_mut(owner)?.trace.wire('>', &call);
+        self.client_mut(owner)?.trace.wire('>', call);
         let head =
-            conn.send(&call).map_err(ClientError::from).and_then(|()| conn.receive_stream_head());
+            conn.send(call).map_err(ClientError::from).and_then(|()| conn.receive_stream_head());
         let mut head = head.map_err(|e| format!("{owner:?}: the slow call: {e}"))?;
         let answered = self.client_mut(sender)?.send(cancel).ok();
         if answered.as_ref().is_none_or(|r| r.status != 202) {
