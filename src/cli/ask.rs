@@ -20,14 +20,17 @@ use super::case::Observation;
 use super::local::LocalServer;
 use super::scene::Scene;
 
-/// The guesses, the watch lines, and how many guesses were right, of one `--ask` run.
+/// A guess made for a request not yet judged, with how many watch lines there were when its
+/// request was sent (none for a guess without a request shown).
+type Guess = (String, Option<usize>);
+
+/// The guesses (oldest first), the watch lines, and how many guesses were right, of one `--ask`
+/// run.
 pub struct Asking<R> {
     input: Rc<RefCell<R>>,
     /// The input is not a terminal: a guess is printed after its prompt, as typing would show it.
     echo: bool,
-    /// The guesses made for requests not yet judged, oldest first, each with how many watch
-    /// lines there were when its request was sent.
-    guesses: Rc<RefCell<VecDeque<(String, usize)>>>,
+    guesses: Rc<RefCell<VecDeque<Guess>>>,
     lines: Arc<Mutex<Vec<String>>>,
     pub right: usize,
     pub asked: usize,
@@ -47,7 +50,9 @@ impl<R: BufRead + 'static> Asking<R> {
     }
 
     /// A scene on a watched server of its own whose every request is shown and guessed first.
+    /// A guess an earlier experiment left unjudged (it failed on the way) is dropped.
     pub fn scene(&self, steps: &[super::case::Step]) -> Result<Scene, String> {
+        self.guesses.borrow_mut().clear();
         let lines = Arc::clone(&self.lines);
         let sink = move |text: &str| {
             if let Ok(mut lines) = lines.lock() {
@@ -68,7 +73,7 @@ impl<R: BufRead + 'static> Asking<R> {
             }
             let guess = read_guess(&mut *input.borrow_mut(), echo);
             let sent_after = watched.lock().map_or(0, |lines| lines.len());
-            guesses.borrow_mut().push_back((guess, sent_after));
+            guesses.borrow_mut().push_back((guess, Some(sent_after)));
         }));
         Ok(scene)
     }
@@ -80,7 +85,7 @@ impl<R: BufRead + 'static> Asking<R> {
             println!("   next     {}", observation.what);
             let guess = read_guess(&mut *self.input.borrow_mut(), self.echo);
             // No line of this server's watch belongs to it.
-            self.guesses.borrow_mut().push_back((guess, usize::MAX));
+            self.guesses.borrow_mut().push_back((guess, None));
         }
     }
 
@@ -89,11 +94,10 @@ impl<R: BufRead + 'static> Asking<R> {
     pub fn judge(&mut self, observation: &Observation) {
         let Some((guess, sent_after)) = self.guesses.borrow_mut().pop_front() else { return };
         // The first exchange line written after the request was sent is its own.
-        let stage = self
-            .lines
-            .lock()
-            .ok()
-            .and_then(|lines| lines.iter().skip(sent_after).find_map(|line| stage_of(line)));
+        let lines = self.lines.lock().ok();
+        let stage = sent_after.zip(lines.as_deref()).and_then(|(sent_after, lines)| {
+            lines.iter().skip(sent_after).find_map(|line| stage_of(line))
+        });
         if let Some(stage) = stage {
             println!("            decided   {stage}");
         }
