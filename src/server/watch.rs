@@ -420,6 +420,9 @@ impl<'w> Watcher<'w> {
 
     /// The machine's next stage: where an exchange begins, takes its body, or is answered.
     pub fn observe<R: Copy>(&mut self, happened: Option<Happened>, next: &Stage<'_, R>) {
+        // What the stage just carried out read, when it was a read: only a close that follows
+        // a read is the read's to explain.
+        let read = self.reading.take();
         match next {
             Stage::Admit(admit) => self.begin(admit.received(), None),
             Stage::Refuse(refuse) => {
@@ -441,20 +444,31 @@ impl<'w> Watcher<'w> {
                 self.finish(write.bytes().len());
             }
             Stage::Read(read) => self.reading = read.budget().map(|b| (b, read.buffered())),
-            Stage::Closed(Close::Now) => self.closed_unanswered(happened),
+            Stage::Closed(Close::Now) => self.closed_unanswered(happened, read),
             _ => {}
         }
     }
 
-    /// The connection closed while it read: a line when that cut a request short, or when the
-    /// connection never sent one. A kept-alive connection that goes quiet after its answers
-    /// gets none.
-    fn closed_unanswered(&mut self, happened: Option<Happened>) {
-        let Some((budget, received)) = self.reading.take() else { return };
+    /// The connection closed while it read (`read`: the budget of that read and what was
+    /// buffered): a line when that cut a request short, or when the connection never sent one.
+    /// A kept-alive connection that goes quiet after its answers gets none, and a close after
+    /// anything but a read (a write that timed out) is no read's.
+    fn closed_unanswered(&mut self, happened: Option<Happened>, read: Option<(ReadBudget, usize)>) {
+        let Some((budget, received)) = read else { return };
         let why = match happened {
             Some(Happened::TimePassed) => format!("{} passed", budget.name()),
             Some(Happened::PeerClosed) => "the client closed".to_owned(),
-            _ => return,
+            None
+            | Some(
+                Happened::Received(_)
+                | Happened::Wrote(_)
+                | Happened::Admitted
+                | Happened::Refused
+                | Happened::Replied(_)
+                | Happened::Produced(_)
+                | Happened::Paused
+                | Happened::Departed(_),
+            ) => return,
         };
         let started = received > 0 || self.pending.is_some() || self.requests == 0;
         if started && self.stream.is_none() {
@@ -534,6 +548,107 @@ impl<'w> Watcher<'w> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::RequestHead;
+    use crate::http::connection::{
+        Answered, Connection, Handler, Io, Refused, Request, Transport, drive,
+    };
+    use crate::limits::Limits;
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    /// Reads `arrivals` one a read, then waits out every read; each write moves everything,
+    /// or waits out its deadline when `writes_stall`. Time moves only as reads and waits do.
+    struct Scripted {
+        now: Instant,
+        arrivals: Vec<&'static [u8]>,
+        writes_stall: bool,
+    }
+
+    impl Transport for Scripted {
+        fn now(&mut self) -> Instant {
+            self.now
+        }
+        fn read(&mut self, buf: &mut [u8], deadline: Instant) -> Io {
+            if self.arrivals.is_empty() {
+                self.now = deadline;
+                return Io::TimedOut;
+            }
+            let bytes = self.arrivals.remove(0);
+            buf[..bytes.len()].copy_from_slice(bytes);
+            self.now += Duration::from_millis(1);
+            Io::Done(bytes.len())
+        }
+        fn write(&mut self, bytes: &[u8], deadline: Instant) -> Io {
+            if self.writes_stall {
+                self.now = deadline;
+                return Io::TimedOut;
+            }
+            Io::Done(bytes.len())
+        }
+        fn pause(&mut self, _until: Instant) {}
+        fn closing(&mut self) {}
+        fn hang_up(&mut self) {}
+    }
+
+    /// Answers every head 200, telling the watcher.
+    struct Answering<'w>(Watcher<'w>);
+
+    impl Handler for Answering<'_> {
+        type Route = ();
+        fn admit(&mut self, _head: &RequestHead<'_>, _reply: &mut Vec<u8>) -> Option<()> {
+            Some(())
+        }
+        fn refuse(&mut self, _refused: Refused, _reply: &mut Vec<u8>) {}
+        fn respond(
+            &mut self,
+            (): (),
+            _request: &Request<'_>,
+            _keep_alive: bool,
+            _now: Instant,
+            reply: &mut Vec<u8>,
+        ) -> Answered {
+            self.0.decided(200, None);
+            reply.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+            Answered::Whole { close: false }
+        }
+        fn observe(
+            &mut self,
+            happened: Option<Happened>,
+            _state: &'static str,
+            next: &Stage<'_, ()>,
+        ) {
+            self.0.observe(happened, next);
+        }
+    }
+
+    #[test]
+    fn only_a_close_that_follows_a_read_is_told_as_unanswered() {
+        const HEAD: &[u8] = b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        let unanswered = "c1 closed without an answer";
+        // (the head's arrivals, whether writes stall, whether an unanswered line is written)
+        let rows: [(Vec<&'static [u8]>, bool, bool); 4] = [
+            (vec![&HEAD[..20], &HEAD[20..]], true, false),
+            (vec![HEAD], true, false),
+            (vec![&HEAD[..20], &HEAD[20..]], false, false),
+            (vec![&HEAD[..20]], false, true),
+        ];
+        for (arrivals, writes_stall, expected) in rows {
+            let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+            let sink = Arc::clone(&lines);
+            let watch = Watch::new(
+                false,
+                Arc::new(move |text: &str| sink.lock().unwrap().push(text.to_owned())),
+            );
+            let now = Instant::now();
+            let limits = Limits::DEFAULT;
+            let mut connection = Connection::new(&limits, now);
+            let mut transport = Scripted { now, arrivals: arrivals.clone(), writes_stall };
+            drive(&mut connection, &mut transport, &mut Answering(Watcher::new(&watch, "x")));
+            let lines = lines.lock().unwrap();
+            let told = lines.iter().any(|line| line.starts_with(unanswered));
+            assert_eq!(told, expected, "{arrivals:?} stalling {writes_stall}: {lines:?}");
+        }
+    }
 
     #[test]
     fn request_lines_show_methods_and_the_servers_paths_only() {
