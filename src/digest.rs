@@ -18,6 +18,7 @@
 //! longer or shorter, is hashed as itself, and the comparison reads every byte whatever they hold.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use sha2::{Digest as _, Sha256};
@@ -73,12 +74,19 @@ impl Hasher for PrefixHasher {
 pub type DigestMap<V> = HashMap<Digest, V, BuildHasherDefault<PrefixHasher>>;
 
 /// The last secret of one kind a connection presented, and its digest: one entry, replaced by
-/// each new secret, dropped with the connection. Its buffer keeps its allocation, so a secret of
-/// the same length or shorter costs no allocation.
-#[derive(Debug, Default)]
+/// each new secret, forgotten when the connection ends (its worker keeps it, empty, for the next
+/// connection). Its buffer keeps its allocation, so a secret of the same length or shorter costs
+/// no allocation. Its `Debug` shows whether it keeps one, never the secret or its digest.
+#[derive(Default)]
 pub struct LastDigest {
     secret: Vec<u8>,
     digest: Option<Digest>,
+}
+
+impl fmt::Debug for LastDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LastDigest").field("keeps_one", &self.digest.is_some()).finish()
+    }
 }
 
 impl LastDigest {
@@ -157,5 +165,14 @@ mod tests {
         }
         last.forget();
         assert!(!last.keeps(b""), "forgotten");
+    }
+
+    #[test]
+    fn a_kept_secret_never_shows_in_a_dump() {
+        let mut last = LastDigest::default();
+        last.of(b"secret-token-6f1d");
+        assert_eq!(format!("{last:?}"), "LastDigest { keeps_one: true }");
+        last.forget();
+        assert_eq!(format!("{last:?}"), "LastDigest { keeps_one: false }");
     }
 }
