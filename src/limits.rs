@@ -193,6 +193,9 @@ budgets! {
     /// The largest whole response, head and body. The server never writes a bigger one; the
     /// client refuses a bigger one before reading its body.
     response_bytes_max: bytes 64 KiB, at most BYTES_CEILING;
+    /// The room a worker keeps in each of its two reply-text buffers (a body, one field's value)
+    /// from one request to the next. A larger buffer handed back is dropped, not kept.
+    reply_text_bytes_kept_max: bytes 1 KiB, at most BYTES_CEILING;
     /// Sessions alive at once. A new session past it fails closed (503 with `Retry-After`) and
     /// is never stored.
     sessions_active_max: count 8, at most COUNT_CEILING;

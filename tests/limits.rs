@@ -489,7 +489,7 @@ enum Edge {
 
 /// Every budget and the test of its edge. A budget added to the table without a row here fails
 /// `every_budget_has_an_edge_test`, which names it.
-const EDGES: [(&str, Edge); 55] = {
+const EDGES: [(&str, Edge); 56] = {
     use Edge::{Paces, Test};
     const LIMITS: &str = "tests/limits.rs";
     const CONNECTION: &str = "tests/connection.rs";
@@ -516,6 +516,13 @@ const EDGES: [(&str, Edge); 55] = {
         (
             "response_bytes_max",
             Test(LIMITS, "response_budget_holds_at_max_and_refuses_max_plus_one_on_both_sides"),
+        ),
+        (
+            "reply_text_bytes_kept_max",
+            Test(
+                "src/endpoint/state.rs",
+                "the_text_buffer_comes_back_empty_and_never_larger_than_its_bound",
+            ),
         ),
         (
             "sessions_active_max",

@@ -97,7 +97,7 @@ pub enum Route {
 /// differs; every check still runs on every request. A worker hands it from one connection to
 /// the next, [`KeptByConnection::renew`]ed: the session and the secrets are forgotten, only the
 /// buffers' room is kept, so a connection's first reply allocates nothing either.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct KeptByConnection {
     pub(super) session: LastSession,
     pub(super) token: LastDigest,
@@ -105,16 +105,26 @@ pub(crate) struct KeptByConnection {
     pub(super) text: Vec<u8>,
     /// The room of one field's value (a challenge, a session id), lent the same way.
     field: String,
+    /// The most room kept in each buffer (`reply_text_bytes_kept_max`).
+    room_max: usize,
 }
 
 /// Room reserved for the text of a small result (`ping`, `tools/list`).
 pub(super) const SMALL_RESULT_BYTES: usize = 256;
 
-/// The most room a worker keeps in each of its two text buffers: a larger text handed back is
-/// dropped, so the buffers never hold more than this between requests.
-const KEPT_TEXT_BYTES_MAX: usize = 1024;
-
 impl KeptByConnection {
+    /// Nothing kept yet, under `limits`.
+    fn new(limits: &Limits) -> KeptByConnection {
+        KeptByConnection {
+            session: LastSession::default(),
+            token: LastDigest::default(),
+            session_id: LastDigest::default(),
+            text: Vec::new(),
+            field: String::new(),
+            room_max: limits.reply_text_bytes_kept_max,
+        }
+    }
+
     /// Forgets everything the last connection presented, keeping the buffers for the next one.
     pub(crate) fn renew(&mut self) {
         self.session = LastSession::default();
@@ -141,12 +151,12 @@ impl KeptByConnection {
     /// room is small enough.
     pub(crate) fn recycle(&mut self, reply: &mut Reply) {
         let mut body = std::mem::take(&mut reply.body);
-        if body.capacity() <= KEPT_TEXT_BYTES_MAX && body.capacity() > self.text.capacity() {
+        if body.capacity() <= self.room_max && body.capacity() > self.text.capacity() {
             body.clear();
             self.text = body;
         }
         if let Some(mut field) = reply.added.take_owned()
-            && field.capacity() <= KEPT_TEXT_BYTES_MAX
+            && field.capacity() <= self.room_max
             && field.capacity() > self.field.capacity()
         {
             field.clear();
@@ -264,7 +274,7 @@ impl Endpoint {
 
     /// What a new connection starts with: no session yet.
     pub(crate) fn kept_for_new_connection(&self) -> KeptByConnection {
-        KeptByConnection::default()
+        KeptByConnection::new(self.limits())
     }
 
     /// The control plane: revocations and revision changes, in force for every request that
@@ -287,15 +297,10 @@ mod tests {
     #[test]
     fn the_text_buffer_comes_back_empty_and_never_larger_than_its_bound() {
         // (room of the body handed back, room the next lent buffer has)
-        let rows: [(usize, usize); 5] = [
-            (0, 0),
-            (KEPT_TEXT_BYTES_MAX, KEPT_TEXT_BYTES_MAX),
-            (KEPT_TEXT_BYTES_MAX + 1, 0),
-            (64, 64),
-            (4096, 0),
-        ];
+        let max = Limits::DEFAULT.reply_text_bytes_kept_max;
+        let rows: [(usize, usize); 5] = [(0, 0), (max, max), (max + 1, 0), (64, 64), (4096, 0)];
         for (row, (handed_back, lent)) in rows.into_iter().enumerate() {
-            let mut kept = KeptByConnection::default();
+            let mut kept = KeptByConnection::new(&Limits::DEFAULT);
             let mut body = Vec::with_capacity(handed_back);
             body.extend(std::iter::repeat_n(b'x', handed_back.min(3)));
             kept.recycle(&mut Reply::event_stream_body(body));
@@ -306,7 +311,7 @@ mod tests {
 
     #[test]
     fn a_renewed_keep_forgets_the_secrets_and_keeps_the_buffer() {
-        let mut kept = KeptByConnection::default();
+        let mut kept = KeptByConnection::new(&Limits::DEFAULT);
         kept.token.of(b"token");
         kept.session_id.of(b"session");
         kept.recycle(&mut Reply::event_stream_body(Vec::with_capacity(SMALL_RESULT_BYTES)));
