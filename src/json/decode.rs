@@ -84,9 +84,7 @@ pub fn decode(input: &[u8], depth_max: usize) -> Result<Value, JsonError> {
 /// [`decode`], borrowing the static copy `words` has of a key or string instead of allocating
 /// one.
 pub fn decode_sharing(input: &[u8], depth_max: usize, words: Words) -> Result<Value, JsonError> {
-    let text = std::str::from_utf8(input)
-        .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
-    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new(), words };
+    let mut decoder = Decoder::over(input, depth_max, words)?;
     let value = decoder.value()?;
     decoder.skip_whitespace();
     if decoder.pos < input.len() {
@@ -103,9 +101,7 @@ pub fn decode_prefix(
     depth_max: usize,
     words: Words,
 ) -> Result<(Value, usize), JsonError> {
-    let text = std::str::from_utf8(input)
-        .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
-    let mut decoder = Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new(), words };
+    let mut decoder = Decoder::over(input, depth_max, words)?;
     let value = decoder.value()?;
     Ok((value, decoder.pos))
 }
@@ -127,6 +123,13 @@ struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
+    /// A decoder at the start of `input`, which must be UTF-8 as a whole.
+    fn over(input: &'a [u8], depth_max: usize, words: Words) -> Result<Decoder<'a>, JsonError> {
+        let text = std::str::from_utf8(input)
+            .map_err(|e| JsonError { kind: JsonErrorKind::InvalidUtf8, offset: e.valid_up_to() })?;
+        Ok(Decoder { text, bytes: input, pos: 0, depth_max, stack: Stack::new(), words })
+    }
+
     fn error(&self, kind: JsonErrorKind) -> JsonError {
         JsonError { kind, offset: self.pos }
     }
