@@ -12,12 +12,8 @@
 pub struct Bearer(String);
 
 impl Bearer {
-    /// `Bearer`, with no parameter yet; `capacity` is the room to reserve.
-    pub fn new(capacity: usize) -> Bearer {
-        Bearer::in_buffer(String::new(), capacity)
-    }
-
-    /// [`Bearer::new`], written into `out` (cleared first), whose room is kept.
+    /// `Bearer`, with no parameter yet, written into `out` (cleared first, its room kept);
+    /// `capacity` is the room to reserve.
     pub fn in_buffer(mut out: String, capacity: usize) -> Bearer {
         out.clear();
         out.reserve(capacity);
@@ -76,15 +72,20 @@ mod tests {
     #[test]
     fn challenges_render_exactly() {
         let cases: [(Bearer, &str); 5] = [
-            (Bearer::new(0), "Bearer"),
-            (Bearer::new(0).param("error", "invalid_token"), r#"Bearer error="invalid_token""#),
+            (Bearer::in_buffer(String::new(), 0), "Bearer"),
             (
-                Bearer::new(0).param("realm", "a\"b\\c").param("scope", "x y"),
+                Bearer::in_buffer(String::new(), 0).param("error", "invalid_token"),
+                r#"Bearer error="invalid_token""#,
+            ),
+            (
+                Bearer::in_buffer(String::new(), 0).param("realm", "a\"b\\c").param("scope", "x y"),
                 r#"Bearer realm="a\"b\\c", scope="x y""#,
             ),
-            (Bearer::new(0).param("scope", ""), r#"Bearer scope="""#),
+            (Bearer::in_buffer(String::new(), 0).param("scope", ""), r#"Bearer scope="""#),
             (
-                Bearer::new(64).param_words("scope", &["a", "b\"", "c"]).param_words("x", &[]),
+                Bearer::in_buffer(String::new(), 64)
+                    .param_words("scope", &["a", "b\"", "c"])
+                    .param_words("x", &[]),
                 r#"Bearer scope="a b\" c", x="""#,
             ),
         ];

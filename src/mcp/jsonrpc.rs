@@ -256,18 +256,8 @@ pub fn error_text_in(mut out: String, id: Option<&Id>, code: i64, message: &str)
     out
 }
 
-/// [`error_text`] with a `data` object that `write` fills (members in key order: `code`,
+/// [`error_text_in`] with a `data` object that `write` fills (members in key order: `code`,
 /// `data`, `message`).
-pub fn error_text_with(
-    id: Option<&Id>,
-    code: i64,
-    message: &str,
-    write: impl FnOnce(&mut ObjectWriter<'_>),
-) -> String {
-    error_text_with_in(String::new(), id, code, message, write)
-}
-
-/// [`error_text_with`] written into `out`, cleared first (see [`result_text_in`]).
 pub fn error_text_with_in(
     mut out: String,
     id: Option<&Id>,
