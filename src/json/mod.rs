@@ -32,5 +32,6 @@ mod write;
 
 pub use decode::{JsonError, JsonErrorKind, decode, decode_prefix, decode_sharing};
 pub use encode::{encode, encode_into, encode_string_into};
+pub(crate) use value::shared;
 pub use value::{Key, Number, Object, Text, Value, Words, members, no_words, object};
 pub use write::{ObjectWriter, StringWriter, object_text};

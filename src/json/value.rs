@@ -39,7 +39,7 @@ pub fn no_words(_: &str) -> Option<&'static str> {
 }
 
 /// The key or string for `text`: the static copy `words` has for it, owned otherwise.
-pub(super) fn shared(text: Cow<'_, str>, words: Words) -> Text {
+pub(crate) fn shared(text: Cow<'_, str>, words: Words) -> Text {
     match words(&text) {
         Some(known) => Cow::Borrowed(known),
         None => Cow::Owned(text.into_owned()),

@@ -29,6 +29,9 @@ use super::jsonrpc::{Id, Message};
 /// The message a flat envelope is, when `body` is one and nests no deeper than `depth_max`;
 /// `None` for everything else, which the strict decoder then decides.
 pub fn flat_message(body: &[u8], depth_max: usize, words: Words) -> Option<Message> {
+    if depth_max == 0 {
+        return None;
+    }
     let mut scan = Scan { bytes: body, pos: 0 };
     scan.byte_after_whitespace(b'{')?;
     let mut members = Flat::default();
@@ -45,7 +48,7 @@ pub fn flat_message(body: &[u8], depth_max: usize, words: Words) -> Option<Messa
         }
     }
     scan.whitespace();
-    if scan.pos != body.len() || !members.jsonrpc || depth_max == 0 {
+    if scan.pos != body.len() || !members.jsonrpc {
         return None;
     }
     let (method, params) = (members.method?, members.params.unwrap_or_default());
@@ -87,8 +90,7 @@ impl Flat {
                 if method.is_empty() {
                     return None;
                 }
-                self.method =
-                    Some(words(method).map_or_else(|| method.to_owned().into(), Into::into));
+                self.method = Some(json::shared(method.into(), words));
                 Some(())
             }
             b"params" if self.params.is_none() => {
