@@ -138,6 +138,11 @@ pub(crate) fn hex_pair(byte: u8) -> [u8; 2] {
     [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]]
 }
 
+/// Whether every byte is a lowercase hex digit (`0-9`, `a-f`); true of no bytes.
+pub(crate) fn is_lower_hex(bytes: &[u8]) -> bool {
+    bytes.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+}
+
 /// The value of one hexadecimal digit, either case.
 pub(crate) fn hex_value(digit: u8) -> Option<u8> {
     match digit {

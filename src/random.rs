@@ -1,5 +1,6 @@
 //! Randomness as the pure core receives it: a fill function handed in by the caller, which may
-//! fail, and the one way ids and tokens are drawn from it (bytes as lowercase hex).
+//! fail, and the one way ids, tokens and tags are drawn from it ([`bytes`], and [`hex`] for
+//! bytes as lowercase hex).
 //!
 //! Deliberately draws nothing itself: the operating system's generator is read only by the shell
 //! ([`crate::server::fill_os_random`]), so tests can hand the core a deterministic or a failing
@@ -28,6 +29,15 @@ impl std::error::Error for RandomUnavailable {}
 /// A source of random bytes: fills the whole buffer or fails.
 pub type FillRandom<'a> = dyn FnMut(&mut [u8]) -> Result<(), RandomUnavailable> + 'a;
 
+/// `BYTES` random bytes, drawn on the stack.
+pub fn bytes<const BYTES: usize>(
+    fill: &mut FillRandom<'_>,
+) -> Result<[u8; BYTES], RandomUnavailable> {
+    let mut buf = [0u8; BYTES];
+    fill(&mut buf)?;
+    Ok(buf)
+}
+
 /// `BYTES` random bytes as `2 * BYTES` lowercase hex digits: the bytes are drawn on the stack,
 /// and the text is the one allocation.
 pub fn hex<const BYTES: usize>(fill: &mut FillRandom<'_>) -> Result<String, RandomUnavailable> {
@@ -39,8 +49,7 @@ pub fn hex_in<const BYTES: usize>(
     mut out: String,
     fill: &mut FillRandom<'_>,
 ) -> Result<String, RandomUnavailable> {
-    let mut buf = [0u8; BYTES];
-    fill(&mut buf)?;
+    let buf = bytes::<BYTES>(fill)?;
     out.clear();
     out.reserve(2 * BYTES);
     crate::decimal::push_hex(&buf, &mut out);

@@ -166,9 +166,7 @@ impl Endpoint {
         let owner = owner_of(principal);
         self.sessions.admits(owner, clock.now).map_err(no_room)?;
         let session_id = random::hex_in::<SESSION_ID_RANDOM_BYTES>(lent.field, random)?;
-        let mut drawn = [0u8; EVENT_TAG_RANDOM_BYTES];
-        random(&mut drawn)?;
-        let tag = EventTag::of_random(&drawn).ok_or(Rejection::Internal)?;
+        let tag = EventTag::of_random(random::bytes::<EVENT_TAG_RANDOM_BYTES>(random)?);
         let session = self.sessions.create(&session_id, tag, owner, clock.now).map_err(no_room)?;
         session.notify(LogLevel::Info, || methods::log_message(LogLevel::Info, "session_started"));
         let offer = self.offer(self.legacy_revision());

@@ -529,7 +529,7 @@ pub fn parse_event_id(value: &[u8]) -> Result<(&[u8], EventId), CursorError> {
     let malformed = CursorError::Malformed;
     let dash = value.iter().position(|&b| b == b'-').ok_or(malformed)?;
     let (tag, rest) = (&value[..dash], &value[dash + 1..]);
-    if tag.is_empty() || !tag.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
+    if tag.is_empty() || !crate::decimal::is_lower_hex(tag) {
         return Err(malformed);
     }
     let id = match rest.split_first() {

@@ -7,9 +7,9 @@
 use std::fmt;
 
 /// The most hex digits a tag holds.
-pub const TAG_DIGITS_MAX: usize = 32;
+const TAG_DIGITS_MAX: usize = 32;
 
-/// A tag: 1 to [`TAG_DIGITS_MAX`] lowercase hex digits.
+/// A tag: 1 to `TAG_DIGITS_MAX` (32) lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct EventTag {
     digits: [u8; TAG_DIGITS_MAX],
@@ -17,11 +17,12 @@ pub struct EventTag {
 }
 
 impl EventTag {
-    /// The tag `text` is, when it is 1 to [`TAG_DIGITS_MAX`] lowercase hex digits.
+    /// The tag `text` is, when it is 1 to `TAG_DIGITS_MAX` lowercase hex digits: for tests
+    /// and fuzz targets, which name their tags (a server draws its own, [`EventTag::of_random`]).
     pub fn new(text: &str) -> Option<EventTag> {
         let bytes = text.as_bytes();
-        let hex = bytes.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
-        if !hex || bytes.is_empty() || bytes.len() > TAG_DIGITS_MAX {
+        if !crate::decimal::is_lower_hex(bytes) || bytes.is_empty() || bytes.len() > TAG_DIGITS_MAX
+        {
             return None;
         }
         let mut digits = [0u8; TAG_DIGITS_MAX];
@@ -29,17 +30,15 @@ impl EventTag {
         Some(EventTag { digits, len: bytes.len() })
     }
 
-    /// The tag of `random` bytes, two digits a byte (at most [`TAG_DIGITS_MAX`] digits).
-    pub fn of_random(random: &[u8]) -> Option<EventTag> {
+    /// The tag of `random` bytes ([`crate::random::bytes`]), two digits a byte: 1 to 16 bytes,
+    /// which the compiler checks.
+    pub fn of_random<const BYTES: usize>(random: [u8; BYTES]) -> EventTag {
+        const { assert!(BYTES > 0 && 2 * BYTES <= TAG_DIGITS_MAX) };
         let mut digits = [0u8; TAG_DIGITS_MAX];
-        let room = digits.chunks_exact_mut(2);
-        if random.is_empty() || random.len() > room.len() {
-            return None;
-        }
-        for (pair, &byte) in room.zip(random) {
+        for (pair, byte) in digits.chunks_exact_mut(2).zip(random) {
             pair.copy_from_slice(&crate::decimal::hex_pair(byte));
         }
-        Some(EventTag { digits, len: 2 * random.len() })
+        EventTag { digits, len: 2 * BYTES }
     }
 
     pub fn as_str(&self) -> &str {
@@ -77,9 +76,7 @@ mod tests {
                 "{text}"
             );
         }
-        let random = EventTag::of_random(&[0x00, 0x9a, 0xff]).map(|t| t.as_str().to_owned());
-        assert_eq!(random.as_deref(), Some("009aff"));
-        assert_eq!(EventTag::of_random(&[]), None);
-        assert!(EventTag::of_random(&[7; 16]).is_some() && EventTag::of_random(&[7; 17]).is_none());
+        assert_eq!(EventTag::of_random([0x00, 0x9a, 0xff]).as_str(), "009aff");
+        assert_eq!(EventTag::of_random([0xab; 16]).as_str(), "ab".repeat(16));
     }
 }
