@@ -363,7 +363,7 @@ impl Rejection {
 
     /// [`Rejection::reply_to`], its body and its field's text written into the buffers `lent`
     /// (cleared first), whose room is kept.
-    pub fn reply_in(&self, lent: Lent, id: Option<&Id>, metadata_url: &str) -> Reply {
+    pub(crate) fn reply_in(&self, lent: Lent, id: Option<&Id>, metadata_url: &str) -> Reply {
         let row = self.row();
         let body = match self.body() {
             (rpc, Some(data)) => {

@@ -46,9 +46,9 @@ pub struct Reply {
 /// Buffers lent for a reply's texts, empty, whose room is kept: its body and one field's value
 /// (see `state::KeptByConnection`).
 #[derive(Debug, Default)]
-pub struct Lent {
-    pub body: String,
-    pub field: String,
+pub(crate) struct Lent {
+    pub(crate) body: String,
+    pub(crate) field: String,
 }
 
 /// One added field: its name and its value.
@@ -80,12 +80,9 @@ impl AddedFields {
     pub fn take_owned(&mut self) -> Option<String> {
         // Fields fill the inline slots first: an empty first slot means no field at all.
         self.inline[0].as_ref()?;
-        let values = self.inline.iter_mut().flatten().chain(&mut self.more);
-        values.map(|(_, value)| value).find_map(|value| match value {
-            Cow::Owned(_) => match std::mem::take(value) {
-                Cow::Owned(text) => Some(text),
-                Cow::Borrowed(_) => None,
-            },
+        let mut values = self.inline.iter_mut().flatten().chain(&mut self.more);
+        values.find_map(|(_, value)| match value {
+            Cow::Owned(text) => Some(std::mem::take(text)),
             Cow::Borrowed(_) => None,
         })
     }

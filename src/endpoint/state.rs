@@ -190,7 +190,7 @@ pub enum Answer {
 
 impl Answer {
     /// The reply, or the head of the stream.
-    pub fn reply_mut(&mut self) -> &mut Reply {
+    pub(crate) fn reply_mut(&mut self) -> &mut Reply {
         match self {
             Answer::Whole(reply) | Answer::Open { head: reply, .. } => reply,
         }
