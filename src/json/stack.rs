@@ -1,8 +1,8 @@
 //! The stack of open containers the decoder and the encoder keep instead of recursing.
 //!
 //! Its first [`INLINE`] elements live inline and only deeper ones go to a `Vec`, so a document
-//! nested up to that deep (every JSON-RPC message this server reads, `initialize` included) is
-//! read and written without an allocation for the stack. It has no bound of its own: the decoder
+//! nested up to that deep (a JSON-RPC envelope and the usual params, `initialize`'s included) is
+//! read and written without an allocation for the stack; deeper arguments spill. It has no bound of its own: the decoder
 //! checks its depth budget before every push.
 
 /// How many elements live inline before the stack spills into a `Vec`.
