@@ -747,3 +747,18 @@ fn every_budget_has_an_edge_test() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn each_read_budget_names_a_duration_of_the_table() {
+    use loopback_mcp_http::http::connection::ReadBudget::{
+        self, Body, ConnectionIdle, Head, SocketRead,
+    };
+    // A read budget added to the enum does not compile here until it is listed.
+    let listed = |budget: ReadBudget| match budget {
+        ConnectionIdle | SocketRead | Head | Body => budget,
+    };
+    for budget in [ConnectionIdle, SocketRead, Head, Body].map(listed) {
+        let row = BUDGETS.iter().find(|b| b.name == budget.name());
+        assert!(matches!(row.map(|b| b.floor), Some(Amount::Time(_))), "{budget:?}");
+    }
+}
