@@ -103,9 +103,12 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
         Holds::Discovered => {
             yes_or_no(status == Some(200) && supported_versions(exchange).is_some())
         }
-        Holds::Challenge(_) | Holds::ChallengeNamesMetadata | Holds::ScopeChallenge(_) => {
-            kept_challenge(holds, exchange, context, refused)
-        }
+        Holds::Challenge(error) => challenge_kept(exchange, error),
+        Holds::ChallengeNamesMetadata => yes_or_no(
+            status == Some(401)
+                && bearer(exchange.head.as_ref()).is_some_and(|c| c.contains("resource_metadata=")),
+        ),
+        Holds::ScopeChallenge(scopes) => by(scope_challenge(exchange, scopes, context)),
         Holds::Metadata => {
             let doc = document(exchange);
             let servers = doc.as_ref().and_then(|d| d.get("authorization_servers"));
@@ -135,36 +138,14 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
     }
 }
 
-/// How the answer keeps a rule about its challenge.
-fn kept_challenge(holds: Holds, exchange: &Exchange, context: &Context, refused: bool) -> Kept {
+/// How the answer keeps a rule about its challenge: a 401 whose `Bearer` challenge names
+/// `error` (when one is named), loosely a 401 with another challenge.
+fn challenge_kept(exchange: &Exchange, error: Option<&str>) -> Kept {
     let status = exchange.head.as_ref().map(|h| h.status);
-    let challenge = bearer(exchange.head.as_ref());
-    match holds {
-        Holds::Challenge(error) => match (status, challenge) {
-            (Some(401), Some(c)) if error.is_none_or(|e| has_param(&c, "error", e)) => Kept::Yes,
-            (Some(401), Some(_)) => Kept::Loosely,
-            _ => Kept::No,
-        },
-        Holds::ChallengeNamesMetadata => yes_or_no(
-            status == Some(401) && challenge.is_some_and(|c| c.contains("resource_metadata=")),
-        ),
-        Holds::ScopeChallenge(scopes) => match scope_challenge(exchange, scopes, context) {
-            true => Kept::Yes,
-            false if refused => Kept::Loosely,
-            false => Kept::No,
-        },
-        Holds::Refused(_)
-        | Holds::RefusedThenClosed(_)
-        | Holds::Closes
-        | Holds::RpcError(..)
-        | Holds::NoMismatch
-        | Holds::Discovered
-        | Holds::Metadata
-        | Holds::ResourceIsEndpoint
-        | Holds::NotAllowed
-        | Holds::TellsTheEra
-        | Holds::CallFinishes
-        | Holds::CallStops => Kept::No,
+    match (status, bearer(exchange.head.as_ref())) {
+        (Some(401), Some(c)) if error.is_none_or(|e| has_param(&c, "error", e)) => Kept::Yes,
+        (Some(401), Some(_)) => Kept::Loosely,
+        _ => Kept::No,
     }
 }
 

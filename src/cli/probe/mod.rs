@@ -174,7 +174,8 @@ fn probe_one(peer: &mut Peer, boundary: &Boundary, judging: &mut Judging) -> Row
         return Row::set_aside(boundary, Verdict::NotApplicable, why);
     }
     let named = (boundary.case, boundary.sender);
-    let sent = match boundary.request.base.during() {
+    let during = boundary.request.base.during();
+    let sent = match during {
         Some(owner) => send_during_slow_call(peer, named, &boundary.request, owner),
         None => send_row(peer, named, &boundary.request, watch(boundary.holds)),
     };
@@ -191,7 +192,7 @@ fn probe_one(peer: &mut Peer, boundary: &Boundary, judging: &mut Judging) -> Row
     );
     let verdict = judge::verdict(boundary.holds, boundary.rule.level, &exchange, &judging.context);
     let discovers = kept_discovery(boundary, &exchange, &judging.context);
-    let observed = match boundary.request.base.during() {
+    let observed = match during {
         Some(_) => format!("the call: {}", judge::call_outcome(&exchange)),
         None => judge::observed(&exchange),
     };
