@@ -6,9 +6,9 @@ use std::net::SocketAddr;
 
 use loopback_mcp_http::client::trace::TraceMode;
 
-/// The switches of the commands that print a wire trace (`demo`, `attack`, `lab`, `probe`),
-/// among each one's own flags, so that a near miss of one is named.
-pub const TRACE_SWITCHES: [&str; 2] = ["trace", "trace-bytes"];
+/// The switch for a wire trace in lines, and the one for a trace byte by byte.
+const TRACE: &str = "trace";
+const TRACE_BYTES: &str = "trace-bytes";
 
 /// The flags of one command, in the order given.
 #[derive(Debug, Default)]
@@ -21,6 +21,19 @@ impl Flags {
     /// Reads `args` as `--name value` pairs, refusing names not in `known`.
     pub fn parse(args: &[String], known: &[&str]) -> Result<Flags, String> {
         Flags::parse_with_switches(args, known, &[])
+    }
+
+    /// [`Flags::parse_with_switches`] for a command that prints a wire trace (`demo`, `attack`,
+    /// `lab`, `probe`): the trace switches are among its own, so a near miss of one is named,
+    /// and [`Flags::trace`] reads them.
+    pub fn parse_traced(
+        args: &[String],
+        known: &[&str],
+        switches: &[&str],
+    ) -> Result<Flags, String> {
+        let all: Vec<&str> =
+            [TRACE, TRACE_BYTES].into_iter().chain(switches.iter().copied()).collect();
+        Flags::parse_with_switches(args, known, &all)
     }
 
     /// Reads `args` as `--name value` pairs for names in `known` and bare `--name`s for names in
@@ -56,9 +69,9 @@ impl Flags {
         self.switches.iter().any(|s| s == switch)
     }
 
-    /// The wire trace the [`TRACE_SWITCHES`] ask for.
+    /// The wire trace the switches of [`Flags::parse_traced`] ask for.
     pub fn trace(&self) -> Result<TraceMode, String> {
-        match (self.has("trace"), self.has("trace-bytes")) {
+        match (self.has(TRACE), self.has(TRACE_BYTES)) {
             (false, false) => Ok(TraceMode::Off),
             (true, false) => Ok(TraceMode::Lines),
             (false, true) => Ok(TraceMode::Bytes),

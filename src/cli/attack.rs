@@ -14,7 +14,7 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::revision::Versions;
 
-use super::args::{Flags, TRACE_SWITCHES};
+use super::args::Flags;
 use super::case::{
     Action, Case, Change, Expect, Message, Modern, Observation, Request, Sender, Smuggling, Step,
     Text,
@@ -25,7 +25,7 @@ use super::watch::StreamCheck;
 
 /// Runs every attack; `--trace` or `--trace-bytes` prints the redacted wire trace.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let trace = Flags::parse_with_switches(args, &[], &TRACE_SWITCHES)?.trace()?;
+    let trace = Flags::parse_traced(args, &[], &[])?.trace()?;
     Ok(run_traced(trace))
 }
 

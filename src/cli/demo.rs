@@ -21,7 +21,7 @@
 
 use std::process::ExitCode;
 
-use super::args::{Flags, TRACE_SWITCHES};
+use super::args::Flags;
 use super::local::LocalServer;
 use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::mcp::{McpClient, McpError, is_priming};
@@ -34,7 +34,7 @@ use loopback_mcp_http::sse::Event;
 
 /// Runs `demo [--protocol-versions LIST] [--trace | --trace-bytes]` (the trace on stderr).
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let flags = Flags::parse_with_switches(args, &["protocol-versions"], &TRACE_SWITCHES)?;
+    let flags = Flags::parse_traced(args, &["protocol-versions"], &[])?;
     let trace = flags.trace()?;
     let versions = match flags.one::<String>("protocol-versions")? {
         Some(list) => Versions::parse(&list).map_err(|e| format!("--protocol-versions: {e}"))?,

@@ -17,7 +17,7 @@ use loopback_mcp_http::auth::fixtures::Role;
 use loopback_mcp_http::client::trace::TraceMode;
 use loopback_mcp_http::mcp::PROTOCOL_VERSION;
 
-use super::args::{Flags, TRACE_SWITCHES};
+use super::args::Flags;
 use super::ask::Asking;
 use super::case::{
     Action, BrowserProbe, Case, Change, Expect, Key, Message, Modern, Observation, Request, Sender,
@@ -471,8 +471,7 @@ pub fn experiment_names() -> Vec<&'static str> {
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let words = args.iter().take_while(|a| !a.starts_with("--")).count();
     let (args, flags) = args.split_at(words);
-    let switches = [TRACE_SWITCHES[0], TRACE_SWITCHES[1], "ask"];
-    let flags = Flags::parse_with_switches(flags, &[], &switches)?;
+    let flags = Flags::parse_traced(flags, &[], &["ask"])?;
     let (trace, ask) = (flags.trace()?, flags.has("ask"));
     if ask && trace != TraceMode::Off {
         return Err("--ask shows each request itself: it takes no --trace".to_owned());

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use loopback_mcp_http::client::trace::Trace;
 use loopback_mcp_http::mcp::revision::Versions;
 
-use super::args::{Flags, TRACE_SWITCHES};
+use super::args::Flags;
 use super::case::{Message, Request, Sender};
 use super::catalogue::{self, Across, Aggregate, Boundary, Group, Holds, Level, Needs};
 use super::render;
@@ -46,11 +46,8 @@ pub const RUN_TIME_MAX: Duration = Duration::from_secs(60);
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let (url, rest) = args.split_first().ok_or("probe needs a URL: http://127.0.0.1:PORT/path")?;
     let target = loopback_target(url)?;
-    let flags = Flags::parse_with_switches(
-        rest,
-        &["token", "other-token", "header", "protocol-versions"],
-        &["json", TRACE_SWITCHES[0], TRACE_SWITCHES[1]],
-    )?;
+    let known = ["token", "other-token", "header", "protocol-versions"];
+    let flags = Flags::parse_traced(rest, &known, &["json"])?;
     let trace = flags.trace()?;
     let mut headers = Vec::new();
     for header in flags.all("header") {
