@@ -241,16 +241,7 @@ fn bytes_mode_shows_the_head_redacted_and_where_the_parser_stopped() {
 
 #[test]
 fn a_connection_closed_without_an_answer_gets_a_line_naming_why_and_where() {
-    // Short time budgets, so that each one passes within the test.
-    let limits = Limits {
-        requests_in_processing_max: 4,
-        socket_read_timeout: Duration::from_millis(100),
-        request_head_deadline: Duration::from_millis(400),
-        request_body_deadline: Duration::from_millis(400),
-        connection_idle_timeout: Duration::from_millis(200),
-        ..Limits::DEFAULT
-    };
-    let w = watched_with(false, limits);
+    let w = watched_with(false, short_read_budgets());
     let t = &w.t;
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
@@ -287,18 +278,10 @@ fn a_connection_closed_without_an_answer_gets_a_line_naming_why_and_where() {
         ),
         (answered, false, None),
     ];
-    let mut count = 0;
     // A head that keeps arriving, a byte at a time within each read's budget, meets the whole
     // head's deadline instead.
-    let mut stream = TcpStream::connect(t.server.address()).unwrap();
-    let started = Instant::now();
-    for byte in b"POST /mcp HTTP/1.1\r\nHost: x".iter().cycle().take(40) {
-        if stream.write_all(&[*byte]).is_err() || started.elapsed() > PATIENCE {
-            break;
-        }
-        thread::sleep(Duration::from_millis(30));
-    }
-    count += 1;
+    trickle_a_head(t.server.address());
+    let mut count = 1;
     let lines = w.lines(count);
     let last = lines.last().map(String::as_str).unwrap_or_default();
     assert!(
@@ -325,5 +308,29 @@ fn a_connection_closed_without_an_answer_gets_a_line_naming_why_and_where() {
                 assert!(lines.last().is_some_and(answered), "row {row}: {lines:?}")
             }
         }
+    }
+}
+
+/// Read budgets short enough for each to pass within a test.
+fn short_read_budgets() -> Limits {
+    Limits {
+        requests_in_processing_max: 4,
+        socket_read_timeout: Duration::from_millis(100),
+        request_head_deadline: Duration::from_millis(400),
+        request_body_deadline: Duration::from_millis(400),
+        connection_idle_timeout: Duration::from_millis(200),
+        ..Limits::DEFAULT
+    }
+}
+
+/// Sends a head a byte every 30 ms, never ending it, until the server stops reading.
+fn trickle_a_head(address: std::net::SocketAddr) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    let started = Instant::now();
+    for byte in b"POST /mcp HTTP/1.1\r\nHost: x".iter().cycle().take(40) {
+        if stream.write_all(&[*byte]).is_err() || started.elapsed() > PATIENCE {
+            break;
+        }
+        thread::sleep(Duration::from_millis(30));
     }
 }
