@@ -73,9 +73,10 @@ GROUPS = [
 
 def parse(path):
     """Returns (total, self_cost by function, calls: {(caller, callee): [count, inclusive]},
-    lines: {"OBJECT LINE": executions}). `lines` is filled when the file has instruction
-    positions (callgrind's --dump-instr=yes with --compress-pos=no): for each 64-byte line of
-    code, the execution count of its most executed instruction."""
+    lines: {"OBJECT LINE": (executions, function)}). `lines` is filled when the file has
+    instruction positions (callgrind's --dump-instr=yes with --compress-pos=no): for each 64-byte
+    line of code, the execution count of its most executed instruction and that instruction's
+    function."""
     names = {}  # compressed id -> name, for functions (fn= and cfn= share one table)
     objects = {}  # the same, for objects (ob= and cob=)
     self_cost = {}
@@ -115,7 +116,8 @@ def parse(path):
                     self_cost[current] = self_cost.get(current, 0) + cost
                     if by_instruction and cost:
                         key = f"{current_object} {int(parts[0], 16) >> 6:x}"
-                        lines[key] = max(lines.get(key, 0), cost)
+                        if cost > lines.get(key, (0, None))[0]:
+                            lines[key] = (cost, current)
             elif line.startswith("fn="):
                 current = compressed(line[3:], names)
                 self_cost.setdefault(current, 0)
@@ -172,7 +174,8 @@ def summarize(path, label, count, round_):
                    for name, rx in GROUPS},
         # Only lines run at least once every four operations: those on every operation's path
         # (see `footprint`) are among them in both runs, and the file stays small.
-        "code_lines": {k: v for k, v in lines.items() if 4 * v >= count},
+        "code_lines": {k: v for k, (v, _) in lines.items() if 4 * v >= count},
+        "code_line_functions": {k: f for k, (v, f) in lines.items() if 4 * v >= count},
         "self": {f: v for f, v in self_cost.items() if v},
         "inclusive": {f: v for f, v in inclusive.items() if v},
     }
@@ -224,7 +227,7 @@ def report(n1, n2, top, path):
     if ours and raw:
         print(f"RATIO ping ours/raw={ours['ir'] / raw['ir']:.2f} ours_no_sha/raw={ours['ir_no_sha'] / raw['ir_no_sha']:.2f} "
               f"mallocs_ours/raw={ours['mallocs'] / max(raw['mallocs'], 1e-9):.2f}")
-    footprint(rows, by, n1, n2)
+    footprint(rows, by, n1, n2, top)
     print("\nWhere the instructions go, Ir per request by group (inclusive of callees, so groups overlap):")
     print("| group | " + " | ".join(rows) + " |")
     print("|---|" + "---|" * len(rows))
@@ -257,19 +260,25 @@ def report(n1, n2, top, path):
                 print(f"| {v:,.0f} | {100 * v / total:.1f} | `{name}` |")
 
 
-def footprint(rows, by, n1, n2):
+def hot_lines(pair, n1, n2):
+    """The lines of code holding an instruction run at least once an operation, by the difference
+    of the N2 and N1 runs."""
+    before, after = pair[n1]["code_lines"], pair[n2]["code_lines"]
+    return [k for k, v in after.items() if (v - before.get(k, 0)) / (n2 - n1) >= 0.99]
+
+
+def footprint(rows, by, n1, n2, top):
     """The code on every operation's path: 64-byte lines of code holding an instruction run at
     least once an operation ((runs at N2 - runs at N1) / (N2 - N1) >= 0.99), and the 4 KiB
-    pages they lie on; medians over rounds. Empty when the files have no instruction positions."""
-    span = n2 - n1
+    pages they lie on; medians over rounds. Then the TOP functions of this server's ping by the
+    lines of it that the ping runs. Nothing when the files have no instruction positions."""
     counted = {}
     for label in rows:
         rounds = []
         for pair in by[label].values():
             if n1 not in pair or n2 not in pair or not pair[n2].get("code_lines"):
                 continue
-            before, after = pair[n1]["code_lines"], pair[n2]["code_lines"]
-            hot = [k for k, v in after.items() if (v - before.get(k, 0)) / span >= 0.99]
+            hot = hot_lines(pair, n1, n2)
             server = pair[n2]["server"]
             own = sum(1 for k in hot if k.rsplit(" ", 1)[0].rsplit("/", 1)[-1] == server)
             pages = {(k.rsplit(" ", 1)[0], int(k.rsplit(" ", 1)[1], 16) >> 6) for k in hot}
@@ -289,6 +298,25 @@ def footprint(rows, by, n1, n2):
     for label, (lines, _, pages) in counted.items():
         server, _, route = label.partition("/")
         print(f"LINES server={server} route={route} code_lines={lines:.0f} code_pages={pages:.0f}")
+    ping = [p for p in by.get("loopback-mcp-http/ping", {}).values() if n1 in p and n2 in p]
+    if top > 0 and ping:
+        # The lines are the same in every round: the first one's.
+        functions = pair_functions(ping[0], n1, n2)
+        print(f"\nloopback-mcp-http ping: top {top} functions by the lines of their code a ping runs"
+              " (each line counted for the function of its most run instruction):")
+        print("| lines | function |")
+        print("|---|---|")
+        for name, lines in sorted(functions.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"| {lines} | `{name}` |")
+
+
+def pair_functions(pair, n1, n2):
+    """How many of the lines on every operation's path each function owns."""
+    owners = pair[n2]["code_line_functions"]
+    counts = {}
+    for k in hot_lines(pair, n1, n2):
+        counts[owners[k]] = counts.get(owners[k], 0) + 1
+    return counts
 
 
 def main():

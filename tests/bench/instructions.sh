@@ -24,7 +24,8 @@
 # and the top TOP functions of the ping route by inclusive and self Ir. Last, the code each
 # operation runs: the 64-byte lines of code holding an instruction run at least once an operation
 # (by the same difference), and the 4 KiB pages they lie on (callgrind runs with --dump-instr=yes
-# for this); `LINES` lines give them to other tools.
+# for this), with the functions that own most of the ping's lines; `LINES` lines give the counts
+# to other tools.
 # The server is stopped with SIGTERM, on which callgrind writes its output.
 #
 # What it does not do: it counts user-space instructions only (no kernel time, no system calls,
