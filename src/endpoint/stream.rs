@@ -13,6 +13,8 @@ use crate::mcp::stream::StreamWriter;
 use crate::sse::{self, EventRef};
 
 /// Room reserved for a body up front: a priming event and a result or two, in one allocation.
+/// A body whose room stays within `reply_text_bytes_kept_max` goes back to its worker once
+/// written; a larger one is dropped.
 const BODY_BYTES_RESERVED: usize = 1024;
 
 /// The body of one event-stream response, being written.
