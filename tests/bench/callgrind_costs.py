@@ -279,8 +279,8 @@ def footprint(rows, by, n1, n2, top):
             if n1 not in pair or n2 not in pair or not pair[n2].get("code_lines"):
                 continue
             hot = hot_lines(pair, n1, n2)
-            server = pair[n2]["server"]
-            own = sum(1 for k in hot if k.rsplit(" ", 1)[0].rsplit("/", 1)[-1] == server)
+            # The server's own binary, not a shared library (libc, the loader).
+            own = sum(1 for k in hot if ".so" not in k.rsplit(" ", 1)[0].rsplit("/", 1)[-1])
             pages = {(k.rsplit(" ", 1)[0], int(k.rsplit(" ", 1)[1], 16) >> 6) for k in hot}
             rounds.append((len(hot), own, len(pages)))
         if rounds:

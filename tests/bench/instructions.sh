@@ -36,7 +36,9 @@
 #   tests/bench/instructions.sh [N1] [N2] [ROUNDS]           defaults: 1000 6000 3
 #   TOP=15 (functions listed for ping; 0 for none), KEEP_DIR=DIR (keep the callgrind output files
 #   there, e.g. for callgrind_annotate), ROUTES="ping unauthorized" (measure only these routes of
-#   loopback-mcp-http; raw-limit's ping is always measured)
+#   loopback-mcp-http; raw-limit's ping is always measured), PROFILED=1 (also the ping of this
+#   server built by tests/bench/profiled.sh, as loopback-mcp-http-profiled: the same code laid out
+#   by a profile)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n1=${1:-1000}
@@ -48,6 +50,8 @@ for n in "$n1" "$n2" "$rounds"; do
 done
 [ "$n2" -gt "$n1" ] || { echo "N2 must be larger than N1" >&2; exit 2; }
 [[ $top =~ ^[0-9]+$ ]] || { echo "TOP must be a number" >&2; exit 2; }
+profiled=${PROFILED:-0}
+[[ $profiled =~ ^[01]$ ]] || { echo "PROFILED: 0 or 1" >&2; exit 2; }
 
 source tests/bench/lib.sh
 need valgrind "apt-get install valgrind"
@@ -69,8 +73,11 @@ echo "building loopback-mcp-http and raw-limit (release)..." >&2
 cargo build --release --quiet
 CARGO_TARGET_DIR=$PWD/target/bench-peers cargo build --release --quiet --locked \
   --manifest-path tests/bench/raw-limit/Cargo.toml
-ours_bin=$PWD/target/release/loopback-mcp-http
-raw_bin=$PWD/target/bench-peers/release/raw-limit
+declare -A binary_of=([loopback-mcp-http]=$PWD/target/release/loopback-mcp-http
+  [raw-limit]=$PWD/target/bench-peers/release/raw-limit)
+if [ "$profiled" = 1 ]; then
+  binary_of[loopback-mcp-http-profiled]=$(tests/bench/profiled.sh)
+fi
 if [ -n "${KEEP_DIR:-}" ]; then mkdir -p "$KEEP_DIR"; fi
 
 # What `wait_until` shows when a wait times out.
@@ -87,23 +94,23 @@ measure() {
     --callgrind-out-file="$out" --log-file="$work/run.valgrind")
   local t0=$SECONDS
   rm -f "$work"/run.*
-  if [ "$server" = loopback-mcp-http ]; then
+  if [ "$server" != raw-limit ]; then
     # Room for every session of the run, and a lifetime longer than any run.
-    "${grind[@]}" "$ours_bin" serve --max-sessions $((n2 + 16)) --session-ttl-secs 86400 \
+    "${grind[@]}" "${binary_of[$server]}" serve --max-sessions $((n2 + 16)) --session-ttl-secs 86400 \
       < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
     server_pid=$!
-    wait_until 120 "loopback-mcp-http's start line" test -s "$work/run.stdout"
+    wait_until 120 "$server's start line" test -s "$work/run.stdout"
     read -r url token <<< "$(serve_url_and_token "$work/run.stdout")"
   else
     local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    "${grind[@]}" "$raw_bin" "$port" < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
+    "${grind[@]}" "${binary_of[raw-limit]}" "$port" < /dev/null > "$work/run.stdout" 2> "$work/run.stderr" &
     server_pid=$!
     wait_until 120 "$server's start line" grep -q listening "$work/run.stderr"
     url=http://127.0.0.1:$port/mcp
   fi
   local drive_route=$route
-  [ "$server" != loopback-mcp-http ] && drive_route=raw-ping
+  [ "$server" = raw-limit ] && drive_route=raw-ping
   if ! timeout 1800 python3 "$bench/drive.py" --url "$url" --token "$token" --route "$drive_route" \
     --count "$n" --timeout 60 > "$work/run.drive"; then
     echo "the driver failed against $server ($route, N=$n)" >&2
@@ -128,6 +135,7 @@ for route in $routes; do
     *) echo "ROUTES: unknown route $route" >&2; exit 2 ;;
   esac
 done
+if [ "$profiled" = 1 ]; then targets+=("loopback-mcp-http-profiled ping"); fi
 targets+=("raw-limit ping")
 for round in $(seq 1 "$rounds"); do
   for target in "${targets[@]}"; do
