@@ -20,7 +20,9 @@
 #
 #   tests/bench/cpu_per_request.sh [RATE] [SECONDS] [ROUNDS]      defaults: 5000 10 3
 #   CONNECTIONS=8 (the rate is spread over them); DETOURS="100 230" adds a raw-limit run with
-#   `--detours N` for each N (code on every request's path and nothing else: what that costs)
+#   `--detours N` for each N (code on every request's path and nothing else: what that costs);
+#   PROFILED=1 adds this server built by tests/bench/profiled.sh (the same code, laid out by a
+#   profile: what the same code costs packed together)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rate=${1:-5000}
@@ -31,6 +33,8 @@ for n in "$rate" "$seconds" "$rounds" "$connections"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: tests/bench/cpu_per_request.sh [RATE] [SECONDS] [ROUNDS] (positive integers; CONNECTIONS too)" >&2; exit 2; }
 done
 detours=${DETOURS:-}
+profiled=${PROFILED:-0}
+[[ $profiled =~ ^[01]$ ]] || { echo "PROFILED: 0 or 1" >&2; exit 2; }
 for n in $detours; do
   [[ $n =~ ^[1-9][0-9]*$ && $n -le 256 ]] || { echo "DETOURS: counts from 1 to 256" >&2; exit 2; }
 done
@@ -44,6 +48,12 @@ cargo build --release --quiet
 CARGO_TARGET_DIR=$PWD/target/bench-peers cargo build --release --quiet --locked \
   --manifest-path tests/bench/raw-limit/Cargo.toml
 ours=$PWD/target/release/loopback-mcp-http
+declare -A binary_of=([loopback-mcp-http]=$ours)
+servers=(loopback-mcp-http)
+if [ "$profiled" = 1 ]; then
+  binary_of[loopback-mcp-http-profiled]=$(tests/bench/profiled.sh)
+  servers+=(loopback-mcp-http-profiled)
+fi
 
 work=$(mktemp -d)
 pids=()
@@ -56,22 +66,25 @@ trap cleanup EXIT
 show_logs() { cat "$work"/*.err >&2 2> /dev/null || true; }
 listening() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2> /dev/null; }
 
-declare -A pid url route
+declare -A pid url route token_of
 # A session per connection and run, all of one principal, each living longer than its run.
-"$ours" serve --max-sessions 1024 --max-sessions-per-principal 1024 \
-  --session-ttl-secs $((seconds + 60)) < /dev/null > "$work/ours.json" 2> "$work/ours.err" &
-pids+=($!)
-pid[loopback-mcp-http]=$!
-route[loopback-mcp-http]=ping
-wait_until 10 "loopback-mcp-http's start line" test -s "$work/ours.json"
-read -r "url[loopback-mcp-http]" token <<< "$(serve_url_and_token "$work/ours.json")"
-servers=(loopback-mcp-http raw-limit raw-limit-2)
+for name in "${servers[@]}"; do
+  "${binary_of[$name]}" serve --max-sessions 1024 --max-sessions-per-principal 1024 \
+    --session-ttl-secs $((seconds + 60)) < /dev/null > "$work/$name.json" 2> "$work/$name.err" &
+  pids+=($!)
+  pid[$name]=$!
+  route[$name]=ping
+  wait_until 10 "$name's start line" test -s "$work/$name.json"
+  read -r "url[$name]" "token_of[$name]" <<< "$(serve_url_and_token "$work/$name.json")"
+done
+ours_count=${#servers[@]}
+servers+=(raw-limit raw-limit-2)
 declare -A detours_of=([raw-limit]=0 [raw-limit-2]=0)
 for n in $detours; do
   servers+=("raw-limit+$n-detours")
   detours_of[raw-limit+$n-detours]=$n
 done
-for name in "${servers[@]:1}"; do
+for name in "${servers[@]:ours_count}"; do
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   target/bench-peers/release/raw-limit "$port" --detours "${detours_of[$name]}" \
     > /dev/null 2> "$work/$name.err" &
@@ -79,6 +92,7 @@ for name in "${servers[@]:1}"; do
   pid[$name]=$!
   url[$name]=http://127.0.0.1:$port/mcp
   route[$name]=raw-ping
+  token_of[$name]=${token_of[loopback-mcp-http]}
   wait_until 10 "$name on port $port" listening "$port"
 done
 
@@ -88,8 +102,8 @@ for round in $(seq 1 "$rounds"); do
   for name in "${order[@]}"; do
     kill -0 "${pid[$name]}" 2> /dev/null || { echo "$name exited" >&2; show_logs; exit 1; }
     line=$(timeout $((seconds + 60)) "$ours" bench --rate "$rate" --connections "$connections" \
-      --seconds "$seconds" --route "${route[$name]}" --url "${url[$name]}" --token "$token" \
-      --pid "${pid[$name]}") || { echo "$name: bench failed: $line" >&2; exit 1; }
+      --seconds "$seconds" --route "${route[$name]}" --url "${url[$name]}" \
+      --token "${token_of[$name]}" --pid "${pid[$name]}") || { echo "$name: bench failed: $line" >&2; exit 1; }
     echo "$name $line" | tee -a "$work/runs"
   done
 done
