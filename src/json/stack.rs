@@ -2,8 +2,8 @@
 //!
 //! Its first [`INLINE`] elements live inline and only deeper ones go to a `Vec`, so a document
 //! nested up to that deep (a JSON-RPC envelope and the usual params, `initialize`'s included) is
-//! read and written without an allocation for the stack; deeper arguments spill. It has no bound of its own: the decoder
-//! checks its depth budget before every push.
+//! read and written without an allocation for the stack; deeper arguments spill. It has no
+//! bound of its own: the decoder checks its depth budget before every push.
 
 /// How many elements live inline before the stack spills into a `Vec`.
 const INLINE: usize = 4;
