@@ -21,8 +21,8 @@ impl EventTag {
     /// and fuzz targets, which name their tags (a server draws its own, [`EventTag::of_random`]).
     pub fn new(text: &str) -> Option<EventTag> {
         let bytes = text.as_bytes();
-        if !crate::decimal::is_lower_hex(bytes) || bytes.is_empty() || bytes.len() > TAG_DIGITS_MAX
-        {
+        let fits = (1..=TAG_DIGITS_MAX).contains(&bytes.len());
+        if !fits || !crate::decimal::is_lower_hex(bytes) {
             return None;
         }
         let mut digits = [0u8; TAG_DIGITS_MAX];
