@@ -24,7 +24,7 @@
 //!   `fields` (the header section scanner), `known` (the names it looks up), `request` (the head parser), `framing`, `error`,
 //!   `status`, `date`, `media` (media types and `Accept`), `mirror` (mirrored headers), `writer`
 //!   (responses, and the framing of a body written as it happens), `response` (the client's
-//!   parser), `chunked` (`line`, `request`, `response`: the coding, decoded in place), and
+//!   parser), `authenticate` (the client's reading of `WWW-Authenticate`), `chunked` (`line`, `request`, `response`: the coding, decoded in place), and
 //!   `connection` (`machine`, its states; `stage`, where it is; `driver`, the one loop;
 //!   `linger`).
 //! - [`json`]: strict RFC 8259: `decode` (duplicate keys refused), `encode`, `stack` (the explicit

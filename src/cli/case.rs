@@ -257,6 +257,9 @@ pub enum Key {
     Code(&'static str),
     /// A header whose value contains this text.
     Header(&'static str, &'static str),
+    /// One `Bearer` challenge among the `WWW-Authenticate` challenges, each of these
+    /// parameters holding its text (read through `http::authenticate`).
+    Challenge(&'static [(&'static str, &'static str)]),
     /// The body contains this text.
     Body(&'static str),
     /// The body is an event stream whose events are, in order, these kinds, separated by a
@@ -286,9 +289,9 @@ impl Expect {
         Expect { status, key: Key::Code(code) }
     }
 
-    /// A `WWW-Authenticate` challenge containing `text`.
-    pub const fn challenge(status: u16, text: &'static str) -> Expect {
-        Expect { status, key: Key::Header("www-authenticate", text) }
+    /// A `Bearer` challenge whose parameters hold these texts (see [`Key::Challenge`]).
+    pub const fn challenge(status: u16, params: &'static [(&'static str, &'static str)]) -> Expect {
+        Expect { status, key: Key::Challenge(params) }
     }
 
     pub const fn body(status: u16, text: &'static str) -> Expect {
@@ -311,6 +314,7 @@ impl Expect {
             Key::Nothing => String::new(),
             Key::Code(code) => format!(" {code}"),
             Key::Header(name, want) => format!(" {name} has {want}"),
+            Key::Challenge(params) => format!(" Bearer {}", shown_params(params.iter().copied())),
             Key::Body(want) => format!(" body has {want}"),
             Key::Events(kinds) => format!(" events: {kinds}"),
             Key::Mirror(header, reason) => format!(" -32020 {header} {reason}"),
@@ -458,6 +462,7 @@ pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>
             let ok = seen.contains(want);
             (format!("{name}: {seen}"), ok)
         }
+        Key::Challenge(params) => bearer_holds(response, params),
         Key::Body(want) => {
             let ok = String::from_utf8_lossy(&response.body).contains(want);
             (if ok { format!("body has {want}") } else { "body lacks it".into() }, ok)
@@ -476,6 +481,27 @@ pub fn judge(expect: &Expect, response: Option<&ClientResponse>) -> (Option<u16>
         Key::Opened(_) | Key::Facts(_) => ("a response".into(), false),
     };
     (Some(response.status), key_seen, response.status == expect.status && key_ok)
+}
+
+/// What the response's one `Bearer` challenge holds, and whether each of `params` holds its
+/// text there.
+fn bearer_holds(response: &ClientResponse, params: &[(&str, &str)]) -> (String, bool) {
+    let challenges = match response.challenges() {
+        Ok(challenges) => challenges,
+        Err(malformed) => return (format!("challenge: {}", malformed.why.code()), false),
+    };
+    let bearers: Vec<_> = challenges.iter().filter(|c| c.is("Bearer")).collect();
+    let [bearer] = bearers[..] else {
+        return (format!("challenge: {} Bearer challenges", bearers.len()), false);
+    };
+    let held = |(name, want): &(&str, &str)| bearer.param(name).is_some_and(|v| v.contains(want));
+    let shown = shown_params(bearer.params.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+    (format!("challenge: Bearer {shown}"), params.iter().all(held))
+}
+
+/// Parameters as `name="value", ...`.
+fn shown_params<'p>(params: impl Iterator<Item = (&'p str, &'p str)>) -> String {
+    params.map(|(n, v)| format!("{n}=\"{v}\"")).collect::<Vec<_>>().join(", ")
 }
 
 /// A JSON-RPC error's code and, when it has them, the header and reason of its `data`:

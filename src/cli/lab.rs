@@ -70,7 +70,7 @@ const fn ping_with(what: &'static str, changes: &'static [Change], expect: Expec
     changed(what, Sender::Alice, Request::post(Message::Ping, changes), expect)
 }
 
-const INVALID_TOKEN: Expect = Expect::challenge(401, r#"error="invalid_token""#);
+const INVALID_TOKEN: Expect = Expect::challenge(401, &[("error", "invalid_token")]);
 const ANSWERS_CURRENT: Expect = Expect::body(200, r#""protocolVersion":"2025-11-25""#);
 
 const EXPERIMENTS: [Experiment; 25] = [
@@ -181,7 +181,7 @@ const EXPERIMENTS: [Experiment; 25] = [
                 Request::post(Message::ListResources, &[]),
                 Expect::challenge(
                     403,
-                    r#"error="insufficient_scope", scope="mcp:connect resources:read""#,
+                    &[("error", "insufficient_scope"), ("scope", "mcp:connect resources:read")],
                 ),
             ),
             changed(

@@ -25,6 +25,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Instant;
 use std::{fmt, mem, str};
 
+use crate::http::authenticate::{self, Challenge, Malformed};
 use crate::http::chunked::{
     self,
     response::{ChunkBudget, ChunkReader, NextChunk},
@@ -57,6 +58,12 @@ impl ClientResponse {
     /// The first value of the field `name`, as text.
     pub fn field_str(&self, name: &str) -> Option<&str> {
         self.field(name).and_then(|v| str::from_utf8(v).ok())
+    }
+
+    /// Every challenge of its `WWW-Authenticate` field lines, read as RFC 9110 writes them.
+    pub fn challenges(&self) -> Result<Vec<Challenge>, Malformed> {
+        let lines = self.fields.iter().filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"));
+        authenticate::parse(lines.map(|(_, v)| v.as_slice()))
     }
 
     /// How many field lines carry `name`.

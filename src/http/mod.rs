@@ -19,6 +19,7 @@
 //! | `mirror` | a mirrored request header (MCP 2026-07-28) against the body value it repeats |
 //! | `writer` | response serialization with framing the caller cannot get wrong |
 //! | `response` | the client's strict response parser |
+//! | `authenticate` | the client's reading of `WWW-Authenticate`: a list of challenges |
 //! | `connection` | one connection's lifecycle as a state machine: requests, deadlines, closes |
 //! | `date` | the `Date` field in IMF-fixdate form, formatted by hand |
 //! | `status`, `error` | the statuses sent, the errors and their one status mapping |
@@ -90,6 +91,7 @@
 //! [rfc9110]: https://www.rfc-editor.org/rfc/rfc9110
 //! [rfc9112]: https://www.rfc-editor.org/rfc/rfc9112
 
+pub mod authenticate;
 pub mod chars;
 pub mod chunked;
 pub mod connection;

@@ -343,7 +343,7 @@ pub const CHALLENGE_METADATA: Boundary = row(
         DISCOVERY,
     ),
     Holds::ChallengeNamesMetadata,
-    Expect::challenge(401, r#"resource_metadata="http://"#),
+    Expect::challenge(401, &[("resource_metadata", "http://")]),
 );
 
 pub const STEP_UP_SCOPES: Boundary = row(
@@ -361,7 +361,10 @@ pub const STEP_UP_SCOPES: Boundary = row(
     ]),
     Expect::challenge(
         403,
-        r#"scope="mcp:conformance:baseline mcp:conformance:tools:call mcp:conformance:tools:test_simple_text""#,
+        &[(
+            "scope",
+            "mcp:conformance:baseline mcp:conformance:tools:call mcp:conformance:tools:test_simple_text",
+        )],
     ),
 );
 
@@ -381,7 +384,7 @@ pub const STEP_UP_ARGUMENT: Boundary = row(
         "mcp:conformance:resources:read",
         "mcp:conformance:resources:template:456",
     ]),
-    Expect::challenge(403, "mcp:conformance:resources:template:456"),
+    Expect::challenge(403, &[("scope", "mcp:conformance:resources:template:456")]),
 );
 
 /// The conformance suite's public tokens (`serve --conformance-fixtures`).
