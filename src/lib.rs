@@ -67,13 +67,15 @@
 //! src/main.rs          the binary: the command line, dispatching to its own cli module
 //! src/cli/             demo, attack and lab (tables of one declarative case type, in case, run by
 //!                      scene; watch, the streams they watch; ask, lab's guesses); catalogue
-//!                      (kinds, http_rows, mcp_rows: the boundary checks attack, lab and probe
-//!                      share, made into bytes by render); probe (peer, wire, answer, judge,
-//!                      hygiene, grid: the catalogue against any server on this machine); browser
-//!                      (the headless Chromium lab); serve and control (the control plane, on stdin
-//!                      and on a control channel), stale (old control directories); inspect; bench
-//!                      (plan, link, closed, rate, codec, histogram, report) and overload (load
-//!                      generators); local, help, args
+//!                      (kinds, http_rows, mcp_rows, session_rows, across_rows: the boundary checks
+//!                      attack, lab and probe share, made into bytes by render; sources, where each
+//!                      rule is written); probe (target, peer and its world, probing, wire, answer,
+//!                      judge, across with discovery and streams, hygiene, shown, secrets, grid,
+//!                      report, compare: the catalogue against any server on this machine, and
+//!                      runs side by side); browser (the headless Chromium lab); serve and control
+//!                      (the control plane, on stdin and on a control channel), stale (old control
+//!                      directories); inspect; bench (plan, link, closed, rate, codec, histogram,
+//!                      report) and overload (load generators); local, help, args
 //! ```
 //! <!-- crate-map: end -->
 //!

@@ -97,6 +97,8 @@ pub enum Message {
     SlowCall,
     /// `notifications/cancelled` naming the id of a [`Message::SlowCall`].
     CancelSlowCall,
+    /// `notifications/initialized`, as a client sends it once `initialize` is answered.
+    Initialized,
 }
 
 /// A 2026-07-28 request, built as the sender's client builds it: `_meta` in the body, and every

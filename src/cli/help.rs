@@ -35,7 +35,7 @@ pub enum Listed {
     Experiments,
 }
 
-pub const USAGES: [Usage; 21] = [
+pub const USAGES: [Usage; 22] = [
     Usage {
         path: &[],
         synopsis: "loopback-mcp-http <demo|attack|lab|probe|serve|control|inspect|bench> ... (--help on each)",
@@ -74,8 +74,14 @@ pub const USAGES: [Usage; 21] = [
     },
     Usage {
         path: &["probe"],
-        synopsis: "loopback-mcp-http probe URL [--token T] [--other-token T] [--header 'Name: value']... [--protocol-versions LIST] [--json] [--trace | --trace-bytes]",
-        text: "Sends the boundary catalogue (the cases attack and lab take from it) to any MCP server on\nthis machine and judges each answer by its rule: holds, deviates (a MUST broken), differs (a\nSHOULD or this project's stricter profile), not_applicable or unreachable. URL is\nhttp://127.0.0.1:PORT/path or http://localhost:PORT/path and nothing else: the requests are\nhostile. Most rows change one thing in the baseline: a ping in a 2025-11-25 session, or\nserver/discover where 2026-07-28 is all the server speaks. At most 300 requests and 60 s, one\nconnection each; every session it causes is deleted. Progress on stderr; the grid on stdout.\n  --token T              the bearer token of a principal (the resource-server rows need it)\n  --other-token T        a second principal's, for the session-binding row\n  --header 'Name: value' a field every request carries (repeatable)\n  --protocol-versions L  the revisions to try, as for serve (default: every one it knows)\n  --json                 one JSON object per row: case, group, sent, rule, source, level,\n                         observed, verdict\n  --trace, --trace-bytes every request and answer on stderr (tokens and session ids redacted)\nExit 0 when every MUST holds, 1 when one deviates, 2 for a usage error or a server that never\nanswered.",
+        synopsis: "loopback-mcp-http probe URL [--token T] [--other-token T] [--header 'Name: value']... [--protocol-versions LIST] [--json | --junit] [--failing] [--fail-on deviates|differs] [--trace | --trace-bytes]",
+        text: "Sends the boundary catalogue (the cases attack and lab take from it) to any MCP server on\nthis machine and judges each answer by its rule:\n  holds           the rule is kept\n  deviates        a MUST is broken: where the rule is a status, another status breaks it,\n                  and a second answer to one request breaks it whatever the row's level\n  differs         a SHOULD or this project's stricter profile is broken, or a framing MUST\n                  is kept loosely (refused with another 4xx or 5xx, then closed)\n  not_applicable  the server offers nothing the row needs; unreachable: no answer came\nURL is http://127.0.0.1:PORT/path or http://localhost:PORT/path and nothing else: the requests\nare hostile. Most rows change one thing in the baseline: a ping in a 2025-11-25 session, or\nserver/discover where 2026-07-28 is all the server speaks. At most 300 requests and 60 s, one\nconnection each; every session a row causes is ended before the next. Progress on stderr, the\nreport on stdout. No token or session id is printed, and of a server's words only known names,\ncodes and lengths.\n  --token T              the bearer token of a principal (the resource-server rows need it)\n  --other-token T        a second principal's, for the rows about whose session it is\n  --header 'Name: value' a field every request carries (repeatable; its value is never printed)\n  --protocol-versions L  the revisions to try, as for serve (default: every one it knows)\n  --json                 one JSON object per row: id, case, group, sent, rule, source, level,\n                         observed, verdict (the id stays when the words change)\n  --junit                a JUnit XML report: a test case per row, a failure per row --fail-on\n                         names, not_applicable and unreachable skipped\n  --failing              only the rows that deviate or differ, then the summary\n  --fail-on V            deviates (the default) or differs: the verdicts that make the exit 1\n  --trace, --trace-bytes every request and answer on stderr (tokens and session ids redacted)\nExit 0 when no row has a verdict --fail-on names, 1 when one does, 2 for a usage error or a\nserver that never answered.",
+        list: Listed::Nothing,
+    },
+    Usage {
+        path: &["probe", "compare"],
+        synopsis: "loopback-mcp-http probe compare RUN.jsonl...",
+        text: "Writes one self-contained HTML page to stdout, runs side by side: a column per RUN (a file of\nprobe --json lines, named by its file name) and a row per case, matched across runs by its id.\nEach cell is coloured by its verdict and shows what was observed; each row names its rule, its\nsource linked to the section. The page loads nothing: no script, no style from elsewhere.\nExit 0, or 2 when a file is not a probe run.",
         list: Listed::Nothing,
     },
     Usage {

@@ -40,6 +40,13 @@ pub fn print_line(value: &Value) {
     let _ = stdout.flush();
 }
 
+/// Prints text on stdout and flushes it; a reader that has gone (a closed pipe) is no error.
+pub fn print_text(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
 /// The one summary line of `demo`, `attack` and `lab`: their counts, the profile, the protocol
 /// versions when there are some (comma-separated, as `--protocol-versions` takes them), and the
 /// verdict.

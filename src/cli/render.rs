@@ -145,6 +145,7 @@ pub fn message_value(message: Message) -> Value {
             ]);
             jsonrpc::notification("notifications/cancelled", params)
         }
+        Message::Initialized => requests::initialized(),
     }
 }
 

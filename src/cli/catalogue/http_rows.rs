@@ -8,6 +8,7 @@ use crate::cli::case::{Body, Change, Expect, Message, Request, Text};
 
 pub const TE_WITH_CL: Boundary = row(
     (
+        "te-with-cl",
         "Transfer-Encoding with Content-Length",
         "the baseline with Transfer-Encoding: chunked and its Content-Length, a body no chunk",
     ),
@@ -26,6 +27,7 @@ pub const TE_WITH_CL: Boundary = row(
 
 pub const TE_WITH_CL_CHUNKED: Boundary = row(
     (
+        "te-with-cl-chunked",
         "Transfer-Encoding with Content-Length, a valid chunked body",
         "the baseline in chunks, with Transfer-Encoding: chunked and the unchunked length",
     ),
@@ -44,6 +46,7 @@ pub const TE_WITH_CL_CHUNKED: Boundary = row(
 
 pub const TWO_LENGTHS: Boundary = row(
     (
+        "two-lengths",
         "two Content-Length values that disagree",
         "the baseline with Content-Length: N and Content-Length: N+1",
     ),
@@ -58,7 +61,7 @@ pub const TWO_LENGTHS: Boundary = row(
 );
 
 pub const SIGNED_LENGTH: Boundary = row(
-    ("a Content-Length with a plus sign", "the baseline with Content-Length: +N"),
+    ("signed-length", "a Content-Length with a plus sign", "the baseline with Content-Length: +N"),
     Group::Framing,
     Needs::Nothing,
     Request::raw("POST {path} HTTP/1.1\r\n{fields}Content-Length: +{length}\r\n\r\n{body}"),
@@ -69,6 +72,7 @@ pub const SIGNED_LENGTH: Boundary = row(
 
 pub const CHUNKED_NOT_LAST: Boundary = row(
     (
+        "chunked-not-last",
         "chunked not the last transfer coding",
         "the baseline, chunked, with Transfer-Encoding: chunked, identity",
     ),
@@ -86,7 +90,7 @@ pub const CHUNKED_NOT_LAST: Boundary = row(
 );
 
 pub const NO_HOST: Boundary = row(
-    ("no Host field", "the baseline without Host"),
+    ("no-host", "no Host field", "the baseline without Host"),
     Group::Framing,
     Needs::Nothing,
     ping(&[Change::Without("Host")]),
@@ -96,7 +100,7 @@ pub const NO_HOST: Boundary = row(
 );
 
 pub const TWO_HOSTS: Boundary = row(
-    ("two Host fields", "the baseline with its Host line twice"),
+    ("two-hosts", "two Host fields", "the baseline with its Host line twice"),
     Group::Framing,
     Needs::Nothing,
     ping(&[Change::With("Host", Text::Host)]),
@@ -106,7 +110,7 @@ pub const TWO_HOSTS: Boundary = row(
 );
 
 pub const BARE_LF: Boundary = row(
-    ("bare LF line endings", "the baseline with its request line ended by LF alone"),
+    ("bare-lf", "bare LF line endings", "the baseline with its request line ended by LF alone"),
     Group::Framing,
     Needs::Nothing,
     ping(&[Change::BareLf]),
@@ -119,7 +123,11 @@ pub const BARE_LF: Boundary = row(
 );
 
 pub const SPACE_BEFORE_COLON: Boundary = row(
-    ("whitespace before a field's colon", "the baseline with a line Transfer-Encoding : chunked"),
+    (
+        "space-before-colon",
+        "whitespace before a field's colon",
+        "the baseline with a line Transfer-Encoding : chunked",
+    ),
     Group::Framing,
     Needs::Nothing,
     ping(&[Change::With("Transfer-Encoding ", Text::Lit("chunked"))]),
@@ -130,6 +138,7 @@ pub const SPACE_BEFORE_COLON: Boundary = row(
 
 pub const OBS_FOLD: Boundary = row(
     (
+        "obs-fold",
         "a field folded onto a second line",
         "the baseline with X-Probe: a, then a line starting with a space",
     ),
@@ -146,6 +155,7 @@ pub const OBS_FOLD: Boundary = row(
 
 pub const MANY_FIELDS: Boundary = row(
     (
+        "many-fields",
         "more header fields than the budget",
         "the baseline with one field line more than the budget (1000 when unknown)",
     ),
@@ -162,6 +172,7 @@ pub const MANY_FIELDS: Boundary = row(
 
 pub const LONG_VALUE: Boundary = row(
     (
+        "long-value",
         "a header field value over the budget",
         "the baseline with a value one byte over the budget (64 KiB when unknown)",
     ),
@@ -177,7 +188,11 @@ pub const LONG_VALUE: Boundary = row(
 );
 
 pub const BIG_BODY: Boundary = row(
-    ("a body over the budget", "a POST one byte over the body budget (4 MiB when unknown)"),
+    (
+        "big-body",
+        "a body over the budget",
+        "a POST one byte over the body budget (4 MiB when unknown)",
+    ),
     Group::Framing,
     Needs::Nothing,
     Request::post_body(Body::OverBudget),
@@ -190,7 +205,11 @@ pub const BIG_BODY: Boundary = row(
 );
 
 pub const ACCEPT_JSON_ONLY: Boundary = row(
-    ("Accept without text/event-stream", "the baseline with Accept: application/json"),
+    (
+        "accept-json-only",
+        "Accept without text/event-stream",
+        "the baseline with Accept: application/json",
+    ),
     Group::Media,
     Needs::Nothing,
     ping(&[Change::Set("Accept", Text::Lit("application/json"))]),
@@ -203,7 +222,7 @@ pub const ACCEPT_JSON_ONLY: Boundary = row(
 );
 
 pub const NO_ACCEPT: Boundary = row(
-    ("no Accept", "the baseline without Accept"),
+    ("no-accept", "no Accept", "the baseline without Accept"),
     Group::Media,
     Needs::Nothing,
     ping(&[Change::Without("Accept")]),
@@ -216,7 +235,11 @@ pub const NO_ACCEPT: Boundary = row(
 );
 
 pub const GET_ACCEPT_JSON: Boundary = row(
-    ("a GET stream without text/event-stream", "the session's GET with Accept: application/json"),
+    (
+        "get-accept-json",
+        "a GET stream without text/event-stream",
+        "the session's GET with Accept: application/json",
+    ),
     Group::Media,
     Needs::Session,
     Request::get(&[Change::Set("Accept", Text::Lit("application/json"))]),
@@ -230,6 +253,7 @@ pub const GET_ACCEPT_JSON: Boundary = row(
 
 pub const TEXT_PLAIN: Boundary = row(
     (
+        "text-plain",
         "Content-Type: text/plain",
         "the baseline declared text/plain, as a web page may POST without a preflight",
     ),
@@ -245,7 +269,7 @@ pub const TEXT_PLAIN: Boundary = row(
 );
 
 pub const FOREIGN_ORIGIN: Boundary = row(
-    ("foreign Origin", "the baseline with Origin: http://evil.example"),
+    ("foreign-origin", "foreign Origin", "the baseline with Origin: http://evil.example"),
     Group::Rebinding,
     Needs::Nothing,
     ping(&[Change::With("Origin", Text::Lit("http://evil.example"))]),
@@ -255,7 +279,11 @@ pub const FOREIGN_ORIGIN: Boundary = row(
 );
 
 pub const NULL_ORIGIN: Boundary = row(
-    ("Origin: null", "the baseline with Origin: null, as a sandboxed page or a file sends it"),
+    (
+        "null-origin",
+        "Origin: null",
+        "the baseline with Origin: null, as a sandboxed page or a file sends it",
+    ),
     Group::Rebinding,
     Needs::Nothing,
     ping(&[Change::With("Origin", Text::Lit("null"))]),
@@ -265,7 +293,11 @@ pub const NULL_ORIGIN: Boundary = row(
 );
 
 pub const LOOPBACK_ORIGIN: Boundary = row(
-    ("an Origin on another loopback port", "the baseline with Origin: http://127.0.0.1:1"),
+    (
+        "loopback-origin",
+        "an Origin on another loopback port",
+        "the baseline with Origin: http://127.0.0.1:1",
+    ),
     Group::Rebinding,
     Needs::Nothing,
     ping(&[Change::With("Origin", Text::Lit("http://127.0.0.1:1"))]),
@@ -278,7 +310,7 @@ pub const LOOPBACK_ORIGIN: Boundary = row(
 );
 
 pub const FOREIGN_HOST: Boundary = row(
-    ("foreign Host", "the baseline with Host: evil.example"),
+    ("foreign-host", "foreign Host", "the baseline with Host: evil.example"),
     Group::Rebinding,
     Needs::Nothing,
     ping(&[Change::Set("Host", Text::Lit("evil.example"))]),
@@ -292,6 +324,7 @@ pub const FOREIGN_HOST: Boundary = row(
 
 pub const DUPLICATE_KEYS: Boundary = row(
     (
+        "duplicate-keys",
         "duplicate JSON keys",
         r#"{"method":"tools/list","method":"ping"}: the first and the last are both methods"#,
     ),
@@ -306,7 +339,7 @@ pub const DUPLICATE_KEYS: Boundary = row(
 );
 
 pub const NAN: Boundary = row(
-    ("NaN in a number", r#"a ping whose params hold "n":NaN"#),
+    ("nan", "NaN in a number", r#"a ping whose params hold "n":NaN"#),
     Group::Json,
     Needs::Nothing,
     Request::post_bytes(br#"{"jsonrpc":"2.0","id":92,"method":"{method}","params":{"n":NaN}}"#),
@@ -319,7 +352,7 @@ pub const NAN: Boundary = row(
 );
 
 pub const BATCH: Boundary = row(
-    ("JSON-RPC batch", "an array holding one ping"),
+    ("batch", "JSON-RPC batch", "an array holding one ping"),
     Group::Json,
     Needs::Nothing,
     Request::post_bytes(br#"[{"jsonrpc":"2.0","id":93,"method":"{method}","params":{}}]"#),
@@ -332,7 +365,7 @@ pub const BATCH: Boundary = row(
 );
 
 pub const NULL_ID: Boundary = row(
-    ("a request with id null", r#"a ping with "id":null"#),
+    ("null-id", "a request with id null", r#"a ping with "id":null"#),
     Group::Json,
     Needs::Nothing,
     Request::post_bytes(br#"{"jsonrpc":"2.0","id":null,"method":"{method}","params":{}}"#),
@@ -346,6 +379,7 @@ pub const NULL_ID: Boundary = row(
 
 pub const TOO_DEEP: Boundary = row(
     (
+        "too-deep",
         "JSON nested past the depth budget",
         "a ping whose params nest one array past the budget (4000 when unknown)",
     ),
@@ -361,7 +395,11 @@ pub const TOO_DEEP: Boundary = row(
 );
 
 pub const INVALID_UTF8: Boundary = row(
-    ("invalid UTF-8 in the body", "a ping whose params hold a string with the byte 0xFF"),
+    (
+        "invalid-utf8",
+        "invalid UTF-8 in the body",
+        "a ping whose params hold a string with the byte 0xFF",
+    ),
     Group::Json,
     Needs::Nothing,
     Request::post_bytes(
@@ -374,6 +412,7 @@ pub const INVALID_UTF8: Boundary = row(
 
 pub const UNSOLICITED: Boundary = row(
     (
+        "unsolicited",
         "a JSON-RPC response nobody asked for",
         r#"{"id":7,"result":{}} for a request the server never sent"#,
     ),

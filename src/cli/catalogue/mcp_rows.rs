@@ -1,18 +1,22 @@
-//! The rows about MCP and the resource server: versions, 2025-11-25 sessions, 2026-07-28,
-//! tokens and metadata, and the hygiene of every answer.
+//! The rows about MCP and the resource server: versions, 2026-07-28, tokens and challenges, and
+//! the method every endpoint refuses.
 
 use loopback_mcp_http::auth::fixtures::Role;
 
 use super::kinds::{
-    Boundary, DISCOVERY, ENCODING, Group, Holds, Needs, SESSIONS, VALIDATION, VERSION_HEADER, must,
-    ping, profile, row, should,
+    Boundary, DISCOVERY, ENCODING, Group, Holds, Needs, VALIDATION, VERSION_HEADER, must, ping,
+    profile, row, should,
 };
-use crate::cli::case::{Base, Change, Expect, Key, Modern, Request, Sender, Text};
+use crate::cli::case::{Base, Change, Expect, Key, Message, Modern, Request, Text};
 
 pub const VERSION_MISSING: Boundary = row(
-    ("no MCP-Protocol-Version in a session", "the session's ping without MCP-Protocol-Version"),
+    (
+        "version-missing",
+        "no MCP-Protocol-Version after initialize",
+        "the ping without MCP-Protocol-Version",
+    ),
     Group::Versions,
-    Needs::Session,
+    Needs::Legacy,
     ping(&[Change::Without("MCP-Protocol-Version")]),
     profile(
         "without it a server assumes 2025-03-26; this project speaks none older and refuses",
@@ -24,11 +28,12 @@ pub const VERSION_MISSING: Boundary = row(
 
 pub const VERSION_UNSUPPORTED: Boundary = row(
     (
+        "version-unsupported",
         "an unsupported MCP-Protocol-Version",
-        "the session's ping with MCP-Protocol-Version: 1999-01-01",
+        "the ping with MCP-Protocol-Version: 1999-01-01",
     ),
     Group::Versions,
-    Needs::Session,
+    Needs::Legacy,
     ping(&[Change::Set("MCP-Protocol-Version", Text::Lit("1999-01-01"))]),
     must("an invalid or unsupported version gets 400", VERSION_HEADER),
     Holds::Refused(400),
@@ -36,9 +41,13 @@ pub const VERSION_UNSUPPORTED: Boundary = row(
 );
 
 pub const VERSION_TWICE: Boundary = row(
-    ("MCP-Protocol-Version twice", "the session's ping with its MCP-Protocol-Version line twice"),
+    (
+        "version-twice",
+        "MCP-Protocol-Version twice",
+        "the ping with its MCP-Protocol-Version line twice",
+    ),
     Group::Versions,
-    Needs::Session,
+    Needs::Legacy,
     ping(&[Change::With("MCP-Protocol-Version", Text::Lit("2025-11-25"))]),
     profile(
         "two lines are not one version; this project refuses rather than pick one",
@@ -48,8 +57,26 @@ pub const VERSION_TWICE: Boundary = row(
     Expect::code(400, "protocol_version_repeated"),
 );
 
+pub const INITIALIZE_UNSUPPORTED: Boundary = row(
+    (
+        "initialize-unsupported",
+        "initialize proposing an unsupported version",
+        "initialize with protocolVersion 1999-01-01, outside any session",
+    ),
+    Group::Versions,
+    Needs::Legacy,
+    Request::post(Message::Initialize("1999-01-01"), &[Change::OutsideSession]),
+    must(
+        "a version the server lacks is answered with one it supports, never refused or echoed",
+        "MCP 2025-11-25, lifecycle: Version Negotiation",
+    ),
+    Holds::OtherVersion("1999-01-01"),
+    Expect::body(200, r#""protocolVersion":"2025-11-25""#),
+);
+
 pub const ERA_PROBE: Boundary = row(
     (
+        "era-probe",
         "what a dual-era client concludes",
         "server/discover, as a client that speaks both revisions probes first",
     ),
@@ -64,92 +91,8 @@ pub const ERA_PROBE: Boundary = row(
     Expect::code(400, "protocol_version_unsupported"),
 );
 
-pub const NO_SESSION: Boundary = row(
-    ("no MCP-Session-Id", "the session's ping without MCP-Session-Id"),
-    Group::Sessions,
-    Needs::Session,
-    ping(&[Change::Without("MCP-Session-Id")]),
-    should("a request other than initialize without the session's id gets 400", SESSIONS),
-    Holds::Refused(400),
-    Expect::code(400, "session_missing"),
-);
-
-pub const UNKNOWN_SESSION: Boundary = row(
-    ("an unknown MCP-Session-Id", "the session's ping with a session id the server never issued"),
-    Group::Sessions,
-    Needs::Session,
-    ping(&[Change::Set("MCP-Session-Id", Text::Lit("probe-session-never-issued"))]),
-    must(
-        "an id the server does not hold gets 404, the client's signal to initialize again",
-        SESSIONS,
-    ),
-    Holds::Refused(404),
-    Expect::code(404, "session_not_found"),
-);
-
-pub const ENDED_SESSION: Boundary = row(
-    ("a session ended by DELETE", "the session's ping with the id of a session DELETE ended"),
-    Group::Sessions,
-    Needs::EndedSession,
-    ping(&[Change::Set("MCP-Session-Id", Text::SessionOf(Sender::Ended))]),
-    must("after a session ends, requests with its id get 404", SESSIONS),
-    Holds::Refused(404),
-    Expect::code(404, "session_not_found"),
-);
-
-pub const OTHER_PRINCIPAL: Boundary = Boundary {
-    sender: Sender::Mallory,
-    ..row(
-        (
-            "another principal's session",
-            "the first principal's session id with the other principal's token",
-        ),
-        Group::Sessions,
-        Needs::OtherToken,
-        ping(&[Change::Set("MCP-Session-Id", Text::SessionOf(Sender::Alice))]),
-        should(
-            "a session is bound to its user: another's token with it is treated as unknown, 404",
-            "MCP 2025-11-25, security: Session Hijacking",
-        ),
-        Holds::Refused(404),
-        Expect::code(404, "session_not_found"),
-    )
-};
-
-pub const CANCEL_OWN_SESSION: Boundary = row(
-    (
-        "a cancellation in its own session",
-        "notifications/cancelled naming the session's own test_tool_slow call in progress",
-    ),
-    Group::Sessions,
-    Needs::SlowTool,
-    Request { base: Base::CancelDuring(Sender::Alice), changes: &[] },
-    should("the cancelled request stops, and no response is sent for it", CANCELLATION),
-    Holds::CallStops,
-    Expect::events("prime"),
-);
-
-pub const CANCEL_OTHER_PRINCIPAL: Boundary = Boundary {
-    sender: Sender::Mallory,
-    ..row(
-        (
-            "cancellation from another principal",
-            "another principal's notifications/cancelled, in its own session, naming the first's call",
-        ),
-        Group::Sessions,
-        Needs::SlowToolOtherToken,
-        Request { base: Base::CancelDuring(Sender::Alice), changes: &[] },
-        should(
-            "a cancellation names a request of its own session: another's call finishes",
-            CANCELLATION,
-        ),
-        Holds::CallFinishes,
-        Expect::events("prime response"),
-    )
-};
-
 pub const DISCOVER: Boundary = row(
-    ("server/discover", "server/discover with its _meta and headers"),
+    ("discover", "server/discover", "server/discover with its _meta and headers"),
     Group::Modern,
     Needs::Modern,
     Request::modern(Modern::Discover, &[]),
@@ -163,6 +106,7 @@ pub const DISCOVER: Boundary = row(
 
 pub const CAPABILITIES_MISSING: Boundary = row(
     (
+        "capabilities-missing",
         "_meta without clientCapabilities",
         "server/discover whose _meta lacks the required clientCapabilities",
     ),
@@ -178,7 +122,11 @@ pub const CAPABILITIES_MISSING: Boundary = row(
 );
 
 pub const METHOD_MISMATCH: Boundary = row(
-    ("Mcp-Method that disagrees with the body", "tools/list with Mcp-Method: ping"),
+    (
+        "method-mismatch",
+        "Mcp-Method that disagrees with the body",
+        "tools/list with Mcp-Method: ping",
+    ),
     Group::Modern,
     Needs::Modern,
     Request::modern(Modern::ToolsList, &[Change::Set("Mcp-Method", Text::Lit("ping"))]),
@@ -188,7 +136,7 @@ pub const METHOD_MISMATCH: Boundary = row(
 );
 
 pub const METHOD_MISSING: Boundary = row(
-    ("no Mcp-Method", "tools/list without Mcp-Method"),
+    ("method-missing", "no Mcp-Method", "tools/list without Mcp-Method"),
     Group::Modern,
     Needs::Modern,
     Request::modern(Modern::ToolsList, &[Change::Without("Mcp-Method")]),
@@ -199,6 +147,7 @@ pub const METHOD_MISSING: Boundary = row(
 
 pub const NAME_MISMATCH: Boundary = row(
     (
+        "name-mismatch",
         "Mcp-Name that disagrees with the body",
         "tools/call of the first tool with Mcp-Name: probe-other-tool",
     ),
@@ -212,6 +161,7 @@ pub const NAME_MISMATCH: Boundary = row(
 
 pub const PARAM_MISMATCH: Boundary = row(
     (
+        "param-mismatch",
         "an Mcp-Param header that disagrees with the body",
         "a mirrored argument acme, its Mcp-Param header globex",
     ),
@@ -225,6 +175,7 @@ pub const PARAM_MISMATCH: Boundary = row(
 
 pub const PARAM_MISSING: Boundary = row(
     (
+        "param-missing",
         "no Mcp-Param header while the body has the value",
         "a mirrored argument acme without its Mcp-Param header",
     ),
@@ -238,6 +189,7 @@ pub const PARAM_MISSING: Boundary = row(
 
 pub const PARAM_SENTINEL: Boundary = row(
     (
+        "param-sentinel",
         "an Mcp-Param value in the base64 sentinel",
         "a mirrored argument acmé, its header =?base64?YWNtw6k=?= as the client encodes it",
     ),
@@ -251,6 +203,7 @@ pub const PARAM_SENTINEL: Boundary = row(
 
 pub const PARAM_LOOKALIKE: Boundary = row(
     (
+        "param-lookalike",
         "a plain Mcp-Param value shaped like the sentinel",
         "argument and header both =?base64?YWNtZQ==?=, the header sent plain",
     ),
@@ -270,6 +223,7 @@ pub const PARAM_LOOKALIKE: Boundary = row(
 
 pub const MODERN_UNSUPPORTED: Boundary = row(
     (
+        "modern-unsupported",
         "an unsupported 2026-era version",
         "server/discover naming 2099-01-01 in _meta and MCP-Protocol-Version",
     ),
@@ -285,7 +239,11 @@ pub const MODERN_UNSUPPORTED: Boundary = row(
 );
 
 pub const MODERN_GET: Boundary = row(
-    ("GET on a 2026-07-28 endpoint", "GET with Accept: text/event-stream, no session"),
+    (
+        "modern-get",
+        "GET on a 2026-07-28 endpoint",
+        "GET with Accept: text/event-stream, no session",
+    ),
     Group::Modern,
     Needs::ModernOnly,
     Request { base: Base::Bodiless("GET"), changes: &[] },
@@ -298,7 +256,7 @@ pub const MODERN_GET: Boundary = row(
 );
 
 pub const MODERN_DELETE: Boundary = row(
-    ("DELETE on a 2026-07-28 endpoint", "DELETE, no session"),
+    ("modern-delete", "DELETE on a 2026-07-28 endpoint", "DELETE, no session"),
     Group::Modern,
     Needs::ModernOnly,
     Request { base: Base::Bodiless("DELETE"), changes: &[] },
@@ -311,7 +269,7 @@ pub const MODERN_DELETE: Boundary = row(
 );
 
 pub const NO_TOKEN: Boundary = row(
-    ("no token", "the baseline without Authorization"),
+    ("no-token", "no token", "the baseline without Authorization"),
     Group::Resource,
     Needs::Token,
     ping(&[Change::Without("Authorization")]),
@@ -321,17 +279,21 @@ pub const NO_TOKEN: Boundary = row(
 );
 
 pub const BAD_TOKEN: Boundary = row(
-    ("a malformed token", "the baseline with Authorization: Bearer not-a-token"),
+    ("bad-token", "a malformed token", "the baseline with Authorization: Bearer not-a-token"),
     Group::Resource,
     Needs::Token,
     ping(&[Change::Set("Authorization", Text::Lit("Bearer not-a-token"))]),
-    must(r#"a token that is not valid here gets 401 with error="invalid_token""#, "RFC 6750 §3.1"),
+    must(
+        r#"a token that is not valid here gets 401 (with error="invalid_token", RFC 6750 §3.1)"#,
+        "MCP 2025-11-25 and 2026-07-28, authorization: Token Handling",
+    ),
     Holds::Challenge(Some("invalid_token")),
     Expect::code(401, "invalid_token"),
 );
 
 pub const CHALLENGE_METADATA: Boundary = row(
     (
+        "challenge-metadata",
         "resource_metadata in the challenge",
         "the baseline without Authorization: its WWW-Authenticate",
     ),
@@ -348,6 +310,7 @@ pub const CHALLENGE_METADATA: Boundary = row(
 
 pub const STEP_UP_SCOPES: Boundary = row(
     (
+        "step-up-scopes",
         "a fixture tool with an under-scoped token",
         "tools/call test_simple_text with the suite's low token (mcp:conformance:baseline alone)",
     ),
@@ -370,6 +333,7 @@ pub const STEP_UP_SCOPES: Boundary = row(
 
 pub const STEP_UP_ARGUMENT: Boundary = row(
     (
+        "step-up-argument",
         "a template id the token's scopes do not name",
         "resources/read test://template/456/data with the suite's full token (template id 123)",
     ),
@@ -392,37 +356,11 @@ pub const LOW_TOKEN: Change =
     Change::Set("Authorization", Text::Lit("Bearer mcp-conformance-scope-low"));
 pub const FULL_TOKEN: Change =
     Change::Set("Authorization", Text::Lit("Bearer mcp-conformance-scope-full"));
-const CANCELLATION: &str = "MCP 2025-11-25, utilities: Cancellation";
 const STEP_UP: &str = "MCP 2026-07-28, authorization: Runtime Insufficient Scope Errors";
-
-pub const METADATA: Boundary = row(
-    (
-        "protected-resource metadata",
-        "GET /.well-known/oauth-protected-resource<path>, no credentials",
-    ),
-    Group::Resource,
-    Needs::Token,
-    Request::discovery(&[]),
-    should(
-        "the document is at the path-inserted well-known URI and names an authorization server",
-        "RFC 9728 §3; MCP 2025-11-25, authorization",
-    ),
-    Holds::Metadata,
-    Expect::body(200, r#""authorization_servers""#),
-);
-
-pub const RESOURCE_MATCHES: Boundary = row(
-    ("the metadata's resource is the endpoint", "the same GET: its resource member"),
-    Group::Resource,
-    Needs::Token,
-    Request::discovery(&[]),
-    must("the document's resource is the identifier its URL was built from", "RFC 9728 §3.3"),
-    Holds::ResourceIsEndpoint,
-    Expect::body(200, r#""resource":"http://127.0.0.1:"#),
-);
 
 pub const TOKEN_IN_QUERY: Boundary = row(
     (
+        "token-in-query",
         "the token in the query string",
         "the baseline to <path>?access_token=TOKEN without Authorization",
     ),
@@ -436,16 +374,16 @@ pub const TOKEN_IN_QUERY: Boundary = row(
             Text::TokenOf(Role::Full),
         ])),
     ]),
-    profile(
-        "a token never travels in a URL (clients MUST NOT); this project refuses any query",
-        "MCP 2025-11-25, authorization: Access Token Usage",
+    must(
+        "a resource server ignores a token in the query: refused, 400 or 401, never served",
+        "draft-ietf-oauth-v2-1 §5.1",
     ),
-    Holds::Refused(400),
+    Holds::TokenIgnored,
     Expect::code(400, "query_forbidden"),
 );
 
 pub const PUT: Boundary = row(
-    ("PUT on the endpoint", "PUT with the sender's fields and no body"),
+    ("put", "PUT on the endpoint", "PUT with the sender's fields and no body"),
     Group::Hygiene,
     Needs::Nothing,
     Request { base: Base::Bodiless("PUT"), changes: &[] },

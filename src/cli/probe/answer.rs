@@ -87,28 +87,34 @@ pub fn head(bytes: &[u8]) -> Result<Option<Head>, &'static str> {
     Ok(Some(Head { status, fields, len: end }))
 }
 
-/// A chunked body decoded as far as `bytes` go: the data so far, and whether the last chunk was
-/// reached. Sizes may carry extensions, and lines may end in a bare LF; trailers are skipped.
-pub fn chunks(bytes: &[u8]) -> (Vec<u8>, bool) {
+/// A chunked body decoded as far as `bytes` go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunks {
+    /// The data so far.
+    pub data: Vec<u8>,
+    /// How many bytes the body took, when its last chunk and trailer section were reached.
+    pub complete: Option<usize>,
+}
+
+/// A chunked body decoded as far as `bytes` go. Sizes may carry extensions, and lines may end in
+/// a bare LF; trailer fields are skipped up to the empty line that ends them.
+pub fn chunks(bytes: &[u8]) -> Chunks {
     let mut data = Vec::new();
     let mut at = 0;
+    let incomplete = |data| Chunks { data, complete: None };
     loop {
-        let Some(line_end) = bytes[at..].iter().position(|&b| b == b'\n').map(|i| at + i) else {
-            return (data, false);
-        };
+        let Some(line_end) = line_end(bytes, at) else { return incomplete(data) };
         let line = String::from_utf8_lossy(&bytes[at..line_end]);
         let size = line.trim().split(';').next().unwrap_or_default().trim().to_owned();
-        let Ok(size) = usize::from_str_radix(&size, 16) else {
-            return (data, false);
-        };
+        let Ok(size) = usize::from_str_radix(&size, 16) else { return incomplete(data) };
         at = line_end + 1;
         if size == 0 {
-            return (data, true);
+            return Chunks { complete: trailers_end(bytes, at), data };
         }
         let end = at.saturating_add(size);
         if end > bytes.len() {
             data.extend_from_slice(&bytes[at..]);
-            return (data, false);
+            return incomplete(data);
         }
         if data.len() < BODY_BYTES_KEPT {
             data.extend_from_slice(&bytes[at..end]);
@@ -118,9 +124,36 @@ pub fn chunks(bytes: &[u8]) -> (Vec<u8>, bool) {
         match bytes.get(at..) {
             Some([b'\r', b'\n', ..]) => at += 2,
             Some([b'\n', ..]) => at += 1,
-            _ => return (data, false),
+            _ => return incomplete(data),
         }
     }
+}
+
+/// Where the line starting at `at` ends: the offset of its LF.
+fn line_end(bytes: &[u8], at: usize) -> Option<usize> {
+    bytes.get(at..)?.iter().position(|&b| b == b'\n').map(|i| at + i)
+}
+
+/// The end of the trailer section starting at `at` (after its empty line), when it has come.
+fn trailers_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let end = line_end(bytes, at)?;
+        let empty = matches!(&bytes[at..end], [] | [b'\r']);
+        at = end + 1;
+        if empty {
+            return Some(at);
+        }
+    }
+}
+
+/// The status of an answer that starts `bytes`, from its status line alone (`HTTP/1.1 400`):
+/// enough to know that a second answer came, even cut short.
+pub fn status_line(bytes: &[u8]) -> Option<u16> {
+    let rest = bytes.strip_prefix(b"HTTP/")?;
+    let space = rest.iter().position(|&b| b == b' ')?;
+    let digits = rest.get(space + 1..space + 4)?;
+    let status = std::str::from_utf8(digits).ok()?.parse::<u16>().ok()?;
+    (100..=599).contains(&status).then_some(status)
 }
 
 /// The data lines of an event stream, each a message's text (a `data:` field's value).
@@ -170,16 +203,33 @@ mod tests {
     }
 
     #[test]
-    fn chunks_decode_as_far_as_they_go() {
-        type Decoded = (&'static [u8], bool);
-        let cases: [(&[u8], Decoded); 4] = [
-            (b"2\r\n{}\r\n0\r\n\r\n", (b"{}", true)),
-            (b"2;x=1\n{}\n3\nabc\n0\n", (b"{}abc", true)),
-            (b"5\r\nab", (b"ab", false)),
-            (b"zz\r\n", (b"", false)),
+    fn chunks_decode_as_far_as_they_go_and_say_where_they_end() {
+        type Decoded = (&'static [u8], Option<usize>);
+        let cases: [(&[u8], Decoded); 7] = [
+            (b"2\r\n{}\r\n0\r\n\r\n", (b"{}", Some(12))),
+            (b"2\r\n{}\r\n0\r\n\r\nHTTP/1.1 400", (b"{}", Some(12))),
+            (b"2;x=1\n{}\n3\nabc\n0\n\n", (b"{}abc", Some(18))),
+            (b"0\r\nX-T: 1\r\n\r\n", (b"", Some(13))),
+            (b"2\r\n{}\r\n0\r\n", (b"{}", None)),
+            (b"5\r\nab", (b"ab", None)),
+            (b"zz\r\n", (b"", None)),
         ];
         for (bytes, (data, complete)) in cases {
-            assert_eq!(chunks(bytes), (data.to_vec(), complete));
+            assert_eq!(chunks(bytes), Chunks { data: data.to_vec(), complete }, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn a_status_line_says_a_second_answer_began() {
+        let cases: [(&[u8], Option<u16>); 5] = [
+            (b"HTTP/1.1 400 Bad Request\r\n", Some(400)),
+            (b"HTTP/1.1 200", Some(200)),
+            (b"HTTP/1.1 20", None),
+            (b"HTTP/1.1 999 x", None),
+            (b"<html>", None),
+        ];
+        for (bytes, status) in cases {
+            assert_eq!(status_line(bytes), status, "{bytes:?}");
         }
     }
 

@@ -1,59 +1,63 @@
-//! The probe's grid: one row per case, as text (four lines each, grouped) or as JSON objects,
-//! with a line per group for progress and a summary line.
+//! The probe's rows as the grid shows them: one row per case, as text (four lines each,
+//! grouped) or as JSON objects, with a line per group for progress and a summary line.
+//!
+//! Not here: the reports made from rows (`report`, `compare`), or how a row is judged.
 
 use std::time::Duration;
 
 use loopback_mcp_http::json::{Object, Value};
 
 use super::judge::Verdict;
+use super::secrets::Secrets;
 use crate::cli::catalogue::{Across, Boundary, Group, Rule};
 
 /// One row of the grid.
 #[derive(Clone, Debug)]
 pub struct Row {
+    pub id: &'static str,
     pub case: &'static str,
     pub group: Group,
     pub sent: &'static str,
     pub rule: Rule,
     pub observed: String,
     pub verdict: Verdict,
-    /// A discovery row whose rule held (for the row judged across them).
-    pub discovers: bool,
 }
 
 impl Row {
-    pub fn judged(boundary: &Boundary, verdict: Verdict, observed: String, discovers: bool) -> Row {
+    pub fn judged(boundary: &Boundary, verdict: Verdict, observed: String) -> Row {
         Row {
+            id: boundary.id,
             case: boundary.case,
             group: boundary.group,
             sent: boundary.sent,
             rule: boundary.rule,
             observed,
             verdict,
-            discovers,
         }
-    }
-
-    pub fn set_aside(boundary: &Boundary, verdict: Verdict, why: String) -> Row {
-        Row::judged(boundary, verdict, why, false)
     }
 
     pub fn across(across: &Across, verdict: Verdict, observed: String) -> Row {
         Row {
+            id: across.id,
             case: across.case,
             group: across.group,
             sent: across.sent,
             rule: across.rule,
             observed,
             verdict,
-            discovers: false,
         }
     }
 
-    /// The row as one JSON object.
+    /// The row with every secret replaced in what it observed (the rest is the catalogue's).
+    pub fn redacted(self, secrets: &Secrets) -> Row {
+        Row { observed: secrets.redact(&self.observed), ..self }
+    }
+
+    /// The row as one JSON object: `--json`'s fields, which other tools read.
     pub fn json(&self) -> Value {
         let mut row = Object::new();
         for (key, value) in [
+            ("id", self.id.to_owned()),
             ("case", self.case.to_owned()),
             ("group", self.group.title().to_owned()),
             ("sent", self.sent.to_owned()),
@@ -93,16 +97,18 @@ pub fn text(rows: &[Row]) -> String {
 
 /// How many rows got each verdict, in a fixed order.
 fn counts(rows: &[Row]) -> String {
-    let verdicts = [
-        (Verdict::Holds, "hold"),
-        (Verdict::Deviates, "deviate"),
-        (Verdict::Differs, "differ"),
-        (Verdict::NotApplicable, "not applicable"),
-        (Verdict::Unreachable, "unreachable"),
-    ];
-    let parts: Vec<String> = verdicts
+    let parts: Vec<String> = Verdict::ALL
         .iter()
-        .map(|(v, name)| format!("{} {name}", rows.iter().filter(|r| r.verdict == *v).count()))
+        .map(|v| {
+            let name = match v {
+                Verdict::Holds => "hold",
+                Verdict::Deviates => "deviate",
+                Verdict::Differs => "differ",
+                Verdict::NotApplicable => "not applicable",
+                Verdict::Unreachable => "unreachable",
+            };
+            format!("{} {name}", rows.iter().filter(|r| r.verdict == *v).count())
+        })
         .collect();
     parts.join(", ")
 }

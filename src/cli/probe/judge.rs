@@ -1,15 +1,22 @@
-//! How any server's answer keeps a catalogue rule: a verdict and a line of what came back. Pure:
-//! an [`Exchange`] in, words out.
+//! How any server's answer keeps a catalogue rule: a verdict. Pure: an [`Exchange`] in, a
+//! verdict out.
 //!
 //! - `holds`: the answer keeps the rule as written;
-//! - `differs`: it breaks a SHOULD or this project's profile, or keeps a MUST loosely (a refusal
-//!   with another status than the one the rule names);
-//! - `deviates`: it breaks a MUST;
+//! - `deviates`: it breaks a MUST. Where the rule is a status (400, 401, 403, 404, 405), another
+//!   status breaks it. A second answer on the connection breaks the MUST every request shares,
+//!   whatever the row's level: one message, one answer (RFC 9112 §6.3);
+//! - `differs`: it breaks a SHOULD or this project's profile, or keeps a framing MUST of RFC 9112
+//!   §6 loosely: refused with another 4xx or 5xx, then closed (the refusal and the close are what
+//!   prevent a desync);
 //! - `not_applicable` and `unreachable` are decided before judging (`probe`) or when nothing
 //!   came back.
 //!
-//! Not here: sending, or what the rows are (`catalogue`).
+//! Every challenge is read through `http::authenticate`, as RFC 9110 writes them. An answer is
+//! read by its `Content-Type` and, without one, by what its body is.
+//!
+//! Not here: sending, what the rows are (`catalogue`), or what of the answer is shown (`shown`).
 
+use loopback_mcp_http::http::authenticate::{self, Challenge};
 use loopback_mcp_http::json::{self, Value};
 
 use super::answer::{self, Head};
@@ -27,6 +34,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Holds,
+        Verdict::Deviates,
+        Verdict::Differs,
+        Verdict::NotApplicable,
+        Verdict::Unreachable,
+    ];
+
     pub const fn name(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
@@ -36,14 +51,28 @@ impl Verdict {
             Verdict::Unreachable => "unreachable",
         }
     }
+
+    /// The verdict of a name, as `--json` writes it.
+    pub fn from_name(name: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.name() == name)
+    }
 }
 
 /// How an answer kept a rule, before its level decides the verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kept {
     Yes,
+    /// A refusal, but not the one the rule names.
     Loosely,
     No,
+}
+
+/// What a row judged across concluded, before its level decides the verdict.
+pub enum Outcome {
+    /// The rule was kept or not, and what was seen.
+    Kept(bool, String),
+    /// Nothing could tell, and why.
+    Aside(String),
 }
 
 /// What the judge knows beyond one answer.
@@ -65,10 +94,14 @@ pub fn verdict(holds: Holds, level: Level, exchange: &Exchange, context: &Contex
         (None, Some(Failure::Timeout)) if !framing => return Verdict::Unreachable,
         _ => {}
     }
+    if exchange.second.is_some() {
+        return Verdict::Deviates;
+    }
     match (kept(holds, exchange, context), level) {
         (Kept::Yes, _) => Verdict::Holds,
-        (Kept::Loosely, _) | (Kept::No, Level::Should | Level::Profile) => Verdict::Differs,
-        (Kept::No, Level::Must) => Verdict::Deviates,
+        (Kept::Loosely, Level::Must) if framing => Verdict::Differs,
+        (Kept::Loosely | Kept::No, Level::Must) => Verdict::Deviates,
+        (Kept::Loosely | Kept::No, Level::Should | Level::Profile) => Verdict::Differs,
     }
 }
 
@@ -76,17 +109,18 @@ pub fn verdict(holds: Holds, level: Level, exchange: &Exchange, context: &Contex
 pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
     let status = exchange.head.as_ref().map(|h| h.status);
     let refused = status.is_some_and(|s| s >= 400) || (status.is_none() && exchange.closed);
-    let by = |ok: bool| {
-        if ok {
-            Kept::Yes
-        } else if refused {
-            Kept::Loosely
-        } else {
-            Kept::No
-        }
+    let by = |ok: bool| match (ok, refused) {
+        (true, _) => Kept::Yes,
+        (false, true) => Kept::Loosely,
+        (false, false) => Kept::No,
     };
     match holds {
         Holds::Refused(wanted) => by(status == Some(wanted)),
+        Holds::RefusedOr405(wanted) => refused_or_405(exchange, wanted, refused),
+        Holds::SessionSurvives(wanted) => match refused_or_405(exchange, wanted, refused) {
+            _ if !exchange.later.is_some_and(|s| (200..300).contains(&s)) => Kept::No,
+            kept => kept,
+        },
         Holds::RefusedThenClosed(named) => match (status, exchange.closed) {
             (Some(s), true) if named.is_none_or(|n| n == s) && s >= 400 => Kept::Yes,
             (None, true) if named.is_none() => Kept::Yes,
@@ -106,29 +140,30 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
         Holds::Challenge(error) => challenge_kept(exchange, error),
         Holds::ChallengeNamesMetadata => yes_or_no(
             status == Some(401)
-                && bearer(exchange.head.as_ref()).is_some_and(|c| c.contains("resource_metadata=")),
+                && bearer(exchange.head.as_ref())
+                    .is_some_and(|c| c.param("resource_metadata").is_some()),
         ),
         Holds::ScopeChallenge(scopes) => by(scope_challenge(exchange, scopes, context)),
-        Holds::Metadata => {
-            let doc = document(exchange);
-            let servers = doc.as_ref().and_then(|d| d.get("authorization_servers"));
-            yes_or_no(
-                status == Some(200)
-                    && servers.and_then(Value::as_array).is_some_and(|a| !a.is_empty()),
-            )
-        }
-        Holds::ResourceIsEndpoint => {
-            let doc = document(exchange);
-            let resource = doc.as_ref().and_then(|d| d.get("resource")).and_then(Value::as_str);
-            yes_or_no(status == Some(200) && resource == Some(context.endpoint.as_str()))
-        }
         Holds::NotAllowed => {
             match (status, exchange.head.as_ref().and_then(|h| h.field("allow"))) {
                 (Some(405), Some(_)) => Kept::Yes,
                 (Some(405), None) => Kept::No,
-                _ if refused => Kept::Loosely,
-                _ => Kept::No,
+                _ => by(false),
             }
+        }
+        Holds::TokenIgnored => yes_or_no(refused),
+        Holds::EventStreamOr405 => yes_or_no(
+            (status.is_some_and(|s| (200..300).contains(&s)) && is_event_stream(exchange))
+                || allowed_405(exchange),
+        ),
+        Holds::Accepted => yes_or_no(
+            (status == Some(202) && exchange.body.is_empty() && !exchange.stream_open) || refused,
+        ),
+        Holds::OtherVersion(proposed) => {
+            let named = message(exchange)
+                .and_then(|m| m.get("result")?.get("protocolVersion")?.as_str().map(str::to_owned));
+            let supported = named.is_some_and(|v| v != proposed && is_version(&v));
+            yes_or_no(status == Some(200) && supported)
         }
         Holds::TellsTheEra => yes_or_no(tells_modern(exchange) == context.modern),
         Holds::CallFinishes => yes_or_no(status == Some(200) && answered_call(exchange)),
@@ -138,25 +173,64 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
     }
 }
 
+/// Refused with `wanted`, or 405 with `Allow`; loosely another refusal.
+fn refused_or_405(exchange: &Exchange, wanted: u16, refused: bool) -> Kept {
+    let status = exchange.head.as_ref().map(|h| h.status);
+    match status {
+        Some(s) if s == wanted => Kept::Yes,
+        Some(405) if allowed_405(exchange) => Kept::Yes,
+        Some(405) => Kept::No,
+        _ if refused => Kept::Loosely,
+        _ => Kept::No,
+    }
+}
+
+/// A 405 that carries `Allow` (RFC 9110 §15.5.6).
+fn allowed_405(exchange: &Exchange) -> bool {
+    exchange.head.as_ref().is_some_and(|h| h.status == 405 && h.field("allow").is_some())
+}
+
+/// Whether the answer is an event stream by its `Content-Type`.
+pub fn is_event_stream(exchange: &Exchange) -> bool {
+    content_type(exchange) == Some("text/event-stream")
+}
+
+/// The essence of the answer's `Content-Type` (`text/event-stream`), lowercased.
+fn content_type(exchange: &Exchange) -> Option<&'static str> {
+    let value = exchange.head.as_ref()?.field("content-type")?;
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    ["application/json", "text/event-stream"].into_iter().find(|t| essence.eq_ignore_ascii_case(t))
+}
+
+/// Whether the answer's type is one of the two an MCP answer to a request has.
+pub fn typed(exchange: &Exchange) -> bool {
+    content_type(exchange).is_some()
+}
+
 /// How the answer keeps a rule about its challenge: a 401 whose `Bearer` challenge names
 /// `error` (when one is named), loosely a 401 with another challenge.
 fn challenge_kept(exchange: &Exchange, error: Option<&str>) -> Kept {
     let status = exchange.head.as_ref().map(|h| h.status);
     match (status, bearer(exchange.head.as_ref())) {
-        (Some(401), Some(c)) if error.is_none_or(|e| has_param(&c, "error", e)) => Kept::Yes,
-        (Some(401), Some(_)) => Kept::Loosely,
+        (Some(401), Some(c)) if error.is_none_or(|e| c.param("error") == Some(e)) => Kept::Yes,
+        (Some(401), _) => Kept::Loosely,
+        (Some(s), _) if s >= 400 => Kept::Loosely,
         _ => Kept::No,
     }
 }
 
-/// A slow call's answer in one line: what [`observed`] shows, and whether its response came.
-pub fn call_outcome(exchange: &Exchange) -> String {
-    let came = if answered_call(exchange) { "its response came" } else { "no response" };
-    format!("{came}; {}", observed(exchange))
+/// Whether `text` looks like a protocol version: `YYYY-MM-DD`.
+pub fn is_version(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digit_or_dash = |(i, c): (usize, &u8)| match i {
+        4 | 7 => *c == b'-',
+        _ => c.is_ascii_digit(),
+    };
+    b.len() == 10 && b.iter().enumerate().all(digit_or_dash)
 }
 
 /// Whether a call's answer carries its response: a result or an error.
-fn answered_call(exchange: &Exchange) -> bool {
+pub fn answered_call(exchange: &Exchange) -> bool {
     message(exchange).is_some_and(|m| m.get("result").is_some() || m.get("error").is_some())
 }
 
@@ -164,42 +238,26 @@ fn answered_call(exchange: &Exchange) -> bool {
 /// `scopes`, and points at metadata on the endpoint's own origin.
 fn scope_challenge(exchange: &Exchange, scopes: &[&str], context: &Context) -> bool {
     let Some(head) = exchange.head.as_ref().filter(|h| h.status == 403) else { return false };
-    let challenges: Vec<&String> = head
-        .fields
-        .iter()
-        .filter(|(n, v)| n.eq_ignore_ascii_case("www-authenticate") && is_bearer(v))
-        .map(|(_, v)| v)
-        .collect();
-    let [challenge] = challenges[..] else { return false };
-    let named = param(challenge, "scope").unwrap_or_default();
+    let challenges = challenges(head).unwrap_or_default();
+    let bearers: Vec<&Challenge> = challenges.iter().filter(|c| c.is("Bearer")).collect();
+    let [challenge] = bearers[..] else { return false };
+    let named = challenge.param("scope").unwrap_or_default();
     let origin_end = context.endpoint.match_indices('/').nth(2).map_or(0, |(at, _)| at + 1);
     let origin = &context.endpoint[..origin_end];
-    has_param(challenge, "error", "insufficient_scope")
+    challenge.param("error") == Some("insufficient_scope")
         && scopes.iter().all(|s| named.split(' ').any(|n| n == *s))
-        && param(challenge, "resource_metadata").is_some_and(|m| m.starts_with(origin))
+        && challenge.param("resource_metadata").is_some_and(|m| m.starts_with(origin))
 }
 
-/// The value of one parameter of a challenge, quoted or not.
-fn param<'c>(challenge: &'c str, name: &str) -> Option<&'c str> {
-    let mut rest = challenge.get(6..)?;
-    while let Some((key, after)) = rest.split_once('=') {
-        let key = key.trim_start_matches([',', ' ']).trim();
-        let (value, next) = match after.strip_prefix('"') {
-            Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
-            None => after.split_once(',').unwrap_or((after, "")),
-        };
-        if key.eq_ignore_ascii_case(name) {
-            return Some(value.trim());
-        }
-        rest = next;
-    }
-    None
+/// Every challenge of a head's `WWW-Authenticate` fields; `None` when they do not parse.
+pub fn challenges(head: &Head) -> Option<Vec<Challenge>> {
+    let lines = head.fields.iter().filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"));
+    authenticate::parse(lines.map(|(_, v)| v.as_bytes())).ok()
 }
 
-/// Whether a challenge names the Bearer scheme. The value is the probed server's: its sixth byte
-/// may fall inside a character, so the bytes are compared, never a slice of the text.
-fn is_bearer(value: &str) -> bool {
-    value.as_bytes().get(..6).is_some_and(|scheme| scheme.eq_ignore_ascii_case(b"bearer"))
+/// The first `Bearer` challenge of a head.
+pub fn bearer(head: Option<&Head>) -> Option<Challenge> {
+    challenges(head?)?.into_iter().find(|c| c.is("Bearer"))
 }
 
 fn yes_or_no(ok: bool) -> Kept {
@@ -217,16 +275,20 @@ pub fn tells_modern(exchange: &Exchange) -> bool {
     }
 }
 
-/// The JSON-RPC message of the answer: the body, or the last data line of an event stream.
+/// The JSON-RPC message of the answer: the body, or the last data line of an event stream. By
+/// the answer's `Content-Type`, and without one (or with another) by what the body is: JSON, or
+/// else an event stream's data.
 pub fn message(exchange: &Exchange) -> Option<Value> {
-    let head = exchange.head.as_ref()?;
-    let is_stream = head.field("content-type").is_some_and(|t| t.starts_with("text/event-stream"));
-    let text = if is_stream {
-        answer::event_data(&exchange.body).into_iter().next_back()?.into_bytes()
-    } else {
-        exchange.body.clone()
+    exchange.head.as_ref()?;
+    let from_stream = || {
+        let text = answer::event_data(&exchange.body).into_iter().next_back()?;
+        json::decode(text.as_bytes(), 64).ok()
     };
-    json::decode(&text, 64).ok()
+    match content_type(exchange) {
+        Some("text/event-stream") => from_stream(),
+        Some(_) => json::decode(&exchange.body, 64).ok(),
+        None => json::decode(&exchange.body, 64).ok().or_else(from_stream),
+    }
 }
 
 /// The JSON-RPC error code of the answer.
@@ -244,98 +306,6 @@ pub fn supported_versions(exchange: &Exchange) -> Option<Vec<String>> {
     Some(list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
 }
 
-fn document(exchange: &Exchange) -> Option<Value> {
-    json::decode(&exchange.body, 64).ok()
-}
-
-/// The `Bearer` challenge of a `WWW-Authenticate` field.
-fn bearer(head: Option<&Head>) -> Option<String> {
-    let head = head?;
-    head.fields
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"))
-        .map(|(_, v)| v)
-        .find(|v| is_bearer(v))
-        .cloned()
-}
-
-fn has_param(challenge: &str, name: &str, value: &str) -> bool {
-    challenge.contains(&format!("{name}=\"{value}\""))
-        || challenge.contains(&format!("{name}={value}"))
-}
-
-/// What came back, in one line: the status, the JSON-RPC error code and public code when there
-/// are some, the challenge's parameters, and the connection's state. Never a value that was
-/// sent: only numbers, field names and short lowercase codes are shown.
-pub fn observed(exchange: &Exchange) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    match (&exchange.head, &exchange.failure) {
-        (Some(head), _) => {
-            parts.push(head.status.to_string());
-            if let Some(code) = rpc_code(exchange) {
-                parts.push(code.to_string());
-            }
-            if let Some(code) = public_code(exchange) {
-                parts.push(code);
-            }
-            if let Some(challenge) = bearer(Some(head)) {
-                parts.push(format!("Bearer {}", challenge_params(&challenge)));
-            }
-            if let Some(allow) = head.field("allow") {
-                parts.push(format!(
-                    "Allow: {}",
-                    allow
-                        .chars()
-                        .filter(|c| c.is_ascii_uppercase() || *c == ',' || *c == ' ')
-                        .collect::<String>()
-                ));
-            }
-        }
-        (None, Some(failure)) => parts.push(failure.describe().to_owned()),
-        (None, None) => parts.push("no answer".to_owned()),
-    }
-    let connection = match (exchange.closed, exchange.stream_open) {
-        (true, _) => "closed",
-        (false, true) => "stream left open",
-        (false, false) => "kept open",
-    };
-    format!("{}; {connection}", parts.join(" "))
-}
-
-/// A public code in the answer: a JSON-RPC error's message or an `error` member, when it is a
-/// short lowercase identifier.
-fn public_code(exchange: &Exchange) -> Option<String> {
-    let message = message(exchange)?;
-    let text = message
-        .get("error")
-        .and_then(|e| e.get("message").or(Some(e)))
-        .and_then(Value::as_str)
-        .map(str::to_owned)?;
-    let is_code = !text.is_empty()
-        && text.len() <= 48
-        && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
-    is_code.then_some(text)
-}
-
-/// A challenge's parameter names, and the value of `error` (a fixed vocabulary).
-fn challenge_params(challenge: &str) -> String {
-    let mut out = Vec::new();
-    for part in challenge[6..].split(',') {
-        let Some((name, value)) = part.trim().split_once('=') else { continue };
-        let value = value.trim_matches('"');
-        match name.trim() {
-            "error" if value.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') => {
-                out.push(format!("error={value}"));
-            }
-            name if name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
-                out.push(name.to_owned());
-            }
-            _ => {}
-        }
-    }
-    if out.is_empty() { "(no parameters)".into() } else { out.join(",") }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,29 +313,24 @@ mod tests {
     fn answer(raw: &str, closed: bool) -> Exchange {
         let head = answer::head(raw.as_bytes()).unwrap().unwrap();
         let body = raw.as_bytes()[head.len..].to_vec();
-        Exchange {
-            head: Some(head),
-            body,
-            closed,
-            stream_open: false,
-            failure: None,
-            raw: Vec::new(),
-        }
+        Exchange { head: Some(head), body, closed, ..Exchange::default() }
     }
 
     const CONTEXT: fn() -> Context =
         || Context { endpoint: "http://127.0.0.1:1/mcp".into(), modern: false };
 
     #[test]
-    fn refusals_keep_rules_exactly_loosely_or_not_at_all() {
+    fn a_broken_must_deviates_and_only_a_framing_refusal_keeps_one_loosely() {
         let bad = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
         let forbidden = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n";
         let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+        let gone = "HTTP/1.1 501 Not Implemented\r\nContent-Length: 0\r\n\r\n";
         let mismatch = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n\r\n{\"error\":{\"code\":-32020,\"message\":\"header_mismatch\"},\"id\":1,\"jsonrpc\":\"2.0\"}";
-        let cases: [(Holds, Level, &str, bool, Verdict); 13] = [
+        let cases: [(Holds, Level, &str, bool, Verdict); 17] = [
             (Holds::Refused(403), Level::Must, forbidden, false, Verdict::Holds),
-            (Holds::Refused(403), Level::Must, bad, false, Verdict::Differs),
+            (Holds::Refused(403), Level::Must, bad, false, Verdict::Deviates),
             (Holds::Refused(403), Level::Must, ok, false, Verdict::Deviates),
+            (Holds::Refused(404), Level::Should, bad, false, Verdict::Differs),
             (Holds::Refused(400), Level::Profile, ok, false, Verdict::Differs),
             (Holds::RefusedThenClosed(None), Level::Must, ok, false, Verdict::Deviates),
             (Holds::RefusedThenClosed(None), Level::Must, ok, true, Verdict::Deviates),
@@ -373,9 +338,12 @@ mod tests {
             (Holds::RefusedThenClosed(Some(400)), Level::Must, bad, true, Verdict::Holds),
             (Holds::RefusedThenClosed(Some(400)), Level::Must, bad, false, Verdict::Deviates),
             (Holds::RefusedThenClosed(Some(400)), Level::Must, forbidden, true, Verdict::Differs),
+            (Holds::RefusedThenClosed(Some(400)), Level::Must, gone, true, Verdict::Differs),
+            (Holds::RefusedThenClosed(Some(400)), Level::Must, gone, false, Verdict::Deviates),
             (Holds::RpcError(400, -32020), Level::Must, mismatch, false, Verdict::Holds),
-            (Holds::RpcError(400, -32020), Level::Must, bad, false, Verdict::Differs),
+            (Holds::RpcError(400, -32020), Level::Must, bad, false, Verdict::Deviates),
             (Holds::NoMismatch, Level::Must, mismatch, false, Verdict::Deviates),
+            (Holds::TokenIgnored, Level::Must, ok, false, Verdict::Deviates),
         ];
         for (holds, level, raw, closed, expected) in cases {
             let got = verdict(holds, level, &answer(raw, closed), &CONTEXT());
@@ -384,40 +352,120 @@ mod tests {
     }
 
     #[test]
-    fn a_challenge_scheme_is_compared_by_its_bytes() {
-        let cases = [
-            ("Bearer error=\"invalid_token\"", true),
-            ("bearer", true),
-            ("Beare", false),
-            ("Beare\u{e9} realm=x", false),
-            ("\u{e9}\u{e9}\u{e9}", false),
-            ("Basic realm=x", false),
+    fn a_second_answer_on_the_connection_deviates_whatever_the_level() {
+        let bad = answer("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", true);
+        let twice = Exchange { second: Some(400), ..bad.clone() };
+        let cases: [(Holds, Level, &Exchange, Verdict); 4] = [
+            (Holds::Closes, Level::Must, &bad, Verdict::Holds),
+            (Holds::Closes, Level::Must, &twice, Verdict::Deviates),
+            (Holds::Refused(400), Level::Profile, &bad, Verdict::Holds),
+            (Holds::Refused(400), Level::Profile, &twice, Verdict::Deviates),
         ];
-        for (value, expected) in cases {
-            assert_eq!(is_bearer(value), expected, "{value:?}");
+        for (holds, level, exchange, expected) in cases {
+            assert_eq!(verdict(holds, level, exchange, &CONTEXT()), expected, "{holds:?}");
         }
     }
 
     #[test]
-    fn challenges_and_metadata_are_read_from_the_answer() {
-        let invalid = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"http://x\"\r\nContent-Length: 0\r\n\r\n";
-        let bare = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n";
-        let doc = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"resource\":\"http://127.0.0.1:1/mcp\",\"authorization_servers\":[\"http://as\"]}";
-        let cases: [(Holds, &str, Kept); 6] = [
-            (Holds::Challenge(Some("invalid_token")), invalid, Kept::Yes),
-            (Holds::Challenge(None), bare, Kept::No),
-            (Holds::ChallengeNamesMetadata, invalid, Kept::Yes),
-            (Holds::Metadata, doc, Kept::Yes),
-            (Holds::ResourceIsEndpoint, doc, Kept::Yes),
-            (Holds::ResourceIsEndpoint, bare, Kept::No),
+    fn the_rows_users_expect_read_their_answers() {
+        let stream = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nid: 1\ndata:\n\n";
+        let json = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}";
+        let allowed =
+            "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, POST\r\nContent-Length: 0\r\n\r\n";
+        let bare_405 = "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n";
+        let accepted = "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n";
+        let bad = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+        let not_found = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+        let unauthorized = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n";
+        let version = |v: &str| {
+            format!("HTTP/1.1 200 OK\r\n\r\n{{\"result\":{{\"protocolVersion\":\"{v}\"}}}}")
+        };
+        let (supported, echoed) = (version("2025-11-25"), version("1999-01-01"));
+        let cases: [(Holds, &str, Kept); 16] = [
+            (Holds::EventStreamOr405, stream, Kept::Yes),
+            (Holds::EventStreamOr405, allowed, Kept::Yes),
+            (Holds::EventStreamOr405, json, Kept::No),
+            (Holds::EventStreamOr405, bare_405, Kept::No),
+            (Holds::Accepted, accepted, Kept::Yes),
+            (Holds::Accepted, bad, Kept::Yes),
+            (Holds::Accepted, json, Kept::No),
+            (Holds::RefusedOr405(404), not_found, Kept::Yes),
+            (Holds::RefusedOr405(404), allowed, Kept::Yes),
+            (Holds::RefusedOr405(404), bare_405, Kept::No),
+            (Holds::RefusedOr405(404), bad, Kept::Loosely),
+            (Holds::TokenIgnored, unauthorized, Kept::Yes),
+            (Holds::TokenIgnored, bad, Kept::Yes),
+            (Holds::TokenIgnored, json, Kept::No),
+            (Holds::OtherVersion("1999-01-01"), &supported, Kept::Yes),
+            (Holds::OtherVersion("1999-01-01"), &echoed, Kept::No),
         ];
         for (holds, raw, expected) in cases {
-            assert_eq!(kept(holds, &answer(raw, false), &CONTEXT()), expected, "{holds:?}");
+            assert_eq!(kept(holds, &answer(raw, false), &CONTEXT()), expected, "{holds:?} {raw:?}");
         }
+        let survived = |later| Exchange { later, ..answer(not_found, false) };
+        let check = |exchange: &Exchange| kept(Holds::SessionSurvives(404), exchange, &CONTEXT());
         assert_eq!(
-            observed(&answer(invalid, true)),
-            "401 Bearer error=invalid_token,resource_metadata; closed"
+            (check(&survived(Some(200))), check(&survived(Some(404)))),
+            (Kept::Yes, Kept::No)
         );
+    }
+
+    #[test]
+    fn challenges_are_read_as_a_list_in_any_case() {
+        let challenge = |value: &str| {
+            format!(
+                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: {value}\r\nContent-Length: 0\r\n\r\n"
+            )
+        };
+        let cases: [(Holds, String, Kept); 8] = [
+            (
+                Holds::Challenge(Some("invalid_token")),
+                challenge(r#"Bearer error="invalid_token""#),
+                Kept::Yes,
+            ),
+            (
+                Holds::Challenge(Some("invalid_token")),
+                challenge(r#"Basic realm="mcp", Bearer error="invalid_token""#),
+                Kept::Yes,
+            ),
+            (
+                Holds::Challenge(Some("invalid_token")),
+                challenge(r#"bearer ERROR=invalid_token"#),
+                Kept::Yes,
+            ),
+            (Holds::Challenge(None), challenge(r#"Basic realm="mcp""#), Kept::Loosely),
+            (Holds::Challenge(None), "HTTP/1.1 403 Forbidden\r\n\r\n".into(), Kept::Loosely),
+            (
+                Holds::ChallengeNamesMetadata,
+                challenge(r#"Basic realm="mcp", Bearer RESOURCE_METADATA="http://x""#),
+                Kept::Yes,
+            ),
+            (
+                Holds::ChallengeNamesMetadata,
+                challenge(r#"Bearer realm="resource_metadata=""#),
+                Kept::No,
+            ),
+            (Holds::ChallengeNamesMetadata, challenge(r#"Bearer resource_metadata="a"#), Kept::No),
+        ];
+        for (holds, raw, expected) in cases {
+            assert_eq!(kept(holds, &answer(&raw, false), &CONTEXT()), expected, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn an_answer_without_a_content_type_is_still_read() {
+        let cases: [(&str, Option<i64>); 4] = [
+            ("HTTP/1.1 400 Bad Request\r\n\r\n{\"error\":{\"code\":-32600}}", Some(-32600)),
+            ("HTTP/1.1 200 OK\r\n\r\nid: 1\ndata: {\"error\":{\"code\":-1}}\n\n", Some(-1)),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n{\"error\":{\"code\":-1}}",
+                None,
+            ),
+            ("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>", None),
+        ];
+        for (raw, code) in cases {
+            assert_eq!(rpc_code(&answer(raw, false)), code, "{raw:?}");
+        }
     }
 
     #[test]

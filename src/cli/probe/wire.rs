@@ -1,6 +1,11 @@
 //! One exchange on a fresh connection to the server under probe: the request written (a large
 //! body in pieces, stopping when an answer arrives early), the answer read as `answer` reads it,
-//! and then whether the server closed the connection. Every wait has a deadline.
+//! and then what the connection does after it: whether the server closes it, and whether more
+//! bytes come, a second answer above all. Every wait has a deadline.
+//!
+//! A second answer to one request is the smuggling signature: the server read part of the
+//! request's bytes as a request of its own. Whatever comes after the first answer is kept apart
+//! from it, from the same read or a later one.
 //!
 //! Not here: what the bytes mean (`answer`, `judge`).
 
@@ -16,13 +21,35 @@ const PIECE: usize = 64 * 1024;
 /// How long a stream may stay quiet before the read stops (it is left open).
 const STREAM_QUIET: Duration = Duration::from_millis(600);
 
-/// How long the connection is watched for its close after an answer, when the rule is about
-/// the close, and when it is not (the grid still says what was seen).
-pub const CLOSE_WATCH: Duration = Duration::from_millis(500);
-pub const CLOSE_GLANCE: Duration = Duration::from_millis(50);
+/// How long the connection is watched after an answer: a glance for most rows (the grid still
+/// says what was seen), and a read until the close for the rows whose bytes another reader could
+/// split into two requests.
+const GLANCE: Duration = Duration::from_millis(50);
+const READ_ON: Duration = Duration::from_millis(500);
 
 /// The most bytes read for one answer.
 const ANSWER_BYTES_MAX: usize = 1024 * 1024;
+
+/// The most bytes kept of what follows an answer.
+const AFTER_BYTES_KEPT: usize = 64 * 1024;
+
+/// How long to watch the connection once the answer is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum After {
+    /// A glance: the close, or a byte, if one comes at once.
+    Glance,
+    /// Until the close or a short deadline, keeping every byte.
+    ReadOn,
+}
+
+impl After {
+    const fn watch(self) -> Duration {
+        match self {
+            After::Glance => GLANCE,
+            After::ReadOn => READ_ON,
+        }
+    }
+}
 
 /// What one exchange saw.
 #[derive(Clone, Debug, Default)]
@@ -33,11 +60,19 @@ pub struct Exchange {
     pub body: Vec<u8>,
     /// The server closed the connection after the answer, or instead of one.
     pub closed: bool,
-    /// An event stream that was still open when the read stopped.
+    /// An answer that was still open when the read stopped: an event stream, or a body of no
+    /// declared type that kept coming.
     pub stream_open: bool,
     /// Why no complete answer was read.
     pub failure: Option<Failure>,
-    /// The answer as it arrived (for the trace).
+    /// The status of a second answer that came after the first on the same connection.
+    pub second: Option<u16>,
+    /// How many bytes came after the answer.
+    pub after: usize,
+    /// The status of the request the row sends after this one to see what it left (a session
+    /// that should still answer), when it sends one.
+    pub later: Option<u16>,
+    /// The answer as it arrived, and what came after it (for the trace).
     pub raw: Vec<u8>,
 }
 
@@ -66,12 +101,11 @@ impl Failure {
 }
 
 /// Sends `request` on a new connection to `address` and reads the answer by `deadline`, then
-/// watches the connection for its close as long as `watch`; `to_head` says the request was a
-/// HEAD.
+/// watches the connection as `after` says; `to_head` says the request was a HEAD.
 pub fn exchange(
     address: SocketAddr,
     request: &[u8],
-    (deadline, watch): (Instant, Duration),
+    (deadline, after): (Instant, After),
     to_head: bool,
 ) -> Exchange {
     let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
@@ -81,7 +115,7 @@ pub fn exchange(
     let _ = stream.set_nodelay(true);
     let mut buf = Vec::new();
     let early = send(&mut stream, request, &mut buf, deadline);
-    let mut exchange = read_answer(&mut stream, buf, (deadline, watch), to_head);
+    let mut exchange = read_answer(&mut stream, buf, (deadline, after), to_head);
     if early && exchange.head.is_none() && exchange.failure == Some(Failure::Closed) {
         exchange.closed = true;
     }
@@ -127,51 +161,88 @@ fn answered(stream: &mut TcpStream, buf: &mut Vec<u8>) -> bool {
     seen
 }
 
-/// Reads until the final answer is whole (or the stream goes quiet), then watches for the close.
+/// Reads until the final answer is whole (or it goes quiet), then watches the connection.
 fn read_answer(
     stream: &mut TcpStream,
     buf: Vec<u8>,
-    (deadline, watch): (Instant, Duration),
+    (deadline, after): (Instant, After),
     to_head: bool,
 ) -> Exchange {
     let (head, mut buf, mut eof) = match read_head(stream, buf, deadline) {
         Ok(read) => read,
-        Err(exchange) => return exchange,
+        Err(exchange) => return *exchange,
     };
     let mut exchange = Exchange::default();
-    let is_stream = head.field("content-type").is_some_and(|t| t.starts_with("text/event-stream"));
-    let framing = head.framing(to_head);
-    let quiet = (is_stream || framing == Framing::UntilClose).then_some(STREAM_QUIET);
-    loop {
-        let body = &buf[head.len..];
-        let (data, complete) = match framing {
-            Framing::Empty => (Vec::new(), true),
-            Framing::Length(n) => (body[..n.min(body.len())].to_vec(), body.len() >= n),
-            Framing::Chunked => answer::chunks(body),
-            Framing::UntilClose => (body.to_vec(), eof),
-        };
-        exchange.body = data;
-        if complete || buf.len() >= ANSWER_BYTES_MAX {
-            break;
-        }
-        if eof {
-            exchange.failure = Some(Failure::Malformed("an answer cut short"));
-            break;
-        }
-        match fill(stream, &mut buf, deadline, quiet) {
-            Filled::Bytes => {}
-            Filled::Eof => eof = true,
-            Filled::Quiet | Filled::Late => {
-                exchange.stream_open = is_stream;
-                break;
-            }
-        }
-    }
+    let (ended, read_eof) =
+        read_body(stream, (&head, to_head), &mut buf, (&mut exchange, eof), deadline);
+    eof = read_eof;
     exchange.body.truncate(answer::BODY_BYTES_KEPT);
-    exchange.closed = eof || (!exchange.stream_open && closes(stream, deadline, watch));
+    let mut rest = ended.map(|end| buf[end.min(buf.len())..].to_vec()).unwrap_or_default();
+    if !exchange.stream_open && !eof {
+        eof = watch(stream, &mut rest, deadline, after);
+    }
+    exchange.closed = eof;
+    exchange.second = answer::status_line(&rest);
+    exchange.after = rest.len();
+    rest.truncate(AFTER_BYTES_KEPT);
+    buf.truncate(ended.unwrap_or(buf.len()).min(buf.len()));
+    buf.extend_from_slice(&rest);
     exchange.head = Some(head);
     exchange.raw = buf;
     exchange
+}
+
+/// Reads the body after `head` into `exchange`: where the answer ends in `buf` when it ended
+/// (`None` when the read stopped first), and whether the server closed.
+fn read_body(
+    stream: &mut TcpStream,
+    (head, to_head): (&Head, bool),
+    buf: &mut Vec<u8>,
+    (exchange, mut eof): (&mut Exchange, bool),
+    deadline: Instant,
+) -> (Option<usize>, bool) {
+    let framing = head.framing(to_head);
+    // A body that says it is JSON ends by its framing; any other may be a stream that stays open.
+    let json = head.field("content-type").is_some_and(|t| t.starts_with("application/json"));
+    let quiet = (!json || framing == Framing::UntilClose).then_some(STREAM_QUIET);
+    loop {
+        let body = &buf[head.len..];
+        let (data, end) = match framing {
+            Framing::Empty => (Vec::new(), Some(0)),
+            Framing::Length(n) => {
+                (body[..n.min(body.len())].to_vec(), (body.len() >= n).then_some(n))
+            }
+            Framing::Chunked => {
+                let chunks = answer::chunks(body);
+                (chunks.data, chunks.complete)
+            }
+            Framing::UntilClose => (body.to_vec(), eof.then_some(body.len())),
+        };
+        exchange.body = data;
+        if let Some(end) = end {
+            return (Some(head.len + end), eof);
+        }
+        if buf.len() >= ANSWER_BYTES_MAX {
+            return (None, eof);
+        }
+        if eof {
+            exchange.failure = Some(Failure::Malformed("an answer cut short"));
+            return (None, eof);
+        }
+        match fill(stream, buf, deadline, quiet) {
+            Filled::Bytes => {}
+            Filled::Eof => eof = true,
+            Filled::Quiet => {
+                exchange.stream_open = true;
+                return (None, eof);
+            }
+            Filled::Late => {
+                exchange.stream_open = !json;
+                exchange.failure = json.then_some(Failure::Timeout);
+                return (None, eof);
+            }
+        }
+    }
 }
 
 /// Reads the final answer's head, after any interim answers: the head, every byte so far, and
@@ -180,13 +251,10 @@ fn read_head(
     stream: &mut TcpStream,
     mut buf: Vec<u8>,
     deadline: Instant,
-) -> Result<(Head, Vec<u8>, bool), Exchange> {
+) -> Result<(Head, Vec<u8>, bool), Box<Exchange>> {
     let mut eof = false;
-    let ended = |failure: Failure, raw: Vec<u8>, closed: bool| Exchange {
-        failure: Some(failure),
-        raw,
-        closed,
-        ..Exchange::default()
+    let ended = |failure: Failure, raw: Vec<u8>, closed: bool| {
+        Box::new(Exchange { failure: Some(failure), raw, closed, ..Exchange::default() })
     };
     loop {
         match answer::head(&buf) {
@@ -222,16 +290,21 @@ enum Filled {
     Late,
 }
 
+fn remaining(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))
+}
+
+/// One read into `buf`, waiting at most until `deadline` and, with `quiet`, no longer than that.
 fn fill(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
     deadline: Instant,
     quiet: Option<Duration>,
 ) -> Filled {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
+    if Instant::now() >= deadline {
         return Filled::Late;
     }
+    let left = remaining(deadline);
     let wait = quiet.map_or(left, |q| q.min(left));
     let _ = stream.set_read_timeout(Some(wait));
     let mut chunk = [0u8; 16 * 1024];
@@ -248,14 +321,18 @@ fn fill(
     }
 }
 
-/// Whether the server closes the connection within a short watch after its answer.
-fn closes(stream: &mut TcpStream, deadline: Instant, watch: Duration) -> bool {
-    let left = deadline.saturating_duration_since(Instant::now());
-    let _ = stream.set_read_timeout(Some(watch.min(left).max(Duration::from_millis(1))));
-    let mut byte = [0u8; 1];
-    match stream.read(&mut byte) {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+/// Watches the connection after the answer as `after` says, keeping what comes in `rest`;
+/// whether the server closed it.
+fn watch(stream: &mut TcpStream, rest: &mut Vec<u8>, deadline: Instant, after: After) -> bool {
+    let until = (Instant::now() + after.watch()).min(deadline);
+    loop {
+        match fill(stream, rest, until, None) {
+            Filled::Eof => return true,
+            Filled::Quiet | Filled::Late => return false,
+            Filled::Bytes if after == After::Glance || rest.len() >= AFTER_BYTES_KEPT => {
+                return false;
+            }
+            Filled::Bytes => {}
+        }
     }
 }
