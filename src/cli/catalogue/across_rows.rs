@@ -37,27 +37,6 @@ pub const ACROSS: [Across; 14] = [
         check: Aggregate::Readable(Era::Modern),
     },
     Across {
-        id: "answer-types",
-        case: "every answer to a request is JSON or an event stream",
-        sent: "every POST above that carried an id, answered 2xx",
-        group: Group::Versions,
-        needs: Needs::Nothing,
-        rule: must(
-            "a request's answer says Content-Type: application/json or text/event-stream",
-            TRANSPORT,
-        ),
-        check: Aggregate::AnswerTypes,
-    },
-    Across {
-        id: "session-ids-visible",
-        case: "session ids are visible ASCII",
-        sent: "every MCP-Session-Id the server issued to the probe",
-        group: Group::Sessions,
-        needs: Needs::Session,
-        rule: must("a session id holds only the bytes 0x21 to 0x7E", SESSIONS),
-        check: Aggregate::SessionIdsVisible,
-    },
-    Across {
         id: "events-stay-on-their-stream",
         case: "events stay on their stream",
         sent: "a ping and a slow call in two sessions, then GET streams, with and without the other's Last-Event-ID",
@@ -77,6 +56,15 @@ pub const ACROSS: [Across; 14] = [
         needs: Needs::Session,
         rule: must("an event id names one event across all of a session's streams", RESUMPTION),
         check: Aggregate::EventIdsUnique,
+    },
+    Across {
+        id: "session-ids-visible",
+        case: "session ids are visible ASCII",
+        sent: "every MCP-Session-Id the server issued to the probe",
+        group: Group::Sessions,
+        needs: Needs::Session,
+        rule: must("a session id holds only the bytes 0x21 to 0x7E", SESSIONS),
+        check: Aggregate::SessionIdsVisible,
     },
     Across {
         id: "metadata-link",
@@ -134,6 +122,18 @@ pub const ACROSS: [Across; 14] = [
             "MCP 2025-11-25 and 2026-07-28, authorization: Authorization Server Location",
         ),
         check: Aggregate::NamesAuthorizationServer,
+    },
+    Across {
+        id: "answer-types",
+        case: "every answer to a request is JSON or an event stream",
+        sent: "every POST above that carried an id, answered 2xx",
+        group: Group::Hygiene,
+        needs: Needs::Nothing,
+        rule: must(
+            "a request's answer says Content-Type: application/json or text/event-stream",
+            TRANSPORT,
+        ),
+        check: Aggregate::AnswerTypes,
     },
     Across {
         id: "no-echo",
