@@ -154,3 +154,137 @@ fn a_server_that_never_answers_exits_2() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("never answered"), "{stderr}");
 }
+
+/// A server on a thread of its own that answers every request with `answer(request)`, then
+/// closes; its port.
+fn scripted(answer: fn(&[u8]) -> Vec<u8>) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_millis(300)));
+                let mut request = Vec::new();
+                let mut chunk = [0u8; 65536];
+                while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                    request.extend_from_slice(&chunk[..n]);
+                    if request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        break;
+                    }
+                }
+                let _ = stream.write_all(&answer(&request));
+            });
+        }
+    });
+    port
+}
+
+/// The tokens the hostile server echoes: one shaped like a public code, one not.
+const ECHOED: [&str; 2] = ["leaked_secret_value", "b64+token/with.dots~9"];
+
+/// Every answer a 401 that repeats the tokens in every field, parameter name, value and message.
+fn echoing(_: &[u8]) -> Vec<u8> {
+    let [a, b] = ECHOED;
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32000,"message":"{a}","data":"{b}"}},"result":{{"protocolVersion":"{a}"}}}}"#
+    );
+    format!(
+        "HTTP/1.1 401 {a}\r\nWWW-Authenticate: {a} {a}=\"{b}\", Bearer {a}=\"{b}\", error=\"{a}\", resource_metadata=\"http://127.0.0.1:1/{b}\"\r\nX-{a}: {b}\r\nMcp-Session-Id: {b}\r\nAllow: {a}, GET\r\nContent-Type: application/{a}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_server_that_echoes_the_token_everywhere_gets_it_printed_by_no_flag() {
+    let url = format!("http://127.0.0.1:{}/mcp", scripted(echoing));
+    let header = format!("X-Key: {}", ECHOED[1]);
+    let flag_sets: [&[&str]; 7] = [
+        &[],
+        &["--json"],
+        &["--junit"],
+        &["--failing"],
+        &["--trace"],
+        &["--trace-bytes", "--json"],
+        &["--failing", "--fail-on", "differs", "--trace-bytes"],
+    ];
+    for flags in flag_sets {
+        let base = ["--token", ECHOED[0], "--other-token", ECHOED[1], "--header", header.as_str()];
+        let output = probe(&[&[url.as_str()][..], &base[..], flags].concat());
+        let printed = [output.stdout, output.stderr].concat();
+        let printed = String::from_utf8_lossy(&printed);
+        assert!(!printed.is_empty(), "{flags:?}");
+        for secret in ECHOED {
+            assert!(!printed.contains(secret), "{flags:?} printed {secret}: {printed}");
+        }
+    }
+}
+
+/// Every answer a 200 whose body is a page, not a JSON-RPC message.
+fn unreadable(_: &[u8]) -> Vec<u8> {
+    let body = "<html>hello</html>";
+    format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+#[test]
+fn a_server_whose_answers_cannot_be_read_fails_the_probe() {
+    let url = format!("http://127.0.0.1:{}/mcp", scripted(unreadable));
+    let output = probe(&[&url, "--json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let verdicts: Vec<(String, String)> = rows(&output)
+        .iter()
+        .map(|r| (text(r, "id").to_owned(), text(r, "verdict").to_owned()))
+        .filter(|(id, _)| id.ends_with("-readable") || id == "answer-types")
+        .collect();
+    let expected = [
+        ("initialize-readable", "deviates"),
+        ("discover-readable", "deviates"),
+        ("answer-types", "deviates"),
+    ];
+    assert_eq!(verdicts, expected.map(|(i, v)| (i.to_owned(), v.to_owned())));
+}
+
+#[test]
+fn a_port_that_is_not_only_digits_is_refused_before_any_connection() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    for url in [format!("http://127.0.0.1:+{port}/mcp"), format!("http://127.0.0.1: {port}/mcp")] {
+        let output = probe(&[&url]);
+        assert_eq!(output.status.code(), Some(2), "{url}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("is not a port"), "{url}");
+    }
+    assert!(listener.accept().is_err(), "a connection was made");
+}
+
+#[test]
+fn the_reports_are_junit_for_ci_and_the_failing_rows_for_the_eye() {
+    let url = format!("http://127.0.0.1:{}/mcp", scripted(unreadable));
+    let junit = probe(&[&url, "--junit"]);
+    let xml = String::from_utf8_lossy(&junit.stdout);
+    assert!(
+        xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"probe\"")
+    );
+    let cases = xml.matches("<testcase ").count();
+    let json = rows(&probe(&[&url, "--json"]));
+    assert_eq!(cases, json.len());
+    let deviating = json.iter().filter(|r| text(r, "verdict") == "deviates").count();
+    assert_eq!(xml.matches("<failure ").count(), deviating);
+    let skipped = json
+        .iter()
+        .filter(|r| matches!(text(r, "verdict"), "not_applicable" | "unreachable"))
+        .count();
+    assert_eq!(xml.matches("<skipped ").count(), skipped);
+    let failing = probe(&[&url, "--failing"]);
+    let grid = String::from_utf8_lossy(&failing.stdout);
+    let flagged =
+        json.iter().filter(|r| matches!(text(r, "verdict"), "deviates" | "differs")).count();
+    let shown =
+        grid.lines().filter(|l| l.starts_with("deviates ") || l.starts_with("differs ")).count();
+    assert_eq!(shown, flagged);
+    assert!(!grid.lines().any(|l| l.starts_with("holds ") || l.starts_with("not_applicable ")));
+    assert!(grid.trim_end().lines().last().unwrap().contains(" rows: "), "{grid}");
+    assert_eq!(probe(&[&url, "--json", "--junit"]).status.code(), Some(2));
+}
