@@ -7,13 +7,18 @@
   duplicate JSON keys);
 - the TypeScript SDK 2.x server (ts_server.mjs, node:http): the probe ends within 60 s;
 - a deliberately lax server (lax_server.py): exit 1, and the six laxities it has are each
-  `deviates` or `differs`.
+  `deviates` or `differs`;
+- a strict server written from the specification (strict_server.py), correct and then with each
+  of its flaws and legal variants alone (probe_flaws.py says what each must give);
+- `probe compare` over the grids kept: one self-contained page, rendered in headless Chromium
+  with a row per case and a column per run, loading nothing but itself.
 
 A peer's grid is a result of the run, not a test of the peer: what the SDK servers answer is
 printed and kept, and only the probe's own working is checked.
 
     python probe_check.py BINARY NODE NPM_DIR OUT_DIR
 """
+import html.parser
 import json
 import os
 import socket
@@ -22,6 +27,8 @@ import sys
 import tempfile
 import time
 
+import browser
+import probe_flaws
 from harness import Checks, Serve, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -164,6 +171,57 @@ def lax_server(checks, binary, out_dir):
         proc.kill()
 
 
+def keep_rows(out_dir, name, rows):
+    with open(os.path.join(out_dir, name + ".jsonl"), "w") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+
+
+class Cells(html.parser.HTMLParser):
+    """The page's shape: header cells, body rows, and the cells of each body row."""
+
+    def __init__(self):
+        super().__init__()
+        self.part, self.header, self.rows = None, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("thead", "tbody"):
+            self.part = tag
+        elif tag == "th" and self.part == "thead":
+            self.header += 1
+        elif tag == "tr" and self.part == "tbody":
+            self.rows.append(0)
+        elif tag == "td" and self.part == "tbody":
+            self.rows[-1] += 1
+
+
+def compare(checks, binary, out_dir):
+    """probe compare over the kept grids, rendered by headless Chromium."""
+    names = ["this-server-2025-11-25", "this-server-2025-11-25-and-2026-07-28", "this-server-2026-07-28",
+             "python-sdk", "typescript-sdk", "strict-correct"]
+    files = [os.path.join(out_dir, n + ".jsonl") for n in names]
+    code, page, err, _ = run([binary, "probe", "compare", *files], 30)
+    checks.check("probe compare: exit 0", code == 0, err.strip()[-300:])
+    path = os.path.abspath(os.path.join(out_dir, "compare.html"))
+    with open(path, "w") as f:
+        f.write(page)
+    ids = set()
+    for name in files:
+        ids |= {json.loads(l)["id"] for l in open(name) if l.strip()}
+    netlog = os.path.abspath(os.path.join(out_dir, "compare-netlog.json"))
+    _, dom, _, requests, _, _ = browser.launch("file://" + path, netlog)
+    shape = Cells()
+    shape.feed(dom)
+    checks.check(f"probe compare: Chromium renders {len(ids)} rows of {len(files)} runs",
+                 shape.header == len(files) + 1 and len(shape.rows) == len(ids)
+                 and all(n == len(files) for n in shape.rows), (shape.header, len(shape.rows)))
+    # Requests the browser makes of its own, for no page, are "not an origin"'s.
+    by_page = [r for r in requests if r.get("initiator") != "not an origin"]
+    fetched = [r for r in by_page if not (r.get("url") or "").startswith("file:")]
+    checks.check("probe compare: the page loads nothing", not fetched, fetched[:3])
+    print(f"probe compare: target/interop/probe/compare.html", file=sys.stderr, flush=True)
+
+
 def main():
     binary, node, npm_dir, out_dir = sys.argv[1:5]
     os.makedirs(out_dir, exist_ok=True)
@@ -171,6 +229,8 @@ def main():
     this_server(checks, binary, out_dir)
     sdk_servers(checks, binary, node, npm_dir, out_dir)
     lax_server(checks, binary, out_dir)
+    probe_flaws.check(checks, binary, lambda name, rows: keep_rows(out_dir, name, rows))
+    compare(checks, binary, out_dir)
     checks.exit()
 
 

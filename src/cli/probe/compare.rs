@@ -106,7 +106,7 @@ fn page(runs: &[Run]) -> String {
     }
     let style: String = COLOURS.iter().map(|(v, c)| format!("td.{v}{{background:{c}}}")).collect();
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>probe compare</title>\n<style>body{{font-family:sans-serif;margin:1em}}table{{border-collapse:collapse}}th,td{{border:1px solid #999;padding:4px 6px;vertical-align:top;text-align:left}}small{{color:#333}}{style}</style>\n</head>\n<body>\n<h1>probe compare: {} runs, {} cases</h1>\n<table>\n<thead>\n<tr><th>case</th>",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>probe compare</title>\n<style>body{{font-family:sans-serif;margin:1em}}table{{border-collapse:collapse}}th,td{{border:1px solid #999;padding:4px 6px;vertical-align:top;text-align:left}}small{{color:#333}}tbody th{{font-weight:normal;min-width:16em;max-width:26em}}td{{min-width:8em}}{style}</style>\n</head>\n<body>\n<h1>probe compare: {} runs, {} cases</h1>\n<table>\n<thead>\n<tr><th>case</th>",
         runs.len(),
         keys.len()
     );

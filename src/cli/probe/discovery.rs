@@ -52,7 +52,8 @@ pub fn walk(peer: &mut Peer, challenge: Option<&Exchange>) -> Found {
     let named = challenge
         .and_then(|c| judge::bearer(c.head.as_ref()))
         .and_then(|c| c.param("resource_metadata").map(str::to_owned));
-    let link = match named.map(|url| follows(peer, &url)) {
+    let port = peer.target.address.port();
+    let link = match named.map(|url| follows(port, &url)) {
         None => Link::Absent,
         Some(Err(why)) => Link::NotFollowed(why),
         Some(Ok((authority, target))) => Link::Followed(fetch(peer, &authority, &target)),
@@ -67,8 +68,9 @@ pub fn walk(peer: &mut Peer, challenge: Option<&Exchange>) -> Found {
     Found { link, path_inserted, root }
 }
 
-/// The authority and request target of a link that names this server; why not, otherwise.
-pub fn follows(peer: &Peer, url: &str) -> Result<(String, String), &'static str> {
+/// The authority and request target of a link that names this server, on `port`; why not,
+/// otherwise.
+pub fn follows(port: u16, url: &str) -> Result<(String, String), &'static str> {
     let Some(rest) = url.strip_prefix("http://") else {
         return Err(if url.starts_with("https://") {
             "an https URL, and the probe speaks plain HTTP"
@@ -78,20 +80,18 @@ pub fn follows(peer: &Peer, url: &str) -> Result<(String, String), &'static str>
     };
     let rest = rest.split('#').next().unwrap_or_default();
     let (authority, target) = rest.find('/').map_or((rest, "/"), |at| (&rest[..at], &rest[at..]));
-    let (host, port) = authority.rsplit_once(':').ok_or("a URL without this server's port")?;
+    let (host, named) = authority.rsplit_once(':').ok_or("a URL without this server's port")?;
     let host = host.to_ascii_lowercase();
     if host != "127.0.0.1" && host != "localhost" {
         return Err("another host");
     }
-    if port.parse::<u16>().ok() != Some(peer.target.address.port())
-        || !port.bytes().all(|b| b.is_ascii_digit())
-    {
+    if !named.bytes().all(|b| b.is_ascii_digit()) || named.parse::<u16>().ok() != Some(port) {
         return Err("another port");
     }
     if !target.bytes().all(|b| b.is_ascii_graphic()) {
         return Err("a path the probe does not send");
     }
-    Ok((format!("{host}:{}", peer.target.address.port()), target.to_owned()))
+    Ok((format!("{host}:{port}"), target.to_owned()))
 }
 
 /// A GET of `target` under `authority`, with `Host` and nothing else.
@@ -191,6 +191,32 @@ impl Found {
         match named {
             0 => Outcome::Kept(false, format!("the document found {by} lists none")),
             n => Outcome::Kept(true, format!("the document found {by} lists {n}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_is_followed_only_to_this_server() {
+        type Followed = Result<(&'static str, &'static str), &'static str>;
+        let cases: [(&str, Followed); 9] = [
+            ("http://127.0.0.1:8/.well-known/x/mcp", Ok(("127.0.0.1:8", "/.well-known/x/mcp"))),
+            ("http://LOCALHOST:008/m?a=1#f", Ok(("localhost:8", "/m?a=1"))),
+            ("http://127.0.0.1:8", Ok(("127.0.0.1:8", "/"))),
+            ("https://127.0.0.1:8/m", Err("an https URL, and the probe speaks plain HTTP")),
+            ("http://example.invalid:8/m", Err("another host")),
+            ("http://127.0.0.2:8/m", Err("another host")),
+            ("http://127.0.0.1:9/m", Err("another port")),
+            ("http://127.0.0.1:+8/m", Err("another port")),
+            ("ftp://127.0.0.1:8/m", Err("not an http URL")),
+        ];
+        for (url, expected) in cases {
+            let got = follows(8, url);
+            let got = got.as_ref().map(|(a, t)| (a.as_str(), t.as_str())).map_err(|e| *e);
+            assert_eq!(got, expected, "{url}");
         }
     }
 }

@@ -35,7 +35,7 @@ const METHODS: [&str; 9] =
     ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
 
 /// The media types shown by name.
-const TYPES: [&str; 2] = ["application/json", "text/event-stream"];
+const TYPES: [&str; 4] = ["application/json", "text/event-stream", "text/plain", "text/html"];
 
 /// The longest public code shown.
 const CODE_BYTES_MAX: usize = 48;

@@ -197,3 +197,42 @@ impl Seen {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(ids: &[&str], data: &[&str]) -> Stream {
+        Stream {
+            ids: ids.iter().map(|s| (*s).to_owned()).collect(),
+            data: data.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    fn seen(fresh: [Vec<Stream>; 2], resumed: [Option<Stream>; 2]) -> Seen {
+        let gets = [0, 1].map(|at| {
+            let mut gets = vec![fresh[at].last().cloned().unwrap_or_default()];
+            gets.extend(resumed[at].clone());
+            gets
+        });
+        Seen { aside: None, fresh, gets, streamed: true }
+    }
+
+    #[test]
+    fn an_answer_to_a_post_on_a_get_stream_was_replayed_from_another_stream() {
+        let answer = r#"{"id":"probe-stream-a-slow","jsonrpc":"2.0","result":{}}"#;
+        let call = stream(&["a2", "a3"], &[answer]);
+        let second = || vec![stream(&["b1"], &[])];
+        let clean = seen([vec![call.clone(), stream(&["a4"], &[])], second()], [None, None]);
+        let resumed = Some(stream(&["a3"], &[answer]));
+        let crossed = seen([vec![call.clone(), stream(&["a4"], &[])], second()], [None, resumed]);
+        let restarted = seen([vec![call.clone(), stream(&["a2"], &[])], second()], [None, None]);
+        let cases: [(&Seen, bool, bool); 3] =
+            [(&clean, true, true), (&crossed, false, true), (&restarted, true, false)];
+        for (seen, stays, unique) in cases {
+            let kept = |o: Outcome| matches!(o, Outcome::Kept(true, _));
+            assert_eq!((kept(seen.crossed()), kept(seen.repeated())), (stays, unique));
+        }
+        assert!(tagged(answer) && !tagged(r#"{"id":7,"result":{}}"#) && !tagged("not json"));
+    }
+}

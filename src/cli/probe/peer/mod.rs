@@ -218,22 +218,20 @@ impl Peer {
         self.received(sender, bytes, exchange)
     }
 
-    /// What every answer goes through: a session id it mints that is none of the probe's own
-    /// becomes a secret and a stray, to be ended; a 2xx to a POSTed request is checked for its
+    /// What every answer goes through: a session id it mints becomes a secret and, until the
+    /// probe claims it as one of its own, a stray, to be ended; a 2xx to a POSTed request is checked for its
     /// type; the answer is traced and counted.
     fn received(&mut self, sender: Sender, request: &[u8], exchange: Exchange) -> Exchange {
         let minted =
             exchange.head.as_ref().and_then(|h| h.field("mcp-session-id")).map(str::to_owned);
-        if let Some(id) = minted.filter(|id| !self.sessions.iter().flatten().any(|s| s == id)) {
+        // Only an id seen for the first time is new: servers repeat a session's id on every
+        // answer in it, DELETE's included.
+        if let Some(id) = minted.filter(|id| !self.issued.contains(id)) {
             if self.secrets.issued(&id) {
                 self.trace.secret(&id);
             }
-            if !self.issued.contains(&id) {
-                self.issued.push(id.clone());
-            }
-            if !self.strays.iter().any(|(s, _)| *s == id) {
-                self.strays.push((id, sender));
-            }
+            self.issued.push(id.clone());
+            self.strays.push((id, sender));
         }
         if let Some(finding) = untyped(request, &exchange) {
             self.untyped.push(finding);
