@@ -288,3 +288,25 @@ fn the_reports_are_junit_for_ci_and_the_failing_rows_for_the_eye() {
     assert!(grid.trim_end().lines().last().unwrap().contains(" rows: "), "{grid}");
     assert_eq!(probe(&[&url, "--json", "--junit"]).status.code(), Some(2));
 }
+
+#[test]
+fn a_probe_holds_at_most_two_sessions_of_one_principal_at_a_time() {
+    // A server that takes no third session of a principal answers every row as one that takes
+    // four: the probe never asks it for a third.
+    let limits = Limits { sessions_per_principal_max: 2, ..Limits::DEFAULT };
+    let tight = start_with(ServerConfig { limits, ..ServerConfig::default() });
+    let usual = server((Versions::LEGACY, false));
+    let verdicts = |t: &TestServer, other: bool| {
+        let url = format!("http://{}/mcp", t.server.address());
+        let mut args = vec![url.as_str(), "--json", "--token", t.token(Role::Full)];
+        if other {
+            args.extend(["--other-token", t.token(Role::OtherSubject)]);
+        }
+        let output = probe(&args);
+        let rows = rows(&output);
+        rows.iter().map(|r| format!("{} {}", text(r, "id"), text(r, "verdict"))).collect::<Vec<_>>()
+    };
+    for other in [true, false] {
+        assert_eq!(verdicts(&tight, other), verdicts(&usual, other), "--other-token {other}");
+    }
+}

@@ -307,7 +307,7 @@ fn every_link_leads_somewhere() {
 }
 
 /// The longest README may be: a course, not a reference.
-const README_LINES_MAX: usize = 700;
+const README_LINES_MAX: usize = 850;
 
 /// The terms README's glossary must define.
 const GLOSSARY_TERMS: [&str; 13] = [
