@@ -37,7 +37,8 @@ pub struct Judging {
 }
 
 impl Judging {
-    pub fn new(context: judge::Context, baseline: Result<(), String>, hygiene: Hygiene) -> Judging {
+    pub fn new(context: judge::Context, baseline: Result<(), String>) -> Judging {
+        let hygiene = Hygiene::default();
         Judging { context, baseline, hygiene, challenge: None, found: None, seen: None }
     }
 }

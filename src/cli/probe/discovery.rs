@@ -13,6 +13,7 @@ use loopback_mcp_http::json::{self, Value};
 use super::judge::{self, Outcome};
 use super::peer::Peer;
 use super::shown;
+use super::target::{self, Off};
 use super::wire::Exchange;
 use crate::cli::case::Sender;
 
@@ -71,27 +72,21 @@ pub fn walk(peer: &mut Peer, challenge: Option<&Exchange>) -> Found {
 /// The authority and request target of a link that names this server, on `port`; why not,
 /// otherwise.
 pub fn follows(port: u16, url: &str) -> Result<(String, String), &'static str> {
-    let Some(rest) = url.strip_prefix("http://") else {
-        return Err(if url.starts_with("https://") {
-            "an https URL, and the probe speaks plain HTTP"
-        } else {
-            "not an http URL"
-        });
-    };
-    let rest = rest.split('#').next().unwrap_or_default();
-    let (authority, target) = rest.find('/').map_or((rest, "/"), |at| (&rest[..at], &rest[at..]));
-    let (host, named) = authority.rsplit_once(':').ok_or("a URL without this server's port")?;
-    let host = host.to_ascii_lowercase();
-    if host != "127.0.0.1" && host != "localhost" {
-        return Err("another host");
-    }
-    if !named.bytes().all(|b| b.is_ascii_digit()) || named.parse::<u16>().ok() != Some(port) {
+    let url = url.split('#').next().unwrap_or_default();
+    let (authority, named, target) = target::split(url).map_err(|off| match off {
+        Off::Https => "an https URL, and the probe speaks plain HTTP",
+        Off::NotHttp => "not an http URL",
+        Off::NoPort => "a URL without this server's port",
+        Off::OtherHost(_) => "another host",
+        Off::BadPort(_) => "another port",
+    })?;
+    if named != port {
         return Err("another port");
     }
     if !target.bytes().all(|b| b.is_ascii_graphic()) {
         return Err("a path the probe does not send");
     }
-    Ok((format!("{host}:{port}"), target.to_owned()))
+    Ok((authority, target.to_owned()))
 }
 
 /// A GET of `target` under `authority`, with `Host` and nothing else.

@@ -9,9 +9,10 @@ use super::wire::Exchange;
 
 /// Values the catalogue's hostile requests carry that a server has no reason to repeat.
 /// (Not the 2026-era version a `-32022` names as `requested`: the specification asks for it.)
-const MARKERS: [&str; 7] = [
+const MARKERS: [&str; 8] = [
     "evil.example",
     "probe-session-never-issued",
+    "probe-session-ended",
     "probe-other-tool",
     "1999-01-01",
     "not-a-token",

@@ -6,7 +6,6 @@
 
 use super::across::{self, Judging};
 use super::grid::{self, Row};
-use super::hygiene::Hygiene;
 use super::judge::{self, Verdict};
 use super::peer::Peer;
 use super::shown;
@@ -18,7 +17,7 @@ use crate::cli::render;
 /// Every row, judged or set aside, in the grid's order; a progress line per group on stderr.
 pub fn probe_all(peer: &mut Peer) -> Vec<Row> {
     let baseline = baseline(peer);
-    let mut judging = Judging::new(peer.context(), baseline, Hygiene::default());
+    let mut judging = Judging::new(peer.context(), baseline);
     let mut rows = Vec::new();
     for group in Group::ALL {
         let before = rows.len();

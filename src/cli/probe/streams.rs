@@ -18,7 +18,7 @@ use loopback_mcp_http::json::{self, Value, members};
 use loopback_mcp_http::mcp::jsonrpc::{self, Id};
 
 use super::answer;
-use super::judge::Outcome;
+use super::judge::{self, Outcome};
 use super::peer::Peer;
 use super::wire::Exchange;
 use crate::cli::case::Sender;
@@ -113,7 +113,7 @@ fn get(peer: &mut Peer, sender: Sender, cursor: Option<&str>, streamed: &mut boo
     };
     let exchange = peer.send(sender, &spec.bytes());
     let is_stream = exchange.head.as_ref().is_some_and(|h| (200..300).contains(&h.status))
-        && super::judge::is_event_stream(&exchange);
+        && judge::is_event_stream(&exchange);
     *streamed |= is_stream;
     if is_stream { stream(&exchange) } else { Stream::default() }
 }

@@ -16,25 +16,47 @@ const ONLY: &str = "the probe sends hostile bytes, so only to this machine: http
 /// The most digits a port takes before its value is read (leading zeros included).
 const PORT_DIGITS_MAX: usize = 5;
 
-/// The server named by a URL on this machine.
-pub fn loopback_target(url: &str) -> Result<Target, String> {
-    let rest =
-        url.strip_prefix("http://").ok_or(format!("{url:?} is not an http:// URL; {ONLY}"))?;
+/// Why a URL names no server on this machine, with the part that decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Off {
+    Https,
+    NotHttp,
+    NoPort,
+    OtherHost(String),
+    BadPort(String),
+}
+
+/// An `http://` URL on this machine, split: its authority written canonically, its port, and
+/// what follows the authority (`/` when nothing does). A link the probe follows is read by the
+/// same rules as the URL it probes.
+pub fn split(url: &str) -> Result<(String, u16, &str), Off> {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return Err(if url.starts_with("https://") { Off::Https } else { Off::NotHttp });
+    };
     let (authority, path) = rest.find('/').map_or((rest, "/"), |at| (&rest[..at], &rest[at..]));
-    let (host, port) =
-        authority.rsplit_once(':').ok_or(format!("{url:?} names no port; {ONLY}"))?;
+    let (host, port) = authority.rsplit_once(':').ok_or(Off::NoPort)?;
     let host = host.to_ascii_lowercase();
     if host != "127.0.0.1" && host != "localhost" {
-        return Err(format!("{host:?} is not this machine; {ONLY}"));
+        return Err(Off::OtherHost(host));
     }
-    let port =
-        port_number(port).ok_or(format!("{port:?} is not a port from 1 to 65535; {ONLY}"))?;
+    let port = port_number(port).ok_or_else(|| Off::BadPort(port.to_owned()))?;
+    Ok((format!("{host}:{port}"), port, path))
+}
+
+/// The server named by a URL on this machine.
+pub fn loopback_target(url: &str) -> Result<Target, String> {
+    let (authority, port, path) = split(url).map_err(|off| match off {
+        Off::Https | Off::NotHttp => format!("{url:?} is not an http:// URL; {ONLY}"),
+        Off::NoPort => format!("{url:?} names no port; {ONLY}"),
+        Off::OtherHost(host) => format!("{host:?} is not this machine; {ONLY}"),
+        Off::BadPort(port) => format!("{port:?} is not a port from 1 to 65535; {ONLY}"),
+    })?;
     if path.contains(['?', '#']) || !path.bytes().all(|b| b.is_ascii_graphic()) {
         // Not repeated: a query may hold a token.
         return Err("the URL's path takes no query, fragment or space".into());
     }
     let address = SocketAddr::from(([127, 0, 0, 1], port));
-    Ok(Target { address, authority: format!("{host}:{port}"), path: path.to_owned() })
+    Ok(Target { address, authority, path: path.to_owned() })
 }
 
 /// A port: ASCII digits alone, 1 to 65535.

@@ -123,16 +123,14 @@ impl Peer {
         versions: Versions,
         deadline: Instant,
     ) -> Peer {
-        let mut secrets = Secrets::default();
         let given = [&credentials.token, &credentials.other_token].into_iter().flatten();
-        for value in given.chain(credentials.headers.iter().map(|(_, v)| v)) {
-            secrets.given(value);
-        }
+        let given: Vec<String> =
+            given.chain(credentials.headers.iter().map(|(_, v)| v)).cloned().collect();
         let mut peer = Peer {
             target,
             credentials,
             trace,
-            secrets,
+            secrets: Secrets::default(),
             legacy: false,
             modern: None,
             opened: [Opening::NotAnswered; 2],
@@ -149,8 +147,8 @@ impl Peer {
             answered: 0,
             deadline,
         };
-        for secret in peer.secrets.all().map(str::to_owned).collect::<Vec<_>>() {
-            peer.trace.secret(&secret);
+        for value in &given {
+            peer.secret(value);
         }
         if let Some(newest) = versions.newest_in(Era::Modern) {
             peer.modern = peer.discover(newest, versions);
@@ -218,17 +216,23 @@ impl Peer {
         self.received(sender, bytes, exchange)
     }
 
-    /// What every answer goes through: a session id it mints becomes a secret and, until the
-    /// probe claims it as one of its own, a stray, to be ended; a 2xx to a POSTed request is checked for its
-    /// type; the answer is traced and counted.
+    /// A value no output may print: kept by the redaction of every report and by the trace.
+    fn secret(&mut self, value: &str) {
+        self.secrets.given(value);
+        self.trace.secret(value);
+    }
+
+    /// What every answer goes through: a session id it mints becomes a secret (when it is long
+    /// enough to be one) and, until the probe claims it as its own, a stray to be ended; a 2xx
+    /// to a POSTed request is checked for its type; the answer is traced and counted.
     fn received(&mut self, sender: Sender, request: &[u8], exchange: Exchange) -> Exchange {
         let minted =
             exchange.head.as_ref().and_then(|h| h.field("mcp-session-id")).map(str::to_owned);
         // Only an id seen for the first time is new: servers repeat a session's id on every
         // answer in it, DELETE's included.
         if let Some(id) = minted.filter(|id| !self.issued.contains(id)) {
-            if self.secrets.issued(&id) {
-                self.trace.secret(&id);
+            if Secrets::is_secret_id(&id) {
+                self.secret(&id);
             }
             self.issued.push(id.clone());
             self.strays.push((id, sender));
