@@ -30,6 +30,7 @@ NOT_MUST = {
     "echo-token",
     "cancel-ignored",
     "cancel-cross",
+    "delete-no-session-204",
 }
 RANK = {"holds": 0, "not_applicable": 0, "unreachable": 0, "differs": 1, "deviates": 2}
 PARALLEL = 4

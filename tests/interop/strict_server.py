@@ -40,6 +40,9 @@ FLAWS = {
     "session-id-space": "session ids hold a space",
     "delete-twice-200": "a second DELETE of an ended session is answered 200",
     "get-json": "the GET stream is answered with JSON",
+    "no-authorization-servers": "the metadata lists no authorization server",
+    "event-ids-per-stream": "event ids count from 1 on every stream",
+    "delete-no-session-204": "DELETE without a session id is answered 204",
 }
 VARIANTS = {
     "challenge-list": "Basic and Bearer challenges in one WWW-Authenticate line",
@@ -48,6 +51,7 @@ VARIANTS = {
     "no-delete": "DELETE is answered 405 with Allow",
     "root-metadata": "the metadata only at the root well-known URI, which the challenge names",
     "query-ignored": "a token in the query is ignored",
+    "stateless": "no sessions: initialize mints no id, GET and DELETE are answered 405 with Allow",
 }
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -294,18 +298,21 @@ class Request:
         if path != served or self.flaw == "no-metadata":
             return self.refuse(404, "not_found")
         resource = "http://127.0.0.1:1/mcp" if self.flaw == "foreign-resource" else f"{self.origin}/mcp"
-        document = {"resource": resource, "authorization_servers": [f"{self.origin}/as"]}
+        servers = [] if self.flaw == "no-authorization-servers" else [f"{self.origin}/as"]
+        document = {"resource": resource, "authorization_servers": servers}
         write(self.conn, 200, json.dumps(document).encode())
         return True
 
     def session(self, principal):
         """The session the request names: its id, or None once the refusal is written."""
         session = self.field("mcp-session-id")
-        if session is None:
+        if self.variant == "stateless":
+            session = ""
+        elif session is None:
             if self.method == "GET" and self.flaw == "get-without-session":
                 return ""
             return self.refuse(400, "session_missing") or None
-        owner = self.state.sessions.get(session)
+        owner = principal if self.variant == "stateless" else self.state.sessions.get(session)
         if owner is None or (owner != principal and self.flaw != "other-principal-accepted"):
             gone = self.flaw == "session-400" and (session in self.state.ended or owner is None)
             return self.refuse(400 if gone else 404, "session_not_found") or None
@@ -315,6 +322,8 @@ class Request:
         return session
 
     def get(self, principal):
+        if self.variant == "stateless":
+            return self.refuse(405, "method_not_allowed", (("Allow", "POST"),))
         if "text/event-stream" not in (self.field("accept") or ""):
             return self.refuse(406, "not_acceptable")
         session = self.session(principal)
@@ -344,10 +353,15 @@ class Request:
         return False
 
     def delete(self, principal):
+        if self.variant == "stateless":
+            return self.refuse(405, "method_not_allowed", (("Allow", "POST"),))
         if self.variant == "no-delete":
             return self.refuse(405, "method_not_allowed", (("Allow", "GET, POST"),))
         session = self.field("mcp-session-id")
         if session is None:
+            if self.flaw == "delete-no-session-204":
+                write(self.conn, 204)
+                return True
             return self.refuse(400, "session_missing")
         owner = self.state.sessions.get(session)
         if session in self.state.ended and self.flaw == "delete-twice-200":
@@ -368,6 +382,13 @@ class Stream:
     def __init__(self, request, session, kind):
         self.request, self.session, self.kind = request, session, kind
         self.name = secrets.token_hex(3)
+        self.count = 0
+
+    def next_id(self):
+        if self.request.flaw == "event-ids-per-stream":
+            self.count += 1
+            return str(self.count)
+        return self.request.state.next_id(self.session, self.name)
 
     def start(self, extra=()):
         fields = [("Transfer-Encoding", "chunked"), ("Cache-Control", "no-store"), *extra]
@@ -383,12 +404,12 @@ class Stream:
         self.chunk(f"id: {event_id}\ndata: {data}\n\n".encode())
 
     def event(self, data):
-        event_id = self.request.state.next_id(self.session, self.name)
+        event_id = self.next_id()
         self.request.state.record(self.session, event_id, self.name, data)
         self.raw_event(event_id, data)
 
     def prime(self):
-        event_id = self.request.state.next_id(self.session, self.name)
+        event_id = self.next_id()
         self.chunk(f"id: {event_id}\nretry: 1000\ndata:\n\n".encode())
 
     def end(self):
@@ -432,7 +453,8 @@ class Post:
         r.state.sessions[session] = self.principal
         result = {"protocolVersion": version, "capabilities": {"tools": {}},
                   "serverInfo": {"name": "strict", "version": "1"}}
-        return self.respond(message["id"], result, (("MCP-Session-Id", session),))
+        minted = () if r.variant == "stateless" else (("MCP-Session-Id", session),)
+        return self.respond(message["id"], result, minted)
 
     def notification(self, message, session):
         r = self.request

@@ -163,7 +163,9 @@ pub fn applies(needs: Needs, peer: &Peer, baseline: &Result<(), String>) -> Resu
             ok(peer.has_mirrored_tool(), "no 2026-07-28 tool mirrors a string argument")
         }
         Needs::Token => ok(peer.has_token(), "no --token given"),
-        Needs::SlowTool => ok(peer.has_slow_tool(), "no 2025-11-25 session lists test_tool_slow"),
+        Needs::SlowTool => {
+            ok(peer.has_slow_tool(), "no 2025-11-25 tools/list names test_tool_slow")
+        }
         Needs::SlowToolOtherToken => ok(
             peer.has_slow_tool() && peer.has_session(Sender::Mallory),
             "no test_tool_slow, or no session for a second principal (--other-token)",

@@ -144,13 +144,10 @@ pub fn kept(holds: Holds, exchange: &Exchange, context: &Context) -> Kept {
                     .is_some_and(|c| c.param("resource_metadata").is_some()),
         ),
         Holds::ScopeChallenge(scopes) => by(scope_challenge(exchange, scopes, context)),
-        Holds::NotAllowed => {
-            match (status, exchange.head.as_ref().and_then(|h| h.field("allow"))) {
-                (Some(405), Some(_)) => Kept::Yes,
-                (Some(405), None) => Kept::No,
-                _ => by(false),
-            }
-        }
+        Holds::NotAllowed => match status {
+            Some(405) => yes_or_no(allowed_405(exchange)),
+            _ => by(false),
+        },
         Holds::TokenIgnored => yes_or_no(refused),
         Holds::EventStreamOr405 => yes_or_no(
             (status.is_some_and(|s| (200..300).contains(&s)) && is_event_stream(exchange))

@@ -317,19 +317,19 @@ impl Peer {
         }
     }
 
-    /// `initialize` for the first principal (then `initialized`), a session for the second, and
-    /// one more ended at once by DELETE.
+    /// `initialize` for the first principal (then `initialized`) and its `tools/list`; where that
+    /// opened a session, a session for the second principal and one more ended at once by DELETE.
     fn open_legacy(&mut self) {
         let Some(first) = self.initialize(Sender::Alice) else { return };
         self.legacy = true;
         self.sessions[0] = first;
+        self.slow_tool = self.lists_slow_tool();
         if self.sessions[0].is_none() {
             return;
         }
         if self.credentials.other_token.is_some() {
             self.sessions[1] = self.initialize(Sender::Mallory).flatten();
         }
-        self.slow_tool = self.lists_slow_tool();
         let Some(Some(ended)) = self.initialize(Sender::Ended) else { return };
         let status = self.delete(Sender::Ended, &ended);
         self.delete = match status {
@@ -376,7 +376,8 @@ impl Peer {
         Some(session)
     }
 
-    /// Whether a 2025-11-25 `tools/list` in the first principal's session names `test_tool_slow`.
+    /// Whether a 2025-11-25 `tools/list` of the first principal (in its session, when it has one)
+    /// names `test_tool_slow`.
     fn lists_slow_tool(&mut self) -> bool {
         let body = json::encode(&render::message_value(Message::ListTools)).into_bytes();
         let spec = self.legacy_post(Sender::Alice, &body, self.session(Sender::Alice));
