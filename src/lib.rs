@@ -75,7 +75,8 @@
 //!                      runs side by side); browser (the headless Chromium lab); serve and control
 //!                      (the control plane, on stdin and on a control channel), stale (old control
 //!                      directories); inspect; bench (plan, link, closed, rate, codec, histogram,
-//!                      report) and overload (load generators); local, help, args
+//!                      report) and overload (load generators); local, help, args; out (every
+//!                      line written, and status 141 once its reader has gone)
 //! ```
 //! <!-- crate-map: end -->
 //!
@@ -209,6 +210,7 @@
 //! correlation ids, never tokens or session ids; and interoperability runs with more than one
 //! official client.
 #![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod auth;
 pub mod client;

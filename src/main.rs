@@ -12,6 +12,22 @@
 //! `--version` prints the version. Usage errors exit with status 2, with a "did you mean" for a
 //! near miss. Nothing here parses protocol bytes itself.
 #![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// `println!` that ends the program quietly when its reader has gone (see `cli::out`).
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::cli::out::line($crate::cli::out::Stream::Stdout, &format!($($arg)*)) };
+}
+
+/// `print!`, flushed, that ends the program quietly when its reader has gone.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::out::write($crate::cli::out::Stream::Stdout, &format!($($arg)*)) };
+}
+
+/// `eprintln!` that ends the program quietly when its reader has gone.
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::cli::out::line($crate::cli::out::Stream::Stderr, &format!($($arg)*)) };
+}
 
 mod cli;
 
@@ -20,7 +36,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() == 1 && args[0] == "--version" {
-        println!("loopback-mcp-http {}", env!("CARGO_PKG_VERSION"));
+        outln!("loopback-mcp-http {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
     if cli::help::wants_help(&args) || args.first().is_some_and(|a| a == "help") {
@@ -57,15 +73,15 @@ fn main() -> ExitCode {
 /// `--help`: the whole usage for the program, a command's own text for a command.
 fn print_help(usage: &cli::help::Usage) -> ExitCode {
     if usage.path.is_empty() {
-        print!("{}", cli::help::overview());
+        out!("{}", cli::help::overview());
     } else {
-        print!("{}", cli::help::text(usage, &cli::lab::experiment_names()));
+        out!("{}", cli::help::text(usage, &cli::lab::experiment_names()));
     }
     ExitCode::SUCCESS
 }
 
 /// One line: what was wrong, and the accepted form of the command the arguments name.
 fn usage_error(problem: &str, args: &[String]) -> ExitCode {
-    eprintln!("{}", cli::help::error_line(problem, cli::help::find(args)));
+    errln!("{}", cli::help::error_line(problem, cli::help::find(args)));
     ExitCode::from(2)
 }

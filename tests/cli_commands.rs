@@ -1,7 +1,7 @@
 //! `demo`, `attack`, `lab`, `inspect` and `bench` as black boxes: the built binary, its stdout
 //! line, its exit status, and a `--trace` that never shows a token or a session id.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Output, Stdio};
 
 use loopback_mcp_http::json::{self, Value};
@@ -507,5 +507,68 @@ fn bench_at_a_rate_sends_on_schedule_and_reads_the_servers_cpu_time() {
         let output = run(args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&output.stderr).contains(problem), "{args:?}");
+    }
+}
+
+/// Which of a command's streams the reader closes after its first line.
+#[derive(Clone, Copy, Debug)]
+enum Closed {
+    Stdout,
+    Stderr,
+}
+
+/// A command, the stream whose reader closes, what it is sent then, and the statuses it may end with.
+type ClosedRow<'a> = (&'a [&'a str], Closed, &'a [u8], &'a [i32]);
+
+#[test]
+fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
+    // (the command, the stream whose reader goes, what it is sent once that reader has gone, the
+    // statuses it may end with: 141 when it wrote again and found its reader gone, its own
+    // status when everything it had to write fit in the pipe before the reader went)
+    let request = std::env::temp_dir().join(format!("closed-reader-{}.http", std::process::id()));
+    std::fs::write(&request, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").expect("write the request");
+    let request = request.to_str().expect("a UTF-8 temporary path").to_owned();
+    let rows: [ClosedRow; 11] = [
+        (&["lab", "list"], Closed::Stdout, b"", &[0, 141]),
+        (&["lab", "run", "all"], Closed::Stdout, b"", &[141]),
+        (&["attack"], Closed::Stderr, b"", &[0, 141]),
+        (&["attack", "--trace"], Closed::Stderr, b"", &[0, 141]),
+        (&["demo", "--trace-bytes"], Closed::Stderr, b"", &[0]),
+        (&["inspect", "connection", &request], Closed::Stdout, b"", &[0, 1, 141]),
+        (&["help"], Closed::Stdout, b"", &[0, 141]),
+        (&["bench", "--seconds", "0.2", "--connections", "1"], Closed::Stdout, b"", &[0]),
+        (&["probe", "http://127.0.0.1:1/mcp"], Closed::Stderr, b"", &[2, 141]),
+        (&["control", "/nonexistent/serve.json", "stats"], Closed::Stderr, b"", &[1]),
+        // `serve` prints its announcement, then the control reply to a command on stdin.
+        (&["serve"], Closed::Stdout, b"stats\n", &[141]),
+    ];
+    for (args, closed, later, statuses) in rows {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env("RUST_BACKTRACE", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run the binary");
+        let (out, err) =
+            (child.stdout.take().expect("stdout"), child.stderr.take().expect("stderr"));
+        let (read, mut kept): (Box<dyn Read>, Box<dyn Read>) = match closed {
+            Closed::Stdout => (Box::new(out), Box::new(err)),
+            Closed::Stderr => (Box::new(err), Box::new(out)),
+        };
+        let mut first = String::new();
+        BufReader::new(read).read_line(&mut first).expect("a first line");
+        // The reader and its buffer are dropped: the pipe is closed.
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(later).and_then(|()| stdin.flush());
+        drop(stdin);
+        let mut rest = Vec::new();
+        let _ = kept.read_to_end(&mut rest);
+        let code = child.wait().expect("wait").code();
+        let rest = String::from_utf8_lossy(&rest);
+        assert!(!first.is_empty(), "{args:?}: a first line");
+        assert!(!rest.contains("panicked") && !rest.contains("backtrace"), "{args:?}: {rest}");
+        assert!(code.is_some_and(|c| statuses.contains(&c)), "{args:?}: {code:?}, {rest}");
     }
 }

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
@@ -67,9 +67,9 @@ impl<R: BufRead + 'static> Asking<R> {
         let (input, guesses, echo) = (Rc::clone(&self.input), Rc::clone(&self.guesses), self.echo);
         let watched = Arc::clone(&self.lines);
         scene.before_send(Box::new(move |what, request| {
-            println!("   next     {what}");
+            outln!("   next     {what}");
             for line in request.lines() {
-                println!("            > {line}");
+                outln!("            > {line}");
             }
             let guess = read_guess(&mut *input.borrow_mut(), echo);
             let sent_after = watched.lock().map_or(0, |lines| lines.len());
@@ -82,7 +82,7 @@ impl<R: BufRead + 'static> Asking<R> {
     /// stream, a browser, a client's opening): the step has run, its answer not yet printed.
     pub fn ensure_guess(&mut self, observation: &Observation) {
         if self.guesses.borrow().is_empty() {
-            println!("   next     {}", observation.what);
+            outln!("   next     {}", observation.what);
             let guess = read_guess(&mut *self.input.borrow_mut(), self.echo);
             // No line of this server's watch belongs to it.
             self.guesses.borrow_mut().push_back((guess, None));
@@ -99,27 +99,26 @@ impl<R: BufRead + 'static> Asking<R> {
             lines.iter().skip(sent_after).find_map(|line| stage_of(line))
         });
         if let Some(stage) = stage {
-            println!("            decided   {stage}");
+            outln!("            decided   {stage}");
         }
         let right = guess.parse::<u16>().ok().is_some_and(|g| Some(g) == observation.status);
         self.asked += 1;
         self.right += usize::from(right);
         let word = if right { "right" } else { "wrong" };
         let said = if guess.is_empty() { "nothing" } else { guess.as_str() };
-        println!("            you said  {said}: {word}");
+        outln!("            you said  {said}: {word}");
     }
 }
 
 /// One line of `input`: the guess, printed after its prompt when `echo` (the input is no
 /// terminal) or when the input ended without a newline. An input that ended is no guess.
 fn read_guess<R: BufRead>(input: &mut R, echo: bool) -> String {
-    print!("   your guess, the status: ");
-    let _ = std::io::stdout().flush();
+    out!("   your guess, the status: ");
     let mut line = String::new();
     let _ = input.read_line(&mut line);
     let guess = line.trim().to_owned();
     if echo || !line.ends_with('\n') {
-        println!("{guess}");
+        outln!("{guess}");
     }
     guess
 }

@@ -33,7 +33,7 @@ fn run_traced(trace: TraceMode) -> ExitCode {
     let outcome = Scene::open(trace, &ATTACKS).and_then(|mut scene| run_all(&mut scene));
     // Without a server or its sessions nothing was tried: the verdict is FAIL, still one line.
     let (blocked, through) = outcome.unwrap_or_else(|e| {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         (0, attack_count())
     });
     let verdict = if through == 0 { "BLOCK" } else { "FAIL" };
@@ -77,10 +77,10 @@ fn run_all(scene: &mut Scene) -> Result<(usize, usize), String> {
 fn report(o: &Observation) {
     let shown = o.status.map_or("no response".to_owned(), |s| format!("{s} {}", o.key_seen));
     if o.matched {
-        eprintln!("blocked      {shown:<36} {}", o.what);
+        errln!("blocked      {shown:<36} {}", o.what);
     } else {
         let expected = format!("{}{}", o.expect.status, o.expect.key_text());
-        eprintln!("GOT THROUGH  {shown:<36} {} (expected {expected})", o.what);
+        errln!("GOT THROUGH  {shown:<36} {} (expected {expected})", o.what);
     }
 }
 

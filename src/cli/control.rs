@@ -467,7 +467,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let (port, secret, wait) = match channel_of(Path::new(announcement)) {
         Ok(channel) => channel,
         Err(problem) => {
-            eprintln!("error: {problem}");
+            errln!("error: {problem}");
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -475,11 +475,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let reply = match send_until_taken(port, &line, wait) {
         Ok(reply) => reply,
         Err(problem) => {
-            eprintln!("error: {problem}");
+            errln!("error: {problem}");
             return Ok(ExitCode::FAILURE);
         }
     };
-    println!("{}", reply.trim_end());
+    outln!("{}", reply.trim_end());
     let ok = json::decode(reply.as_bytes(), Limits::DEFAULT.json_depth_max)
         .is_ok_and(|v| v.get("ok") == Some(&Value::from(true)));
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
@@ -518,7 +518,7 @@ fn send_until_taken(port: u16, line: &str, wait: Duration) -> Result<String, Str
     };
     match attempt(port, line).map_err(not_answered)? {
         Attempt::Replied(reply) => return Ok(reply),
-        Attempt::NotRun(why) => eprintln!(
+        Attempt::NotRun(why) => errln!(
             "control: the channel {why}; nothing ran. Trying once more in {} ms.",
             wait.as_millis()
         ),

@@ -47,7 +47,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     let verdict = if outcome.is_ok() { "PASS" } else { "FAIL" };
     if let Err(failure) = &outcome {
-        eprintln!("demo failed: {failure}");
+        errln!("demo failed: {failure}");
     }
     super::print_summary(&[("http_round_trips", round_trips as u64)], Some(versions), verdict);
     Ok(if outcome.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

@@ -3,7 +3,7 @@
 //! [`loopback_mcp_http::inspect`]. Exit status: 0 accepted (for `mirroring`, every mirrored header
 //! agrees), 1 refused or incomplete, 2 usage or input error.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -53,7 +53,7 @@ fn run_conversation(path: Option<&str>) -> ExitCode {
     let input = match read_input(path) {
         Ok(input) => input,
         Err(problem) => {
-            eprintln!("error: {problem}");
+            errln!("error: {problem}");
             return ExitCode::from(2);
         }
     };
@@ -63,9 +63,7 @@ fn run_conversation(path: Option<&str>) -> ExitCode {
         out.push_str(&json::encode(step));
         out.push('\n');
     }
-    if std::io::stdout().write_all(out.as_bytes()).is_err() {
-        return ExitCode::from(2);
-    }
+    super::print_text(&out);
     if report.accepted { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
@@ -73,15 +71,13 @@ fn run_inspect(subject: Subject, path: Option<&str>) -> ExitCode {
     let input = match read_input(path) {
         Ok(input) => input,
         Err(problem) => {
-            eprintln!("error: {problem}");
+            errln!("error: {problem}");
             return ExitCode::from(2);
         }
     };
     let report = inspect::inspect(subject, &input, &Limits::DEFAULT);
     let mut line = json::encode(&report.value);
     line.push('\n');
-    if std::io::stdout().write_all(line.as_bytes()).is_err() {
-        return ExitCode::from(2);
-    }
+    super::print_text(&line);
     if report.accepted { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -479,7 +479,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     match args {
         [verb] if verb == "list" => {
             for experiment in &EXPERIMENTS {
-                print!("{}", listed(experiment));
+                out!("{}", listed(experiment));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -600,10 +600,10 @@ impl Tally {
 
     /// Prints the experiment's name and explanation; false (and why) when it is skipped.
     fn begin(&mut self, experiment: &Experiment) -> bool {
-        println!("== {}\n   {}", experiment.name, experiment.explanation);
+        outln!("== {}\n   {}", experiment.name, experiment.explanation);
         if experiment.needs_browser() && !self.browser {
             self.skipped += 1;
-            println!("   skipped: {}", super::browser::INSTALL_HINT);
+            outln!("   skipped: {}", super::browser::INSTALL_HINT);
             return false;
         }
         true
@@ -617,7 +617,7 @@ impl Tally {
 
     fn failed(&mut self, problem: &str) {
         self.mismatches += 1;
-        println!("   could not run: {problem}");
+        outln!("   could not run: {problem}");
     }
 
     /// The summary line, with `more` counts after the tally's own; the exit status.
@@ -654,12 +654,12 @@ fn print_observation(o: &Observation) {
         (false, _, true) => "step",
         (false, _, false) => "changed",
     };
-    println!("   {label:<8} {}", o.what);
-    println!("            predicted {}{}", o.expect.status, o.expect.key_text());
-    println!("            observed  {observed} {}   {verdict}", o.key_seen);
+    outln!("   {label:<8} {}", o.what);
+    outln!("            predicted {}{}", o.expect.status, o.expect.key_text());
+    outln!("            observed  {observed} {}   {verdict}", o.key_seen);
     if let Some(wire) = &o.wire {
         for line in wire.lines() {
-            println!("            | {line}");
+            outln!("            | {line}");
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod help;
 pub mod inspect;
 pub mod lab;
 pub mod local;
+pub mod out;
 pub mod overload;
 pub mod probe;
 pub mod render;
@@ -23,8 +24,6 @@ pub mod scene;
 pub mod serve;
 pub mod stale;
 pub mod watch;
-
-use std::io::Write;
 
 use loopback_mcp_http::json::{self, Object, Value};
 use loopback_mcp_http::mcp::revision::Versions;
@@ -35,16 +34,12 @@ use local::PROFILE;
 pub fn print_line(value: &Value) {
     let mut line = json::encode(value);
     line.push('\n');
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(line.as_bytes());
-    let _ = stdout.flush();
+    out::write(out::Stream::Stdout, &line);
 }
 
-/// Prints text on stdout and flushes it; a reader that has gone (a closed pipe) is no error.
+/// Prints text on stdout and flushes it (a reader that has gone ends the program, see `out`).
 pub fn print_text(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    out::write(out::Stream::Stdout, text);
 }
 
 /// The one summary line of `demo`, `attack` and `lab`: their counts, the profile, the protocol

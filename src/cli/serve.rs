@@ -120,7 +120,7 @@ fn config(args: &[String]) -> Result<(ServerConfig, Option<PathBuf>), String> {
         (false, false) => None,
         (true, true) => return Err("--watch and --watch=bytes exclude each other".into()),
         (lines, _) => {
-            let sink: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|text| eprintln!("{text}"));
+            let sink: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|text| errln!("{text}"));
             Some(Arc::new(Watch::new(!lines, sink)))
         }
     };
@@ -173,10 +173,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         None => super::print_line(&line),
         Some(announce) => {
             if let Err(e) = announce.write(&line) {
-                eprintln!(
-                    "error: cannot write the announcement to {}: {e}",
-                    announce.path.display()
-                );
+                errln!("error: cannot write the announcement to {}: {e}", announce.path.display());
                 announce.abandon();
                 return Ok(ExitCode::FAILURE);
             }
@@ -199,15 +196,15 @@ fn start(config: ServerConfig) -> Result<(RunningServer, Fixture, control::Chann
         // failure.
         if matches!(e, StartError::Bind(_)) {
             let serve = super::help::find(&["serve".to_owned()]);
-            eprintln!("{}", super::help::error_line(&e.to_string(), serve));
+            errln!("{}", super::help::error_line(&e.to_string(), serve));
             ExitCode::from(2)
         } else {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::FAILURE
         }
     })?;
     let channel = control::open(server.shared_endpoint()).map_err(|e| {
-        eprintln!("error: cannot open the control channel: {e}");
+        errln!("error: cannot open the control channel: {e}");
         ExitCode::FAILURE
     })?;
     Ok((server, fixture, channel))

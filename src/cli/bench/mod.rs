@@ -78,7 +78,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     super::print_line(&report);
     if let Some(why) = failure {
-        eprintln!("error: {why}");
+        errln!("error: {why}");
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
@@ -92,7 +92,7 @@ fn overload(args: &[String]) -> Result<ExitCode, String> {
         && report.get("answered_503") == Some(&Value::from(0u64))
     {
         let n = |key: &str| report.get(key).map_or_else(String::new, json::encode);
-        eprintln!(
+        errln!(
             "error: no probe was answered: {} refused, {} reset, {} closed silently, {} timed out",
             n("refused"),
             n("resets"),

@@ -93,9 +93,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     peer.close();
     let rows: Vec<Row> = rows.into_iter().map(|row| row.redacted(&peer.secrets)).collect();
     let summary = peer.secrets.redact(&grid::summary(&rows, peer.sent, started.elapsed()));
-    eprintln!("probe: {summary}");
+    errln!("probe: {summary}");
     if peer.answered == 0 {
-        eprintln!("probe: the server never answered at {}", peer.target.address);
+        errln!("probe: the server never answered at {}", peer.target.address);
         return Ok(ExitCode::from(2));
     }
     write(&rows, (format, fail_on), flags.has("failing"), &summary);

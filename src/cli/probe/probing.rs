@@ -31,7 +31,7 @@ pub fn probe_all(peer: &mut Peer) -> Vec<Row> {
             rows.push(row);
         }
         let line = grid::group_line(group, &rows[before..]);
-        eprintln!("probe: {}", peer.secrets.redact(&line));
+        errln!("probe: {}", peer.secrets.redact(&line));
     }
     rows
 }
