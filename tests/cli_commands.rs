@@ -251,7 +251,7 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 
 #[test]
 fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
-    let cases: [(&[&str], &str, &str); 26] = [
+    let cases: [(&[&str], &str, &str); 29] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
         (&["frobnicate"], "unknown command \"frobnicate\";", "usage: loopback-mcp-http <demo|"),
         (&["sevre"], "(did you mean `serve`?)", "usage: loopback-mcp-http <demo|"),
@@ -311,6 +311,22 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
         (
             &["serve", "--wokers", "2"],
             "(did you mean `--workers`?)",
+            "usage: loopback-mcp-http serve [",
+        ),
+        // A flag cut short is named whole; a stem several flags share names them all.
+        (
+            &["serve", "--session-ttl", "5"],
+            "unknown argument \"--session-ttl\" (did you mean `--session-ttl-secs`?)",
+            "usage: loopback-mcp-http serve [",
+        ),
+        (
+            &["serve", "--stream", "5"],
+            "(did you mean `--stream-keepalive-secs`?)",
+            "usage: loopback-mcp-http serve [",
+        ),
+        (
+            &["serve", "--max-sess", "5"],
+            "(did you mean one of `--max-sessions`, `--max-sessions-per-principal`?)",
             "usage: loopback-mcp-http serve [",
         ),
         (
@@ -537,7 +553,7 @@ fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
         (&["inspect", "connection", &request], Closed::Stdout, b"", &[0, 1, 141]),
         (&["help"], Closed::Stdout, b"", &[0, 141]),
         (&["bench", "--seconds", "0.2", "--connections", "1"], Closed::Stdout, b"", &[0]),
-        (&["probe", "http://127.0.0.1:1/mcp"], Closed::Stderr, b"", &[2, 141]),
+        (&["probe", "http://127.0.0.1:1/mcp"], Closed::Stderr, b"", &[2]),
         (&["control", "/nonexistent/serve.json", "stats"], Closed::Stderr, b"", &[1]),
         // `serve` prints its announcement, then the control reply to a command on stdin.
         (&["serve"], Closed::Stdout, b"stats\n", &[141]),

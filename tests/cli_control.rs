@@ -489,3 +489,41 @@ fn a_killed_server_leaves_no_control_directory_even_the_last_of_ten() {
         serve = Serve::start_in(&[], tmp);
     }
 }
+
+#[test]
+fn control_of_a_server_that_has_stopped_says_no_server_runs_under_its_directory() {
+    let mut running = start();
+    let control_file = PathBuf::from(running.text("control"));
+    let directory = control_file.parent().unwrap().to_owned();
+    // A channel file whose port nothing listens on: the server died before its watcher ran.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let dead_dir = running.dir.join("dead");
+    fs::create_dir(&dead_dir).unwrap();
+    fs::set_permissions(&dead_dir, fs::Permissions::from_mode(0o700)).unwrap();
+    let dead_file = dead_dir.join("control");
+    let contents = format!(r#"{{"line_deadline_ms":300,"port":{closed_port},"secret":"00"}}"#);
+    fs::write(&dead_file, contents).unwrap();
+    fs::set_permissions(&dead_file, fs::Permissions::from_mode(0o600)).unwrap();
+    let dead_saved = running.dir.join("dead.json");
+    fs::write(&dead_saved, format!(r#"{{"control":"{}"}}"#, dead_file.display())).unwrap();
+    let expected = |dir: &Path, saved: &Path| {
+        format!(
+            "error: no server is running under this directory: {} ({} names a serve that has \
+             stopped)",
+            dir.display(),
+            saved.display()
+        )
+    };
+    let (code, out, err, _) = control(&dead_saved, &["revoke", "full"]);
+    assert_eq!((code, out.as_str(), err), (1, "", expected(&dead_dir, &dead_saved)));
+    let _ = running.serve.child.kill();
+    let _ = running.serve.child.wait();
+    let gone = Instant::now() + Duration::from_secs(5);
+    while directory.exists() && Instant::now() < gone {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let (code, out, err, _) = control(&running.saved, &["revoke", "full"]);
+    assert_eq!((code, out.as_str(), err), (1, "", expected(&directory, &running.saved)));
+}

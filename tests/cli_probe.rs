@@ -145,14 +145,30 @@ fn a_url_off_this_machine_is_refused_before_any_connection() {
 }
 
 #[test]
-fn a_server_that_never_answers_exits_2() {
+fn a_port_nothing_listens_on_gets_one_line_and_exit_2() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
     drop(closed);
     let output = probe(&[&format!("http://127.0.0.1:{port}/mcp")]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("never answered"), "{stderr}");
+    let expected = format!(
+        "probe: nothing is listening at 127.0.0.1:{port} (connection refused); no row was tried\n"
+    );
+    assert_eq!(stderr, expected);
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_server_that_accepts_and_never_answers_gets_one_line_and_exit_2() {
+    // Every connection is accepted and closed unread: a listener, but no answer.
+    let port = scripted(|_| Vec::new());
+    let output = probe(&[&format!("http://127.0.0.1:{port}/mcp")]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert_eq!(last, format!("probe: the server at 127.0.0.1:{port} accepted but never answered"));
+    assert!(output.stdout.is_empty());
 }
 
 /// A server on a thread of its own that answers every request with `answer(request)`, then

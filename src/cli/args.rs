@@ -97,6 +97,9 @@ impl Flags {
     }
 }
 
+/// The fewest letters after `--` that are taken as the start of a longer flag.
+const PREFIX_MIN: usize = 3;
+
 /// Why `name` is refused, with the form that would have been accepted where one is close.
 fn unknown_argument(name: &str, known: &[&str], switches: &[&str]) -> String {
     if let Some((flag, value)) = name.strip_prefix("--").and_then(|n| n.split_once('='))
@@ -111,6 +114,21 @@ fn unknown_argument(name: &str, known: &[&str], switches: &[&str]) -> String {
     let names: Vec<&str> = flags.iter().map(String::as_str).collect();
     if let Some(flag) = super::help::near(name, &names) {
         return format!("unknown argument {name:?} (did you mean `{flag}`?)");
+    }
+    // A flag cut short: `--session-ttl` for `--session-ttl-secs`.
+    let longer: Vec<&str> = match name.strip_prefix("--") {
+        Some(stem) if stem.len() >= PREFIX_MIN => {
+            names.iter().copied().filter(|f| f.starts_with(name)).collect()
+        }
+        Some(_) | None => Vec::new(),
+    };
+    match longer.as_slice() {
+        [] => {}
+        [flag] => return format!("unknown argument {name:?} (did you mean `{flag}`?)"),
+        several => {
+            let each: Vec<String> = several.iter().map(|f| format!("`{f}`")).collect();
+            return format!("unknown argument {name:?} (did you mean one of {}?)", each.join(", "));
+        }
     }
     format!("unknown argument {name:?} (the flags are {})", flags.join(", "))
 }

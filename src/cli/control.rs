@@ -464,7 +464,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             ));
         }
     };
-    let (port, secret, wait) = match channel_of(Path::new(announcement)) {
+    let announcement = Path::new(announcement);
+    let (channel, secret, wait) = match channel_of(announcement) {
         Ok(channel) => channel,
         Err(problem) => {
             errln!("error: {problem}");
@@ -472,7 +473,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     };
     let line = format!("{secret} {command}\n");
-    let reply = match send_until_taken(port, &line, wait) {
+    let reply = match send_until_taken(&channel, &line, wait) {
         Ok(reply) => reply,
         Err(problem) => {
             errln!("error: {problem}");
@@ -512,9 +513,11 @@ fn verbs_listed() -> String {
 /// Sends `line`, and once more after one line deadline (`wait`, the server's) if the first
 /// attempt ran nothing: by then every connection that was ahead of it has been answered or
 /// closed.
-fn send_until_taken(port: u16, line: &str, wait: Duration) -> Result<String, String> {
-    let not_answered = |e: io::Error| {
-        format!("the control channel at 127.0.0.1:{port} did not answer: {e} (is serve running?)")
+fn send_until_taken(channel: &Reach, line: &str, wait: Duration) -> Result<String, String> {
+    let port = channel.port;
+    let not_answered = |e: io::Error| match e.kind() {
+        io::ErrorKind::ConnectionRefused => channel.stopped(),
+        _ => format!("the control channel at 127.0.0.1:{port} did not answer: {e}"),
     };
     match attempt(port, line).map_err(not_answered)? {
         Attempt::Replied(reply) => return Ok(reply),
@@ -578,9 +581,34 @@ fn attempt(port: u16, line: &str) -> io::Result<Attempt> {
     })
 }
 
-/// The port, the secret and the line deadline of the channel an announcement names, after
-/// checking that the file holding them is its owner's alone.
-fn channel_of(announcement: &Path) -> Result<(u16, String, Duration), String> {
+/// Where a server's control channel listens, and whose it is.
+struct Reach {
+    port: u16,
+    /// The directory `serve` made for the channel's file.
+    directory: PathBuf,
+    /// The announcement that named it.
+    announcement: PathBuf,
+}
+
+impl Reach {
+    /// The one line for a server that has stopped: its directory is gone, or nothing listens on
+    /// its port any more.
+    fn stopped(&self) -> String {
+        stopped(&self.directory, &self.announcement)
+    }
+}
+
+fn stopped(directory: &Path, announcement: &Path) -> String {
+    format!(
+        "no server is running under this directory: {} ({} names a serve that has stopped)",
+        directory.display(),
+        announcement.display()
+    )
+}
+
+/// The channel, the secret and the line deadline an announcement names, after checking that
+/// the file holding them is its owner's alone.
+fn channel_of(announcement: &Path) -> Result<(Reach, String, Duration), String> {
     let line = read_small(announcement)?;
     let line = json::decode(line.trim_end().as_bytes(), Limits::DEFAULT.json_depth_max)
         .map_err(|e| format!("{}: not serve's JSON line ({e})", announcement.display()))?;
@@ -588,6 +616,10 @@ fn channel_of(announcement: &Path) -> Result<(u16, String, Duration), String> {
         format!("{}: no \"control\" file named (is it serve's first line?)", announcement.display())
     })?;
     let file = Path::new(file);
+    let directory = file.parent().unwrap_or(file);
+    if fs::symlink_metadata(file).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+        return Err(stopped(directory, announcement));
+    }
     check_owner_only(file)?;
     let contents = read_small(file)?;
     let contents = json::decode(contents.as_bytes(), Limits::DEFAULT.json_depth_max)
@@ -598,7 +630,10 @@ fn channel_of(announcement: &Path) -> Result<(u16, String, Duration), String> {
     let deadline = number("line_deadline_ms").map(Duration::from_millis);
     let deadline = deadline.filter(|d| *d <= DURATION_CEILING);
     match (number("port").and_then(|p| u16::try_from(p).ok()), secret, deadline) {
-        (Some(port), Some(secret), Some(deadline)) => Ok((port, secret.to_owned(), deadline)),
+        (Some(port), Some(secret), Some(deadline)) => {
+            let (directory, announcement) = (directory.to_owned(), announcement.to_owned());
+            Ok((Reach { port, directory, announcement }, secret.to_owned(), deadline))
+        }
         _ => Err(format!("{}: not a control file", file.display())),
     }
 }

@@ -11,7 +11,8 @@
 //! secrets the probe holds (`secrets`).
 //!
 //! Exit 0 when no row has a verdict `--fail-on` names (`deviates` by default), 1 when one
-//! does, 2 for a usage error or a server that never answered.
+//! does, 2 for a usage error, a port nothing listens on (one line, no row tried) or a server that
+//! never answered.
 //!
 //! Not here: the rows (`catalogue`), how an answer is read (`answer`, `wire`), judged (`judge`,
 //! `across`, `hygiene`) or shown (`shown`, `grid`, `report`, `compare`).
@@ -32,6 +33,7 @@ mod streams;
 mod target;
 pub mod wire;
 
+use std::net::{SocketAddr, TcpStream};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -48,6 +50,9 @@ pub use target::loopback_target;
 
 /// The longest a probe runs.
 pub const RUN_TIME_MAX: Duration = Duration::from_secs(60);
+
+/// How long the first connect, which finds whether anything listens, may take.
+const CONNECT_FIRST: Duration = Duration::from_secs(2);
 
 /// How the rows are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,21 +91,35 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         other_token: flags.one("other-token")?,
         headers: headers(&flags)?,
     };
+    if let Some(why) = nothing_listening(target.address) {
+        errln!("probe: nothing is listening at {} ({why}); no row was tried", target.address);
+        return Ok(ExitCode::from(2));
+    }
     let started = Instant::now();
     let mut peer =
         Peer::open(target, credentials, Trace::with_mode(trace), versions, started + RUN_TIME_MAX);
     let rows = probing::probe_all(&mut peer);
     peer.close();
     let rows: Vec<Row> = rows.into_iter().map(|row| row.redacted(&peer.secrets)).collect();
-    let summary = peer.secrets.redact(&grid::summary(&rows, peer.sent, started.elapsed()));
-    errln!("probe: {summary}");
     if peer.answered == 0 {
-        errln!("probe: the server never answered at {}", peer.target.address);
+        // Counts of rows that all went unanswered would only hide this one fact.
+        errln!("probe: the server at {} accepted but never answered", peer.target.address);
         return Ok(ExitCode::from(2));
     }
+    let summary = peer.secrets.redact(&grid::summary(&rows, peer.sent, started.elapsed()));
+    errln!("probe: {summary}");
     write(&rows, (format, fail_on), flags.has("failing"), &summary);
     let failing = rows.iter().any(|r| fail_on.fails(r.verdict));
     Ok(if failing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Why nothing takes a connection at `address`, when a first connect is refused outright; `None`
+/// when one is taken, or when the connect only times out (a server too busy to accept).
+fn nothing_listening(address: SocketAddr) -> Option<std::io::ErrorKind> {
+    match TcpStream::connect_timeout(&address, CONNECT_FIRST) {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Some(e.kind()),
+        Ok(_) | Err(_) => None,
+    }
 }
 
 /// The extra fields of `--header`, each checked to be a field name and a value.
