@@ -152,6 +152,11 @@ fn lab_runs_every_experiment_as_predicted() {
     let names: Vec<String> =
         listed.lines().filter(|l| !l.starts_with(' ')).map(str::to_owned).collect();
     assert_eq!(names.len(), 25);
+    // The list says what each tries, never what comes back: no status and no error code.
+    let statuses = listed
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| w.parse::<u16>().is_ok_and(|n| (100..600).contains(&n)) || w.contains("_not_"));
+    assert_eq!(statuses.collect::<Vec<_>>(), Vec::<&str>::new(), "{listed}");
     let one = run(&["lab", "run", &names[0]]);
     assert_eq!((one.status.code(), text(&summary(&one), "verdict")), (Some(0), "PASS"));
     assert_eq!(run(&["lab", "run", "no-such-experiment"]).status.code(), Some(2));
@@ -178,6 +183,19 @@ fn lab_ask_shows_each_request_then_judges_the_guess_with_the_deciding_stage() {
         assert!(longest_hex_run(&stdout) < 32, "no token or session id is shown: {stdout}");
         let line = summary(&output);
         assert_eq!((count(&line, "guesses"), count(&line, "right")), (guesses, right), "{typed:?}");
+        // How the learner did is a line of its own, right before the summary; the exit status
+        // is the lab's own predictions'.
+        let tail: Vec<&str> = stdout.lines().rev().take(2).collect();
+        assert_eq!(tail[1], format!("   your guesses: {right} right of {guesses}"), "{stdout}");
+        // Nothing before the first prompt gives the answer away; the why comes after the last.
+        let before = stdout.split("your guess, the status:").next().unwrap_or_default();
+        assert!(!before.contains("406") && !before.contains("not_acceptable"), "{before}");
+        assert!(
+            before.contains("   A ping whose Accept lists application/json but not"),
+            "{before}"
+        );
+        let why = stdout.find("   why      A POST must list").expect("the why");
+        assert!(why > stdout.rfind("you said").unwrap_or(0), "{stdout}");
     }
     // A client's opening shows no request first: its guess is asked before its answer is printed.
     let output = run_with_input(&["lab", "run", "era-probe", "--ask"], b"400\n200\n200\n404\n");

@@ -3,7 +3,13 @@
 //! terminal or a pipe); then the answer comes, with the stage of the receive order that decided
 //! it, as the server's own watch line names it, and `right` or `wrong` for the guess. An
 //! observation with no request to show first (a watched stream, a browser, a client's opening) is
-//! asked for once its step has run, before its answer is printed.
+//! asked for once its step has run, before its answer is printed. The header says what is
+//! tried, the explanation comes after the last answer, and the run ends with `your guesses: N
+//! right of M`, apart from the exit status, which counts only the lab's own predictions.
+//!
+//! A person may take minutes: each request goes out only after its guess, on a fresh connection
+//! (so no idle deadline of the server runs while they think), and the server's sessions live
+//! [`PATIENCE`], a lifetime no experiment studies.
 //!
 //! Not here: the experiments (`lab`) or how a request is sent and judged (`scene`, `case`).
 
@@ -12,13 +18,25 @@ use std::collections::VecDeque;
 use std::io::BufRead;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use loopback_mcp_http::client::trace::TraceMode;
+use loopback_mcp_http::limits::Limits;
 use loopback_mcp_http::server::watch::Watch;
 
 use super::case::Observation;
 use super::local::LocalServer;
 use super::scene::Scene;
+
+/// A session's lifetime while a person is asked: no experiment studies it, and the 60 s of
+/// `serve` would end a session opened at the start before a slow learner's last guess.
+pub const PATIENCE: Duration = Duration::from_secs(60 * 60);
+
+/// What `--ask` says first about time: how long it waits, and what it changed for that.
+pub const PATIENCE_TEXT: &str = "as long as you take. Each request goes out after your guess, on \
+     a fresh connection; sessions live an hour here (serve's: 60 s), a lifetime no experiment \
+     studies. A stream watched, a browser or a client's opening has run and ended before you are \
+     asked: only its answer waits.";
 
 /// A guess made for a request not yet judged, with how many watch lines there were when its
 /// request was sent (none for a guess without a request shown).
@@ -34,6 +52,8 @@ pub struct Asking<R> {
     lines: Arc<Mutex<Vec<String>>>,
     pub right: usize,
     pub asked: usize,
+    /// The budgets of each experiment's server: [`Asking::limits`].
+    limits: Limits,
 }
 
 impl<R: BufRead + 'static> Asking<R> {
@@ -46,7 +66,15 @@ impl<R: BufRead + 'static> Asking<R> {
             lines: Arc::new(Mutex::new(Vec::new())),
             right: 0,
             asked: 0,
+            limits: Limits { session_ttl: PATIENCE, ..LocalServer::few_workers_limits() },
         }
+    }
+
+    /// The budgets each experiment's server starts with: the lab's, with a session living
+    /// [`PATIENCE`].
+    #[cfg(test)]
+    pub fn limits(&mut self) -> &mut Limits {
+        &mut self.limits
     }
 
     /// A scene on a watched server of its own whose every request is shown and guessed first.
@@ -59,10 +87,8 @@ impl<R: BufRead + 'static> Asking<R> {
                 lines.extend(text.lines().map(str::to_owned));
             }
         };
-        let local = LocalServer::start_watched(
-            TraceMode::Off,
-            Arc::new(Watch::new(false, Arc::new(sink))),
-        )?;
+        let watch = Arc::new(Watch::new(false, Arc::new(sink)));
+        let local = LocalServer::start_watched(TraceMode::Off, watch, self.limits)?;
         let mut scene = Scene::open_on(local, steps)?;
         let (input, guesses, echo) = (Rc::clone(&self.input), Rc::clone(&self.guesses), self.echo);
         let watched = Arc::clone(&self.lines);

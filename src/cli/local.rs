@@ -61,10 +61,20 @@ impl LocalServer {
         LocalServer::start_configured(trace, config)
     }
 
-    /// [`LocalServer::start`], describing each exchange it decides to `watch` (as `serve --watch`
-    /// does).
-    pub fn start_watched(trace: TraceMode, watch: Arc<Watch>) -> Result<LocalServer, String> {
-        LocalServer::start_configured(trace, ServerConfig { watch: Some(watch), ..few_workers() })
+    /// [`LocalServer::start`] with `limits` as its budgets, describing each exchange it decides
+    /// to `watch` (as `serve --watch` does).
+    pub fn start_watched(
+        trace: TraceMode,
+        watch: Arc<Watch>,
+        limits: Limits,
+    ) -> Result<LocalServer, String> {
+        let config = ServerConfig { watch: Some(watch), limits, ..ServerConfig::default() };
+        LocalServer::start_configured(trace, config)
+    }
+
+    /// The budgets of [`LocalServer::start`].
+    pub fn few_workers_limits() -> Limits {
+        few_workers().limits
     }
 
     /// A new server, tracing as this one does, of the configuration this one was started from

@@ -71,6 +71,13 @@ impl Scene {
         self.before_send = Some(hook);
     }
 
+    /// Closes every client's kept connection, so that what is sent next opens a fresh one.
+    pub fn disconnect_all(&mut self) {
+        for (_, client) in &mut self.clients {
+            client.disconnect();
+        }
+    }
+
     /// Runs one step; the observations it made (none for an action).
     pub fn run(&mut self, step: &Step) -> Result<Vec<Observation>, String> {
         match step {
@@ -235,6 +242,8 @@ impl Scene {
             if let Some(hook) = self.before_send.as_mut() {
                 hook(&what, &shown);
             }
+            // The hook waited on a person: the request goes out on a fresh connection.
+            self.disconnect_all();
         }
         let response = match &during {
             Some((owner, call)) => self.cancel_during((*owner, call), case.sender, &bytes)?,

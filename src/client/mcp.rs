@@ -323,6 +323,12 @@ impl McpClient {
         Ok(response)
     }
 
+    /// Closes the kept connection, if any: the next request opens a fresh one. For a request
+    /// that waits on a person, so that no idle deadline of the server runs meanwhile.
+    pub fn disconnect(&mut self) {
+        self.conn = None;
+    }
+
     /// Sends a spec.
     pub fn send_spec(&mut self, spec: &RequestSpec) -> Result<ClientResponse, ClientError> {
         self.send(&spec.bytes())
