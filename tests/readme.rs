@@ -359,3 +359,49 @@ fn readme_is_a_short_course_whose_terms_are_defined_before_use() {
         assert!(used >= Some(before), "README uses {term} before its glossary");
     }
 }
+
+/// The words of README's exercises from each question (`**N. …?**`, or the "More to try") to its
+/// first block or folded answer: what a learner reads before predicting.
+fn before_each_exercise_block(readme: &str) -> Vec<(String, String)> {
+    let start = readme.find("\n## Exercises\n").expect("an Exercises section");
+    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |e| start + 1 + e);
+    let section = &readme[start..end];
+    let mut found = Vec::new();
+    for (at, _) in section.match_indices("\n**") {
+        let rest = &section[at + 3..];
+        let question = rest.split("**").next().unwrap_or_default().to_owned();
+        // Up to its block, or its folded answer when it has no block of its own.
+        let ends = ["```sh", "<details>", "\n**"].map(|mark| rest.find(mark).unwrap_or(rest.len()));
+        let asked = &rest[..ends.into_iter().min().unwrap_or(rest.len())];
+        // Without the budget markers, which no reader sees.
+        let mut seen = String::new();
+        let mut left = asked;
+        while let Some(open) = left.find("<!--") {
+            seen.push_str(&left[..open]);
+            left = left[open..].find("-->").map_or("", |close| &left[open + close + 3..]);
+        }
+        seen.push_str(left);
+        found.push((question, seen));
+    }
+    found
+}
+
+#[test]
+fn no_exercise_gives_its_answer_before_its_block() {
+    let readme = read("README.md");
+    let exercises = before_each_exercise_block(&readme);
+    assert!(exercises.len() >= 7, "{:?}", exercises.iter().map(|e| &e.0).collect::<Vec<_>>());
+    // A status (a number from 100 to 599 on its own) or a public code (snake_case) is an answer.
+    for (question, asked) in exercises {
+        let words = asked.split(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '.');
+        let answers: Vec<&str> = words
+            .filter(|w| {
+                let status = w.parse::<u16>().is_ok_and(|n| (100..600).contains(&n));
+                let code = w.contains('_') && w.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+                status || code
+            })
+            .filter(|w| *w != "connect_only")
+            .collect();
+        assert!(answers.is_empty(), "{question}: {answers:?} before its block");
+    }
+}

@@ -18,13 +18,18 @@ Before the cleaning-up block, the script prints the `full` token and the mode of
 `serve --announce` writes: that file must be 0600, and no file under the temporary directory or the
 repository that holds the token may be readable by other users.
 
-At script speed (the default) three more checks follow:
+At script speed (the default) five more checks follow:
   - twice: the whole course again, each block run twice in a row, both runs printing what README
     shows; except the blocks that start a server in the background, stop one (`kill `) or end the
     course, each run once: a server is one process, started and stopped once;
   - reopening: the blocks up to the one that defines `session`, then `session` and a ping six
     times over (past the quota of four live sessions per principal): each opens a fresh session
     and the ping is answered 200; then, with the server stopped, `ask` prints curl's error;
+  - starting again: the first block twice in one shell leaves one server and one course directory,
+    and the cleaning-up block then leaves no server and an empty TMPDIR;
+  - two terminals: a second bash follows the second-terminal block and pings on its own session
+    while the first keeps its own; then `role` with a mistyped name names the roles and leaves
+    TOKEN alone, and with the server stopped `session` and `control` each say so in one line;
   - an interactive shell: README's first blocks, exercise 5's bytes typed with a pause past the
     head's deadlines, and the control exercise, typed into `bash -i` on a pseudo-terminal, as a
     person would: the background `serve` must keep running (a job that read the terminal would be
@@ -61,7 +66,7 @@ SKIPPED = {
     "## Fuzzing",
 }
 # What the cleaning-up block holds: the token checks run before it.
-CLEANUP = 'rm -rf "$WORK"'
+CLEANUP = 'rm -rf "$BASE"/loopback-course.*'
 MARKER = "@@ readme block {} @@"
 TIMEOUT_SECONDS = 300
 INTERACTIVE_SECONDS = 60
@@ -241,6 +246,62 @@ def check_reopening(found):
     return []
 
 
+def check_start_again(found):
+    """The first block run twice in one shell: one server and one course directory, and the
+    cleaning-up block leaves nothing and no server."""
+    first = found[0][0]
+    cleanup = next(source for source, _ in found if CLEANUP in source)
+    count = (
+        "sleep 0.5; pgrep -fc \"announce $BASE/loopback-course[.]\" || true; "
+        "ls -d \"$BASE\"/loopback-course.* | wc -l"
+    )
+    after = "sleep 0.5; pgrep -fc \"announce $BASE/loopback-course[.]\" || true; ls -A \"$BASE\" | wc -l"
+    sources = [first, first, count, cleanup, after]
+    with tempfile.TemporaryDirectory() as tmpdir:
+        printed, returncode, stdout = run_script(sources, TIMEOUT_SECONDS, tmpdir)
+    got = [printed.get(2, "").split(), printed.get(4, "").split()]
+    if returncode != 0 or got != [["1", "1"], ["0", "0"]]:
+        return [f"the first block run twice, then cleaning up, left (servers, directories) {got} "
+                f"(status {returncode}):\n{stdout[-1500:]}"]
+    return []
+
+
+def check_two_terminals(found):
+    """A second shell that follows README's second-terminal block holds a session of its own:
+    each terminal's `session` ends only its own shell's last session. The helpers fail in one
+    line each: `role` with an unknown name leaves TOKEN as it was, and `session` and `control`
+    say when the server has gone."""
+    upto = next(i for i, (source, _) in enumerate(found) if "session() {" in source)
+    second = next(source for source, _ in found if source.startswith("source \"${WORK:?"))
+    ping = "ask \"$URL\" \"${MCP[@]}\" \"${S[@]}\" -d '{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}' | head -1"
+    # The second terminal: another bash with its own process id, WORK set by hand, as README says.
+    other = f"WORK=$WORK bash -c {shquote(second.strip() + '; session > /dev/null; ' + ping)}"
+    steps = (
+        f"{other}; {ping}; {other}; {ping}\n"
+        "T0=$TOKEN; role ful 2>&1 || true; [ \"$TOKEN\" = \"$T0\" ] && echo 'TOKEN unchanged'\n"
+        "kill \"$SERVER\"; wait || true; sleep 0.5; session || true\n"
+        "target/release/loopback-mcp-http control \"$WORK/serve.json\" stats 2>&1 | sed \"s|$WORK|WORK|g\" || true"
+    )
+    sources = [source for source, _ in found[: upto + 1]] + [steps]
+    with tempfile.TemporaryDirectory() as tmpdir:
+        printed, returncode, stdout = run_script(sources, TIMEOUT_SECONDS, tmpdir)
+    got = printed.get(len(sources) - 1, "").rstrip("\n").split("\n")
+    expected = ["48 hex digits", "HTTP/1.1 202 Accepted", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK"] * 2 + [
+        "no role 'ful' (did you mean full?); the roles: …",
+        "TOKEN unchanged",
+        "no server answers at http://127.0.0.1:…/mcp; the first block starts one",
+        "error: no server is running under this directory: … (WORK/serve.json names a serve that has stopped)",
+    ]
+    same = len(got) == len(expected) and all(map(matches, expected, got))
+    if returncode != 0 or not same:
+        return ["two terminals printed:\n" + "\n".join(got) + f"\n(status {returncode})\n{stdout[-1500:]}"]
+    return []
+
+
+def shquote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 def check_interactive(found):
     """README's first blocks and the control exercise, typed into an interactive bash."""
     setup = [source for source, _ in found[:2]]
@@ -398,12 +459,14 @@ def main():
         failures += check_twice(found)
     if factor is None and not failures:
         failures += check_reopening(found)
+        failures += check_start_again(found)
+        failures += check_two_terminals(found)
         failures += check_interactive(found)
     if failures:
         print("README walkthrough: " + "\n\n".join(failures), file=sys.stderr)
         sys.exit(1)
     checked = sum(1 for _, expected in found if expected is not None)
-    how = f"with a pause of {pause:.1f} s in a live session" if factor else "at script speed, then each twice, reopened six times and in an interactive shell"
+    how = f"with a pause of {pause:.1f} s in a live session" if factor else "at script speed, then each twice, reopened six times, the first block twice, in two terminals and in an interactive shell"
     print(f"README walkthrough: {len(found)} blocks ran {how}, {checked} printed exactly what README shows",
           file=sys.stderr)
 
