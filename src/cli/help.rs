@@ -63,7 +63,7 @@ pub const USAGES: [Usage; 22] = [
     Usage {
         path: &["lab", "list"],
         synopsis: "loopback-mcp-http lab list",
-        text: "Prints every experiment's name and what it shows, one per line.",
+        text: "Prints every experiment's name, then what it tries (never what comes back).",
         list: Listed::Nothing,
     },
     Usage {

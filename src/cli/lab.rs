@@ -1,14 +1,15 @@
 //! `lab`: change one thing in a correct request, predict the status, and compare.
 //!
-//! Each experiment is a row of data: a name, a one-line explanation and its [`Step`]s (see
-//! `case`): a correct baseline request, then the same request with one change, each with its
-//! prediction (status, plus the public error code or the header that matters), and any state
-//! change in between. Each runs against a fresh in-process server and shows, for every request,
-//! the prediction and what came back. `lab list` names the experiments, `lab run <name>` runs
-//! one, `lab run all` runs them all in table order. An experiment that only drives a browser
-//! traces nothing of its own, so `all` starts it beside the others at once and prints it in its
-//! turn: the table lists it last, when it has long finished. The last line on stdout is a JSON
-//! summary; the exit status is nonzero when any observation differs from its prediction.
+//! Each experiment is a row of data: a name, what it tries (words that give no answer away), an
+//! explanation and its [`Step`]s (see `case`): a correct baseline request, then the same request
+//! with one change, each with its prediction (status, plus the public error code or the header
+//! that matters), and any state change in between. Each runs against a fresh in-process server
+//! and shows, for every request, the prediction and what came back. `lab list` names the
+//! experiments and what each tries, `lab run <name>` runs one, `lab run all` runs them all in
+//! table order. An experiment that only drives a browser traces nothing of its own, so `all`
+//! starts it beside the others at once and prints it in its turn: the table lists it last, when
+//! it has long finished. The last line on stdout is a JSON summary; the exit status is nonzero
+//! when any observation differs from its prediction.
 
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
