@@ -8,9 +8,8 @@
 //! Not here: what is printed (each command), or the library's own trace, which ignores a closed
 //! stderr and lets the next write here end the program.
 
-use std::io::{self, Write};
-
 /// The exit status of a program whose reader went away: 128 and `SIGPIPE` (13).
+#[cfg_attr(test, allow(dead_code))]
 pub const READER_GONE: i32 = 128 + 13;
 
 /// The two streams a command prints on.
@@ -22,7 +21,9 @@ pub enum Stream {
 
 /// Writes `text` on `stream` and flushes it. A closed reader ends the program quietly; any other
 /// failure to print is dropped, since there is nowhere left to say it.
+#[cfg(not(test))]
 pub fn write(stream: Stream, text: &str) {
+    use std::io::{self, Write};
     let written = match stream {
         Stream::Stdout => {
             let mut out = io::stdout().lock();
@@ -32,6 +33,17 @@ pub fn write(stream: Stream, text: &str) {
     };
     if written.is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
         std::process::exit(READER_GONE);
+    }
+}
+
+/// In the binary's unit tests, [`write`] goes through the test harness, which captures what
+/// `print!` writes and not what reaches `io::stdout` directly.
+#[cfg(test)]
+#[allow(clippy::print_stdout, clippy::print_stderr)]
+pub fn write(stream: Stream, text: &str) {
+    match stream {
+        Stream::Stdout => print!("{text}"),
+        Stream::Stderr => eprint!("{text}"),
     }
 }
 
