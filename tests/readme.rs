@@ -405,3 +405,47 @@ fn no_exercise_gives_its_answer_before_its_block() {
         assert!(answers.is_empty(), "{question}: {answers:?} before its block");
     }
 }
+
+/// Each (sh block, the output shown after it) of README's exercises.
+fn exercise_blocks(readme: &str) -> Vec<(String, String)> {
+    let start = readme.find("\n## Exercises\n").expect("an Exercises section");
+    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |e| start + 1 + e);
+    let mut rest = &readme[start..end];
+    let mut found = Vec::new();
+    while let Some(open) = rest.find("```sh\n") {
+        let block_start = open + "```sh\n".len();
+        let block_len = rest[block_start..].find("```").unwrap_or(0);
+        let block = rest[block_start..block_start + block_len].to_owned();
+        rest = &rest[block_start + block_len..];
+        let next_block = rest.find("```sh\n").unwrap_or(rest.len());
+        let shown = match rest[..next_block].find("```text\n") {
+            Some(text) => {
+                let body = &rest[text + "```text\n".len()..];
+                body[..body.find("```").unwrap_or(body.len())].to_owned()
+            }
+            None => String::new(),
+        };
+        found.push((block, shown));
+    }
+    found
+}
+
+#[test]
+fn no_exercise_block_names_a_code_its_answer_shows() {
+    let blocks = exercise_blocks(&read("README.md"));
+    assert!(blocks.len() >= 7, "{} blocks", blocks.len());
+    for (block, shown) in blocks {
+        let words = |text: &str| -> Vec<String> {
+            text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .filter(|w| {
+                    w.contains('_') && w.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                })
+                .map(str::to_owned)
+                .collect()
+        };
+        let in_block = words(&block);
+        let given: Vec<String> =
+            words(&shown).into_iter().filter(|w| in_block.contains(w)).collect();
+        assert!(given.is_empty(), "the block names {given:?}, which its answer shows:\n{block}");
+    }
+}

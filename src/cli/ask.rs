@@ -33,9 +33,9 @@ use super::scene::Scene;
 pub const PATIENCE: Duration = Duration::from_secs(60 * 60);
 
 /// What `--ask` says first about time: how long it waits, and what it changed for that.
-pub const PATIENCE_TEXT: &str = "as long as you take. Each request goes out after your guess, on \
-     a fresh connection; sessions live an hour here (serve's: 60 s), a lifetime no experiment \
-     studies. A stream watched, a browser or a client's opening has run and ended before you are \
+pub const PATIENCE_TEXT: &str = "as long as you take, up to an hour an experiment. Each request \
+     goes out after your guess, on a fresh connection; sessions live an hour here (serve's: 60 s), \
+     a lifetime no experiment studies. A stream watched, a browser or a client's opening has run and ended before you are \
      asked: only its answer waits.";
 
 /// A guess made for a request not yet judged, with how many watch lines there were when its

@@ -69,7 +69,7 @@ pub const USAGES: [Usage; 22] = [
     Usage {
         path: &["lab", "run"],
         synopsis: "loopback-mcp-http lab run <name|all> [--trace | --trace-bytes | --ask]",
-        text: "Runs one experiment (or all) against a fresh in-process server; prints each prediction and\nobservation, then one JSON summary line. Exit 0 when every observation was as predicted.\n  --ask  before each request, shows it and reads your guess of its status (one line on\n         stdin); then the answer, the stage that decided it, and right or wrong; at the end\n         `your guesses: N right of M`. Guesses never change the exit status. It waits as long\n         as you take: each request goes out after your guess, on a fresh connection",
+        text: "Runs one experiment (or all) against a fresh in-process server; prints each prediction and\nobservation, then one JSON summary line. Exit 0 when every observation was as predicted.\n  --ask  before each request, shows it and reads your guess of its status (one line on\n         stdin); then the answer, the stage that decided it, and right or wrong; at the end\n         `your guesses: N right of M`. Guesses never change the exit status. It waits up to an\n         hour an experiment: each request goes out after your guess, on a fresh connection",
         list: Listed::Experiments,
     },
     Usage {
