@@ -268,8 +268,42 @@ fn help_wraps_at_word_boundaries_within_a_hundred_columns() {
 }
 
 #[test]
+fn a_flag_cut_short_or_with_its_value_joined_is_named_and_the_value_never_repeated() {
+    // (the arguments, what the one line says)
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["serve", "--session-ttl", "5"],
+            "unknown argument \"--session-ttl\" (did you mean `--session-ttl-secs`?)",
+        ),
+        (
+            &["serve", "--session-ttl=5"],
+            "unknown argument \"--session-ttl=…\" (did you mean `--session-ttl-secs`?)",
+        ),
+        (&["serve", "--stream", "5"], "(did you mean `--stream-keepalive-secs`?)"),
+        // A stem several flags share names them all; a near miss among them picks one.
+        (
+            &["serve", "--max-sess", "5"],
+            "(did you mean one of `--max-sessions`, `--max-sessions-per-principal`?)",
+        ),
+        (&["lab", "run", "all", "--trace-b"], "(did you mean `--trace-bytes`?)"),
+        (
+            &["probe", "http://127.0.0.1:9/mcp", "--token=SECRET"],
+            "unknown argument \"--token=…\" (write --token and its value apart)",
+        ),
+    ];
+    for (args, says) in cases {
+        let output = run(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!stderr.contains("SECRET") && !stderr.contains("=5"), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+#[test]
 fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
-    let cases: [(&[&str], &str, &str); 29] = [
+    let cases: [(&[&str], &str, &str); 26] = [
         (&[], "expected a command", "usage: loopback-mcp-http <demo|"),
         (&["frobnicate"], "unknown command \"frobnicate\";", "usage: loopback-mcp-http <demo|"),
         (&["sevre"], "(did you mean `serve`?)", "usage: loopback-mcp-http <demo|"),
@@ -325,26 +359,14 @@ fn usage_errors_exit_2_with_one_line_naming_the_mistake_and_the_form() {
         ),
         (&["inspect", "yaml"], "unknown subject \"yaml\"", "usage: loopback-mcp-http inspect <"),
         (&["inspect", "chunkd"], "(did you mean `chunked`?)", "usage: loopback-mcp-http inspect <"),
-        (&["serve", "--port=8080"], "(write --port 8080)", "usage: loopback-mcp-http serve ["),
+        (
+            &["serve", "--port=8080"],
+            "unknown argument \"--port=…\" (write --port and its value apart)",
+            "usage: loopback-mcp-http serve [",
+        ),
         (
             &["serve", "--wokers", "2"],
             "(did you mean `--workers`?)",
-            "usage: loopback-mcp-http serve [",
-        ),
-        // A flag cut short is named whole; a stem several flags share names them all.
-        (
-            &["serve", "--session-ttl", "5"],
-            "unknown argument \"--session-ttl\" (did you mean `--session-ttl-secs`?)",
-            "usage: loopback-mcp-http serve [",
-        ),
-        (
-            &["serve", "--stream", "5"],
-            "(did you mean `--stream-keepalive-secs`?)",
-            "usage: loopback-mcp-http serve [",
-        ),
-        (
-            &["serve", "--max-sess", "5"],
-            "(did you mean one of `--max-sessions`, `--max-sessions-per-principal`?)",
             "usage: loopback-mcp-http serve [",
         ),
         (
@@ -562,7 +584,18 @@ fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
     let request = std::env::temp_dir().join(format!("closed-reader-{}.http", std::process::id()));
     std::fs::write(&request, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").expect("write the request");
     let request = request.to_str().expect("a UTF-8 temporary path").to_owned();
-    let rows: [ClosedRow; 11] = [
+    // A live server for the probe, whose progress lines and grid are many.
+    let mut live = Command::new(BIN)
+        .args(["serve", "--protocol-versions", "2025-11-25,2026-07-28"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start serve");
+    let mut hello = String::new();
+    BufReader::new(live.stdout.take().expect("stdout")).read_line(&mut hello).expect("its line");
+    let hello = json::decode(hello.as_bytes(), 8).expect("serve's JSON line");
+    let url = hello.get("url").and_then(Value::as_str).expect("a url").to_owned();
+    let rows: [ClosedRow; 14] = [
         (&["lab", "list"], Closed::Stdout, b"", &[0, 141]),
         (&["lab", "run", "all"], Closed::Stdout, b"", &[141]),
         (&["attack"], Closed::Stderr, b"", &[0, 141]),
@@ -572,6 +605,10 @@ fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
         (&["help"], Closed::Stdout, b"", &[0, 141]),
         (&["bench", "--seconds", "0.2", "--connections", "1"], Closed::Stdout, b"", &[0]),
         (&["probe", "http://127.0.0.1:1/mcp"], Closed::Stderr, b"", &[2]),
+        (&["probe", &url], Closed::Stderr, b"", &[141]),
+        // The grid is one write: it may fit in the pipe before the reader goes.
+        (&["probe", &url], Closed::Stdout, b"", &[0, 1, 141]),
+        (&["lab", "run", "accept-without-sse", "--ask"], Closed::Stdout, b"", &[141]),
         (&["control", "/nonexistent/serve.json", "stats"], Closed::Stderr, b"", &[1]),
         // `serve` prints its announcement, then the control reply to a command on stdin.
         (&["serve"], Closed::Stdout, b"stats\n", &[141]),
@@ -605,4 +642,6 @@ fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
         assert!(!rest.contains("panicked") && !rest.contains("backtrace"), "{args:?}: {rest}");
         assert!(code.is_some_and(|c| statuses.contains(&c)), "{args:?}: {code:?}, {rest}");
     }
+    let _ = live.kill();
+    let _ = live.wait();
 }

@@ -102,33 +102,42 @@ const PREFIX_MIN: usize = 3;
 
 /// Why `name` is refused, with the form that would have been accepted where one is close.
 fn unknown_argument(name: &str, known: &[&str], switches: &[&str]) -> String {
-    if let Some((flag, value)) = name.strip_prefix("--").and_then(|n| n.split_once('='))
+    // Never repeated: the value may be a token (`--token=…`).
+    if let Some((flag, _)) = name.strip_prefix("--").and_then(|n| n.split_once('='))
         && known.contains(&flag)
     {
-        return format!("unknown argument {name:?} (write --{flag} {value})");
+        return format!("unknown argument \"--{flag}=…\" (write --{flag} and its value apart)");
     }
     let flags: Vec<String> = known.iter().chain(switches).map(|f| format!("--{f}")).collect();
     if flags.is_empty() {
         return format!("unknown argument {name:?} (this command takes none)");
     }
     let names: Vec<&str> = flags.iter().map(String::as_str).collect();
-    if let Some(flag) = super::help::near(name, &names) {
-        return format!("unknown argument {name:?} (did you mean `{flag}`?)");
-    }
-    // A flag cut short: `--session-ttl` for `--session-ttl-secs`.
-    let longer: Vec<&str> = match name.strip_prefix("--") {
+    // `--session-ttl=5` is looked for as `--session-ttl`; a value is never repeated.
+    let bare = name.split_once('=').map_or(name, |(flag, _)| flag);
+    // A flag cut short (`--session-ttl` for `--session-ttl-secs`) when one flag starts so; else
+    // a near miss, which also picks among several that do (`--trac`: `--trace`); else all of them.
+    let longer: Vec<&str> = match bare.strip_prefix("--") {
         Some(stem) if stem.len() >= PREFIX_MIN => {
-            names.iter().copied().filter(|f| f.starts_with(name)).collect()
+            names.iter().copied().filter(|f| f.starts_with(bare) && *f != bare).collect()
         }
         Some(_) | None => Vec::new(),
     };
-    match longer.as_slice() {
-        [] => {}
-        [flag] => return format!("unknown argument {name:?} (did you mean `{flag}`?)"),
-        several => {
-            let each: Vec<String> = several.iter().map(|f| format!("`{f}`")).collect();
-            return format!("unknown argument {name:?} (did you mean one of {}?)", each.join(", "));
-        }
+    let near = super::help::near(bare, &names);
+    let shown =
+        if bare == name { format!("{name:?}") } else { format!("{:?}", format!("{bare}=…")) };
+    let pick = match (longer.as_slice(), near) {
+        ([one], _) => Some(*one),
+        ([], near) => near,
+        (several, Some(flag)) if several.contains(&flag) => Some(flag),
+        (_, _) => None,
+    };
+    if let Some(flag) = pick {
+        return format!("unknown argument {shown} (did you mean `{flag}`?)");
+    }
+    if longer.len() > 1 {
+        let each: Vec<String> = longer.iter().map(|f| format!("`{f}`")).collect();
+        return format!("unknown argument {shown} (did you mean one of {}?)", each.join(", "));
     }
     format!("unknown argument {name:?} (the flags are {})", flags.join(", "))
 }

@@ -515,9 +515,13 @@ fn verbs_listed() -> String {
 /// closed.
 fn send_until_taken(channel: &Reach, line: &str, wait: Duration) -> Result<String, String> {
     let port = channel.port;
-    let not_answered = |e: io::Error| match e.kind() {
-        io::ErrorKind::ConnectionRefused => channel.stopped(),
-        _ => format!("the control channel at 127.0.0.1:{port} did not answer: {e}"),
+    // io::ErrorKind is open-ended: one kind is told apart, every other reported as it is.
+    let not_answered = |e: io::Error| {
+        if e.kind() == io::ErrorKind::ConnectionRefused {
+            channel.stopped()
+        } else {
+            format!("the control channel at 127.0.0.1:{port} did not answer: {e}")
+        }
     };
     match attempt(port, line).map_err(not_answered)? {
         Attempt::Replied(reply) => return Ok(reply),
@@ -581,28 +585,32 @@ fn attempt(port: u16, line: &str) -> io::Result<Attempt> {
     })
 }
 
-/// Where a server's control channel listens, and whose it is.
+/// Where a server's control channel listens, and the announcement that named it.
 struct Reach {
     port: u16,
-    /// The directory `serve` made for the channel's file.
-    directory: PathBuf,
-    /// The announcement that named it.
     announcement: PathBuf,
 }
 
 impl Reach {
-    /// The one line for a server that has stopped: its directory is gone, or nothing listens on
-    /// its port any more.
+    /// The one line for a server that has stopped: its control directory is gone, or nothing
+    /// listens on its port any more.
     fn stopped(&self) -> String {
-        stopped(&self.directory, &self.announcement)
+        stopped(&self.announcement)
     }
 }
 
-fn stopped(directory: &Path, announcement: &Path) -> String {
+/// Names the directory the person knows, the one that holds the announcement (a course's
+/// `WORK`), not the control directory the server made and its watcher removed.
+fn stopped(announcement: &Path) -> String {
+    let directory = match announcement.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        Some(_) | None => Path::new("."),
+    };
+    let name = announcement.file_name().map_or(announcement.as_os_str(), |n| n);
     format!(
-        "no server is running under this directory: {} ({} names a serve that has stopped)",
+        "no server is running under this directory: {} (its {} names a serve that has stopped)",
         directory.display(),
-        announcement.display()
+        Path::new(name).display()
     )
 }
 
@@ -616,9 +624,8 @@ fn channel_of(announcement: &Path) -> Result<(Reach, String, Duration), String> 
         format!("{}: no \"control\" file named (is it serve's first line?)", announcement.display())
     })?;
     let file = Path::new(file);
-    let directory = file.parent().unwrap_or(file);
     if fs::symlink_metadata(file).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
-        return Err(stopped(directory, announcement));
+        return Err(stopped(announcement));
     }
     check_owner_only(file)?;
     let contents = read_small(file)?;
@@ -631,8 +638,8 @@ fn channel_of(announcement: &Path) -> Result<(Reach, String, Duration), String> 
     let deadline = deadline.filter(|d| *d <= DURATION_CEILING);
     match (number("port").and_then(|p| u16::try_from(p).ok()), secret, deadline) {
         (Some(port), Some(secret), Some(deadline)) => {
-            let (directory, announcement) = (directory.to_owned(), announcement.to_owned());
-            Ok((Reach { port, directory, announcement }, secret.to_owned(), deadline))
+            let announcement = announcement.to_owned();
+            Ok((Reach { port, announcement }, secret.to_owned(), deadline))
         }
         _ => Err(format!("{}: not a control file", file.display())),
     }
