@@ -595,6 +595,8 @@ fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
     BufReader::new(live.stdout.take().expect("stdout")).read_line(&mut hello).expect("its line");
     let hello = json::decode(hello.as_bytes(), 8).expect("serve's JSON line");
     let url = hello.get("url").and_then(Value::as_str).expect("a url").to_owned();
+    let full = hello.get("tokens").and_then(|t| t.get("full")).and_then(Value::as_str);
+    let full = full.expect("the full principal's token").to_owned();
     let rows: [ClosedRow; 14] = [
         (&["lab", "list"], Closed::Stdout, b"", &[0, 141]),
         (&["lab", "run", "all"], Closed::Stdout, b"", &[141]),
@@ -605,7 +607,8 @@ fn every_command_stops_quietly_when_its_reader_closes_after_one_line() {
         (&["help"], Closed::Stdout, b"", &[0, 141]),
         (&["bench", "--seconds", "0.2", "--connections", "1"], Closed::Stdout, b"", &[0]),
         (&["probe", "http://127.0.0.1:1/mcp"], Closed::Stderr, b"", &[2]),
-        (&["probe", &url], Closed::Stderr, b"", &[141]),
+        // Its trace is over 100 KiB, more than a pipe holds: it writes after the reader goes.
+        (&["probe", &url, "--token", &full, "--trace-bytes"], Closed::Stderr, b"", &[141]),
         // The grid is one write: it may fit in the pipe before the reader goes.
         (&["probe", &url], Closed::Stdout, b"", &[0, 1, 141]),
         (&["lab", "run", "accept-without-sse", "--ask"], Closed::Stdout, b"", &[141]),
